@@ -1,0 +1,26 @@
+// Public types of mcp-retry-policy. The engine's types are generated from the Rust sources
+// (mcp_retry_policy.d.ts); the runtime entries hide the wasm initialization functions.
+export {
+  RetryEngine,
+  RetryCall,
+  newOperationId,
+  revisionFor,
+} from './mcp_retry_policy.js';
+export type {
+  PolicyOptions,
+  Policy,
+  EngineOptions,
+  Revision,
+  Safety,
+  AttemptOutcome,
+  Delivery,
+  Recover,
+  Classification,
+  FinalStatus,
+  Decision,
+  BreakerTransition,
+  Step,
+  Admission,
+  SafetyOptions,
+  ToolLike,
+} from './mcp_retry_policy.js';

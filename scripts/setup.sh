@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs everything the demo and the tests need, on a fresh machine or an old one; skips what is there.
+# Idempotent. Needs: rustup/cargo and Node 20+ (on the machine image), root for apt-get, the registries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup) first" >&2; exit 1; }
+command -v node >/dev/null || { echo "node not found: install Node.js 20+ first" >&2; exit 1; }
+
+# 1. The wasm target.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+for c in clippy rustfmt; do
+  rustup component list --installed | grep -q "^$c" || rustup component add "$c"
+done
+
+# 2. wasm-bindgen CLI (and its test runner) at exactly the version in Cargo.lock.
+[ -f Cargo.lock ] || cargo generate-lockfile
+want=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ] || ! command -v wasm-bindgen-test-runner >/dev/null; then
+  say "installing wasm-bindgen-cli $want (about 2 minutes on 2 cores)"
+  # Not --locked: the registry lacks the webpki-roots version its lockfile names (see TOOLCHAIN.md).
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+
+# 3. Headless Chromium and its driver, from Debian.
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  say "installing chromium and chromium-driver"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+fi
+
+# 4. npm packages (wasm-opt from binaryen, tsc, playwright-core, the MCP SDK, ...), when the lockfile changed.
+stamp=node_modules/.setup-stamp
+sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
+  say "installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$sum" > "$stamp"
+fi
+say "ready: $(cargo --version), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), node $(node --version), $(/usr/bin/chromium --version 2>/dev/null | head -1)"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Every test, the way CI runs it: set up what is missing, lint, test the core natively, build the package,
+# test the wasm boundary in Node and in headless Chromium, test the built package from JS.
+# Ends with one line: "N passed, M failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+log=$(mktemp -d)/test.log
+: > "$log"
+step() { printf '\n\033[1m[test] %s\033[0m\n' "$1"; shift; "$@" 2>&1 | tee -a "$log"; }
+
+export CARGO_TERM_COLOR=never
+step "cargo fmt --check" cargo fmt --all --check
+step "clippy (native, all targets)" cargo clippy --quiet --all-targets -- -D warnings
+step "clippy (wasm32, all targets)" cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
+step "cargo doc (broken links denied)" env RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
+step "native tests: unit, table, properties, doctests" cargo test
+step "build the package" bash scripts/build.sh
+
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+step "wasm boundary in Node (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test boundary
+step "wasm boundary in headless Chromium (wasm-bindgen-test)" \
+  env WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver \
+  cargo test --target wasm32-unknown-unknown --test boundary
+step "the built package from Node (node:test)" node --test tests/js/
+
+# One closing line over every runner above.
+passed=$(( $(grep -oE '^test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END{print s+0}') \
+         + $(grep -oE '^# pass [0-9]+' "$log" | awk '{s+=$3} END{print s+0}') ))
+failed=$(( $(grep -oE '[0-9]+ passed; [0-9]+ failed' "$log" | awk '{s+=$3} END{print s+0}') \
+         + $(grep -oE '^# fail [0-9]+' "$log" | awk '{s+=$3} END{print s+0}') ))
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,38 @@
+//! # mcp-retry-policy
+//!
+//! Safe retries for MCP `tools/call`. An agent calls `create_ticket`, the ticketing API succeeds, the
+//! connection drops before the result arrives: should the client call again? This crate answers that
+//! question the same way in a browser, in Node and in a Cloudflare Worker.
+//!
+//! The crate is a **pure, deterministic core** ([`retry`]) and one binding room (`src/wasm`, compiled only
+//! for `wasm32`). The core never reads a clock, never draws randomness, never does I/O and never panics:
+//! time (`now_ms`) and random bits are arguments, and every bad input is a typed error.
+//!
+//! ```
+//! use mcp_retry_policy::retry::{
+//!     AttemptOutcome, Decision, Engine, FinalStatus, Policy, Reason, Revision, Safety, Sent,
+//! };
+//!
+//! let mut engine = Engine::new(Policy::default());
+//! let now = 1_000;
+//! let mut call = engine.begin(now);
+//! engine.admit(&mut call, now).expect("the breaker is closed");
+//!
+//! // The connection dropped after the request went out: the write may or may not have happened.
+//! let lost = AttemptOutcome::Network { sent: Sent::Maybe };
+//! let step = engine.record(&mut call, &lost, Safety::Unsafe, Revision::LATEST, now + 50, 7);
+//! assert_eq!(step.decision, Decision::stop(FinalStatus::Unknown, Reason::UnsafeAfterUnknown));
+//!
+//! // The same failure on a read-only tool is retried after a jittered backoff.
+//! let mut call = engine.begin(now);
+//! engine.admit(&mut call, now).expect("closed");
+//! let step = engine.record(&mut call, &lost, Safety::ReadOnly, Revision::LATEST, now + 50, 7);
+//! assert!(step.decision.is_retry());
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod retry;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;

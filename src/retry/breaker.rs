@@ -1,0 +1,269 @@
+//! The circuit breaker: stop sending to a server that keeps failing, then probe it.
+//!
+//! Fed only by transport-level failures ([`Verdict::is_transport_failure`](super::Verdict::is_transport_failure)):
+//! a tool that answers `isError: true` is a healthy server saying no and never opens the breaker. It
+//! trips on `consecutive_failures` in a row, or when at least `minimum_calls` in the current window failed
+//! at `failure_ratio` or more (Hystrix-style). After `open_ms` it lets exactly one probe through
+//! (half-open); the probe's outcome closes or re-opens it. A probe that never reports back is replaced
+//! after another `open_ms`. Time is `now_ms`, passed in; a clock that goes backwards is treated as standing
+//! still.
+
+/// Breaker settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BreakerConfig {
+    /// Failures in a row that open the breaker.
+    pub consecutive_failures: u32,
+    /// The failure share (thousandths) that opens the breaker once `minimum_calls` were seen in a window.
+    pub failure_ratio_permille: u32,
+    /// Calls a window needs before the ratio counts.
+    pub minimum_calls: u32,
+    /// The length of one counting window.
+    pub window_ms: u64,
+    /// How long the breaker stays open before a probe.
+    pub open_ms: u64,
+}
+
+impl Default for BreakerConfig {
+    /// 5 failures in a row (cockatiel's `ConsecutiveBreaker(5)`, Envoy's `consecutive_5xx: 5`), or half of
+    /// at least 10 calls in a 10 s window (Hystrix's 50 % over a 10 s rolling window); open for 10 s
+    /// (cockatiel's `halfOpenAfter: 10_000`).
+    fn default() -> Self {
+        BreakerConfig {
+            consecutive_failures: 5,
+            failure_ratio_permille: 500,
+            minimum_calls: 10,
+            window_ms: 10_000,
+            open_ms: 10_000,
+        }
+    }
+}
+
+/// Where the breaker stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BreakerState {
+    /// Calls go through.
+    Closed,
+    /// Calls fail fast until `until_ms`.
+    Open {
+        /// When a probe may go.
+        until_ms: u64,
+    },
+    /// One probe is out; others fail fast.
+    HalfOpen {
+        /// When the probe went.
+        probe_ms: u64,
+    },
+}
+
+impl BreakerState {
+    /// The stable snake_case name.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            BreakerState::Closed => "closed",
+            BreakerState::Open { .. } => "open",
+            BreakerState::HalfOpen { .. } => "half_open",
+        }
+    }
+}
+
+/// A state change, for events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Transition {
+    /// The state before.
+    pub from: BreakerState,
+    /// The state after.
+    pub to: BreakerState,
+}
+
+/// A circuit breaker for one server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Breaker {
+    config: BreakerConfig,
+    state: BreakerState,
+    consecutive: u32,
+    window_start_ms: u64,
+    window_calls: u32,
+    window_failures: u32,
+}
+
+impl Breaker {
+    /// A closed breaker.
+    pub const fn new(config: BreakerConfig) -> Self {
+        Breaker {
+            config,
+            state: BreakerState::Closed,
+            consecutive: 0,
+            window_start_ms: 0,
+            window_calls: 0,
+            window_failures: 0,
+        }
+    }
+
+    /// The current state (as last changed; an open breaker whose time is up turns half-open at the
+    /// next [`Breaker::admit`]).
+    pub const fn state(&self) -> BreakerState {
+        self.state
+    }
+
+    /// The settings.
+    pub const fn config(&self) -> &BreakerConfig {
+        &self.config
+    }
+
+    /// Asks to send one attempt at `now_ms`. Returns whether it may go, and the transition it caused.
+    pub fn admit(&mut self, now_ms: u64) -> (bool, Option<Transition>) {
+        match self.state {
+            BreakerState::Closed => (true, None),
+            BreakerState::Open { until_ms } if now_ms >= until_ms => {
+                (true, self.move_to(BreakerState::HalfOpen { probe_ms: now_ms }))
+            }
+            BreakerState::Open { .. } => (false, None),
+            BreakerState::HalfOpen { probe_ms } if now_ms >= probe_ms.saturating_add(self.config.open_ms) => {
+                // The probe never reported back: let another one go.
+                self.state = BreakerState::HalfOpen { probe_ms: now_ms };
+                (true, None)
+            }
+            BreakerState::HalfOpen { .. } => (false, None),
+        }
+    }
+
+    /// When an open breaker will next admit a probe (`None` when closed or half-open).
+    pub const fn open_until(&self) -> Option<u64> {
+        match self.state {
+            BreakerState::Open { until_ms } => Some(until_ms),
+            _ => None,
+        }
+    }
+
+    /// Records an attempt's result: `failure` is a transport-level failure. Returns the transition.
+    pub fn record(&mut self, now_ms: u64, failure: bool) -> Option<Transition> {
+        match self.state {
+            BreakerState::HalfOpen { .. } => {
+                if failure {
+                    self.open(now_ms)
+                } else {
+                    self.reset_counts(now_ms);
+                    self.move_to(BreakerState::Closed)
+                }
+            }
+            // Late answers to attempts admitted before the breaker opened change nothing.
+            BreakerState::Open { .. } => None,
+            BreakerState::Closed => {
+                if now_ms >= self.window_start_ms.saturating_add(self.config.window_ms) {
+                    self.window_start_ms = now_ms;
+                    self.window_calls = 0;
+                    self.window_failures = 0;
+                }
+                self.window_calls = self.window_calls.saturating_add(1);
+                if failure {
+                    self.window_failures = self.window_failures.saturating_add(1);
+                    self.consecutive = self.consecutive.saturating_add(1);
+                } else {
+                    self.consecutive = 0;
+                }
+                let by_run = self.consecutive >= self.config.consecutive_failures;
+                let by_ratio = self.window_calls >= self.config.minimum_calls
+                    && u64::from(self.window_failures).saturating_mul(1000)
+                        >= u64::from(self.window_calls).saturating_mul(u64::from(self.config.failure_ratio_permille));
+                if failure && (by_run || by_ratio) {
+                    self.open(now_ms)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    fn open(&mut self, now_ms: u64) -> Option<Transition> {
+        self.reset_counts(now_ms);
+        self.move_to(BreakerState::Open { until_ms: now_ms.saturating_add(self.config.open_ms) })
+    }
+
+    fn reset_counts(&mut self, now_ms: u64) {
+        self.consecutive = 0;
+        self.window_calls = 0;
+        self.window_failures = 0;
+        self.window_start_ms = now_ms;
+    }
+
+    fn move_to(&mut self, to: BreakerState) -> Option<Transition> {
+        let from = self.state;
+        self.state = to;
+        Some(Transition { from, to })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> BreakerConfig {
+        BreakerConfig {
+            consecutive_failures: 3,
+            failure_ratio_permille: 500,
+            minimum_calls: 4,
+            window_ms: 1_000,
+            open_ms: 500,
+        }
+    }
+
+    #[test]
+    fn opens_on_a_run_then_probes_then_closes() {
+        let mut b = Breaker::new(cfg());
+        assert_eq!(b.record(0, true), None);
+        assert_eq!(b.record(1, true), None);
+        let t = b.record(2, true);
+        assert_eq!(t.map(|t| t.to), Some(BreakerState::Open { until_ms: 502 }));
+        assert_eq!(b.admit(100), (false, None));
+        let (ok, t) = b.admit(502);
+        assert!(ok);
+        assert_eq!(t.map(|t| t.to), Some(BreakerState::HalfOpen { probe_ms: 502 }));
+        assert_eq!(b.admit(503), (false, None), "one probe at a time");
+        assert_eq!(b.record(600, false).map(|t| t.to), Some(BreakerState::Closed));
+        assert_eq!(b.admit(601), (true, None));
+    }
+
+    #[test]
+    fn failed_probe_reopens_and_lost_probe_is_replaced() {
+        let mut b = Breaker::new(cfg());
+        for t in 0..3 {
+            b.record(t, true);
+        }
+        assert!(b.admit(600).0);
+        assert_eq!(b.record(650, true).map(|t| t.to), Some(BreakerState::Open { until_ms: 1150 }));
+        assert!(b.admit(1150).0);
+        assert!(!b.admit(1200).0);
+        assert!(b.admit(1650).0, "a probe that never reported is replaced after open_ms");
+    }
+
+    #[test]
+    fn opens_on_ratio_in_a_window_and_windows_roll() {
+        let mut b = Breaker::new(cfg());
+        // fail, ok, fail, ok: 2 of 4 = 50 % → opens on the 4th call only if that one failed.
+        b.record(0, true);
+        b.record(1, false);
+        b.record(2, true);
+        assert_eq!(b.record(3, false), None);
+        assert!(b.record(4, true).is_some(), "3 of 5 failed");
+        let mut b = Breaker::new(cfg());
+        b.record(0, true);
+        b.record(1, false);
+        // A new window forgets the old one.
+        b.record(2_000, true);
+        b.record(2_001, false);
+        assert_eq!(b.record(2_002, false), None);
+        assert_eq!(b.state(), BreakerState::Closed);
+    }
+
+    #[test]
+    fn successes_never_open_and_backwards_clocks_do_not_panic() {
+        let mut b = Breaker::new(cfg());
+        for t in (0..100).rev() {
+            assert_eq!(b.record(t, false), None);
+        }
+        assert_eq!(b.record(u64::MAX, true), None);
+        assert_eq!(b.record(0, true), None);
+        assert!(b.record(u64::MAX, true).is_some());
+        assert_eq!(b.open_until(), Some(u64::MAX));
+    }
+}

@@ -1,0 +1,105 @@
+//! The retry budget: a token bucket per server, so that retries cannot multiply an outage.
+//!
+//! ## Why a budget and not only max attempts?
+//! Max attempts bounds one call; it does not bound a fleet. With 3 attempts, a server that fails every
+//! request receives 3× its normal load exactly when it can least take it. A budget bounds retries across
+//! *all* calls to one server: every retry spends tokens, every success earns a few back (AWS SDK "standard"
+//! retry mode: 500 tokens, a retry costs 5, a timeout 10, a first-try success returns 1). When the bucket
+//! is empty, failures are reported at once instead of retried. In a full outage there are no successes, so
+//! the retries one client adds are at most `capacity / retry_cost` in total, however long the outage lasts.
+//!
+//! Tokens are kept in thousandths, in integers: no float drift, no overflow (saturating), never negative.
+
+/// Budget settings, in thousandths of a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BudgetConfig {
+    /// Tokens the bucket holds, and starts with.
+    pub capacity_milli: u64,
+    /// Tokens one retry after a transient failure costs.
+    pub retry_cost_milli: u64,
+    /// Tokens one retry after a timeout costs (a timeout holds server resources longer).
+    pub timeout_cost_milli: u64,
+    /// Tokens a success returns.
+    pub success_refill_milli: u64,
+}
+
+impl Default for BudgetConfig {
+    /// 10 tokens, a retry costs 1, a retry after a timeout 2, a success returns 0.1: at most 10 retries
+    /// per client into a full outage, and in steady state at most one retry per ten successes.
+    fn default() -> Self {
+        BudgetConfig {
+            capacity_milli: 10_000,
+            retry_cost_milli: 1_000,
+            timeout_cost_milli: 2_000,
+            success_refill_milli: 100,
+        }
+    }
+}
+
+/// A token bucket. Starts full.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetryBudget {
+    config: BudgetConfig,
+    tokens_milli: u64,
+}
+
+impl RetryBudget {
+    /// A full bucket.
+    pub const fn new(config: BudgetConfig) -> Self {
+        RetryBudget { config, tokens_milli: config.capacity_milli }
+    }
+
+    /// The tokens left, in thousandths.
+    pub const fn tokens_milli(&self) -> u64 {
+        self.tokens_milli
+    }
+
+    /// The settings.
+    pub const fn config(&self) -> &BudgetConfig {
+        &self.config
+    }
+
+    /// Spends `cost_milli` if the bucket holds that much; returns whether it did. Never goes below zero.
+    pub fn try_withdraw(&mut self, cost_milli: u64) -> bool {
+        match self.tokens_milli.checked_sub(cost_milli) {
+            Some(left) => {
+                self.tokens_milli = left;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A call succeeded: returns the success refill, plus `spent_milli` (what that call's own retries
+    /// spent, as AWS returns a retry's cost when it succeeds), up to capacity.
+    pub fn on_success(&mut self, spent_milli: u64) {
+        let gain = self.config.success_refill_milli.saturating_add(spent_milli);
+        self.tokens_milli = self.tokens_milli.saturating_add(gain).min(self.config.capacity_milli);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drains_and_refills_within_bounds() {
+        let mut b = RetryBudget::new(BudgetConfig::default());
+        let mut n = 0;
+        while b.try_withdraw(1_000) {
+            n += 1;
+        }
+        assert_eq!(n, 10);
+        assert_eq!(b.tokens_milli(), 0);
+        assert!(!b.try_withdraw(1));
+        for _ in 0..9 {
+            b.on_success(0);
+        }
+        assert_eq!(b.tokens_milli(), 900);
+        assert!(!b.try_withdraw(1_000));
+        b.on_success(0);
+        assert!(b.try_withdraw(1_000));
+        b.on_success(u64::MAX);
+        assert_eq!(b.tokens_milli(), 10_000);
+    }
+}

@@ -1,0 +1,369 @@
+//! The classification table: what one attempt's outcome means, per spec revision.
+//!
+//! Every row cites the fact it rests on (`../shared/MCP-FACTS.md`). The question each row answers is
+//! *did the server act on the request?* — [`Delivery`] — and *what could make a re-send succeed?* —
+//! [`Verdict`]. Whether a re-send is *allowed* is not decided here but in [`decide`](mod@super::decide), from
+//! the delivery and the tool's [`Safety`](super::Safety).
+
+use super::outcome::{AttemptOutcome, ResultType, Revision, Sent};
+
+/// Whether the server acted on the request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Delivery {
+    /// Provably not acted on: connection refused, 429/503 before processing, 401, an expired session,
+    /// a header or version mismatch the server rejects before dispatch.
+    NotProcessed,
+    /// May or may not have been acted on: timeout, reset after send, broken stream, 5xx, -32603.
+    Unknown,
+    /// The tool answered (success or `isError`).
+    Processed,
+}
+
+impl Delivery {
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Delivery::NotProcessed => "not_processed",
+            Delivery::Unknown => "unknown",
+            Delivery::Processed => "processed",
+        }
+    }
+}
+
+/// A recovery step that must happen before (or instead of) a plain re-send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Recover {
+    /// The session is gone (HTTP 404 with a session id, ≤ 2025-11-25): initialize again, then re-send.
+    Reinitialize,
+    /// The server's tool list changed (-32020, 2026-07-28): call `tools/list`, then re-send once.
+    RefreshTools,
+    /// The server does not speak our protocol version (-32022): negotiate again.
+    Renegotiate,
+    /// The stream broke after an SSE event id (≤ 2025-11-25): GET with `Last-Event-ID`, do not re-send.
+    ResumeStream,
+    /// The server created a task: poll it, do not re-send.
+    PollTask,
+    /// The server needs input (`resultType: "input_required"`): answer it by re-sending with the input.
+    ContinueInput,
+    /// Credentials were refused (HTTP 401): the user or the auth provider must act.
+    Reauthenticate,
+}
+
+impl Recover {
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Recover::Reinitialize => "reinitialize",
+            Recover::RefreshTools => "refresh_tools",
+            Recover::Renegotiate => "renegotiate",
+            Recover::ResumeStream => "resume_stream",
+            Recover::PollTask => "poll_task",
+            Recover::ContinueInput => "continue_input",
+            Recover::Reauthenticate => "reauthenticate",
+        }
+    }
+}
+
+/// What the outcome means for the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// The tool ran and returned a result.
+    Success,
+    /// The tool ran and said no (`isError: true`): returned to the model as is, never retried.
+    ToolError,
+    /// The same request will fail the same way: do not re-send.
+    Permanent,
+    /// A transport failure that a later attempt may not meet.
+    Transient,
+    /// The server asked us to slow down (HTTP 429).
+    Throttled,
+    /// A recovery step is needed; see [`Classification::recover`].
+    Recover,
+    /// The caller aborted.
+    Cancelled,
+}
+
+impl Verdict {
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Success => "success",
+            Verdict::ToolError => "tool_error",
+            Verdict::Permanent => "permanent",
+            Verdict::Transient => "transient",
+            Verdict::Throttled => "throttled",
+            Verdict::Recover => "recover",
+            Verdict::Cancelled => "cancelled",
+        }
+    }
+
+    /// Whether this verdict is a transport-level failure (the only kind that moves the breaker).
+    pub const fn is_transport_failure(self) -> bool {
+        matches!(self, Verdict::Transient | Verdict::Throttled)
+    }
+}
+
+macro_rules! causes {
+    ($($(#[$doc:meta])* $v:ident = $s:literal,)*) => {
+        /// Why an outcome was classified the way it was: one stable name per row of the table.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Cause { $($(#[$doc])* $v,)* }
+        impl Cause {
+            /// The stable snake_case name.
+            pub const fn as_str(self) -> &'static str { match self { $(Cause::$v => $s,)* } }
+            /// Every cause, in table order.
+            pub const ALL: &'static [Cause] = &[$(Cause::$v,)*];
+        }
+    };
+}
+
+causes! {
+    /// A complete result without `isError`.
+    Result = "result",
+    /// A result with `isError: true`.
+    ToolError = "tool_error",
+    /// `resultType: "input_required"`.
+    InputRequired = "input_required",
+    /// `resultType: "task"` or a created task.
+    TaskCreated = "task_created",
+    /// -32700.
+    ParseError = "jsonrpc_parse_error",
+    /// -32600.
+    InvalidRequest = "jsonrpc_invalid_request",
+    /// -32601.
+    MethodNotFound = "jsonrpc_method_not_found",
+    /// -32602.
+    InvalidParams = "jsonrpc_invalid_params",
+    /// -32603: the server may have acted before failing.
+    InternalError = "jsonrpc_internal_error",
+    /// -32002 up to 2025-11-25.
+    ResourceNotFound = "jsonrpc_resource_not_found",
+    /// -32020 (2026-07-28).
+    HeaderMismatch = "jsonrpc_header_mismatch",
+    /// -32021 (2026-07-28).
+    MissingClientCapability = "jsonrpc_missing_client_capability",
+    /// -32022 (2026-07-28).
+    UnsupportedProtocolVersion = "jsonrpc_unsupported_protocol_version",
+    /// -32042 (2025-11-25).
+    UrlElicitationRequired = "jsonrpc_url_elicitation_required",
+    /// Python SDK's positive 408: a request timeout.
+    SdkRequestTimeout = "sdk_request_timeout",
+    /// Python SDK's positive 32600 "Session terminated" (an HTTP 404 on a session).
+    SdkSessionTerminated = "sdk_session_terminated",
+    /// -32000..-32099 without a meaning in this revision: implementation-defined.
+    ImplementationDefined = "jsonrpc_implementation_defined",
+    /// Any other code: application-defined.
+    ApplicationDefined = "jsonrpc_application_defined",
+    /// HTTP 400.
+    HttpBadRequest = "http_400",
+    /// HTTP 401.
+    HttpUnauthorized = "http_401",
+    /// HTTP 403.
+    HttpForbidden = "http_403",
+    /// HTTP 404 on a request with a session id (≤ 2025-11-25): the session is gone.
+    HttpSessionExpired = "http_404_session_expired",
+    /// HTTP 404 otherwise.
+    HttpNotFound = "http_404",
+    /// HTTP 405.
+    HttpMethodNotAllowed = "http_405",
+    /// HTTP 408.
+    HttpRequestTimeout = "http_408",
+    /// HTTP 409.
+    HttpConflict = "http_409",
+    /// HTTP 413.
+    HttpPayloadTooLarge = "http_413",
+    /// HTTP 429.
+    HttpTooManyRequests = "http_429",
+    /// HTTP 500.
+    HttpInternalServerError = "http_500",
+    /// HTTP 502.
+    HttpBadGateway = "http_502",
+    /// HTTP 503.
+    HttpServiceUnavailable = "http_503",
+    /// HTTP 504.
+    HttpGatewayTimeout = "http_504",
+    /// Another 4xx.
+    HttpOtherClientError = "http_4xx",
+    /// Another 5xx.
+    HttpOtherServerError = "http_5xx",
+    /// A 1xx/2xx/3xx without a JSON-RPC answer.
+    HttpUnexpected = "http_unexpected",
+    /// A network failure before the request left.
+    NotSent = "network_not_sent",
+    /// A network failure after the request may have left.
+    MaybeSent = "network_maybe_sent",
+    /// Our per-attempt timer fired.
+    Timeout = "timeout",
+    /// The stream broke after an SSE event id, on a revision with resumability.
+    StreamBrokenResumable = "stream_broken_resumable",
+    /// The stream broke and cannot be resumed.
+    StreamBroken = "stream_broken",
+    /// The caller aborted.
+    Aborted = "aborted",
+}
+
+/// The meaning of one attempt's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Classification {
+    /// What the outcome means for the call.
+    pub verdict: Verdict,
+    /// Whether the server acted on the request.
+    pub delivery: Delivery,
+    /// The recovery step, when `verdict` is [`Verdict::Recover`].
+    pub recover: Option<Recover>,
+    /// A server-given minimum wait (HTTP `Retry-After`, SSE `retry`), in milliseconds.
+    pub retry_after_ms: Option<u64>,
+    /// The row of the table that applied.
+    pub cause: Cause,
+}
+
+impl Classification {
+    const fn new(verdict: Verdict, delivery: Delivery, cause: Cause) -> Self {
+        Classification { verdict, delivery, recover: None, retry_after_ms: None, cause }
+    }
+    const fn recovering(action: Recover, delivery: Delivery, cause: Cause) -> Self {
+        Classification { verdict: Verdict::Recover, delivery, recover: Some(action), retry_after_ms: None, cause }
+    }
+    const fn waiting(mut self, retry_after_ms: Option<u64>) -> Self {
+        self.retry_after_ms = retry_after_ms;
+        self
+    }
+}
+
+use Delivery::{NotProcessed, Processed, Unknown};
+use Verdict::{Permanent, Transient};
+
+/// Classifies one attempt's outcome under a spec revision. Total: every input has a row.
+pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification {
+    match *outcome {
+        AttemptOutcome::Result { is_error, result_type } => match (result_type, is_error) {
+            // An input request and a task are answered by the protocol, not by retry; isError wins over
+            // neither because a server that sets both is describing the continuation, not a failure.
+            (ResultType::InputRequired, _) => {
+                Classification::recovering(Recover::ContinueInput, Processed, Cause::InputRequired)
+            }
+            (ResultType::Task, _) => Classification::recovering(Recover::PollTask, Processed, Cause::TaskCreated),
+            (ResultType::Complete, true) => Classification::new(Verdict::ToolError, Processed, Cause::ToolError),
+            (ResultType::Complete, false) => Classification::new(Verdict::Success, Processed, Cause::Result),
+        },
+        AttemptOutcome::JsonRpcError { code } => classify_code(code, revision),
+        AttemptOutcome::Http { status, retry_after_ms, had_session } => {
+            classify_http(status, had_session, revision).waiting(retry_after_ms)
+        }
+        AttemptOutcome::Network { sent: Sent::No } => Classification::new(Transient, NotProcessed, Cause::NotSent),
+        AttemptOutcome::Network { sent: Sent::Maybe } => Classification::new(Transient, Unknown, Cause::MaybeSent),
+        // A cancellation may arrive after the work completed (cancellation.mdx): a timed-out call is unknown.
+        AttemptOutcome::Timeout => Classification::new(Transient, Unknown, Cause::Timeout),
+        AttemptOutcome::StreamBroken { event_id_seen, retry_ms } => {
+            if event_id_seen && revision.has_sessions() {
+                // ≤ 2025-11-25: GET with Last-Event-ID may recover the lost response without a re-send.
+                Classification::recovering(Recover::ResumeStream, Unknown, Cause::StreamBrokenResumable)
+                    .waiting(retry_ms)
+            } else {
+                // 2026-07-28: "a broken response stream loses the in-flight request".
+                Classification::new(Transient, Unknown, Cause::StreamBroken).waiting(retry_ms)
+            }
+        }
+        AttemptOutcome::Aborted { sent } => Classification::new(
+            Verdict::Cancelled,
+            if sent == Sent::No { NotProcessed } else { Unknown },
+            Cause::Aborted,
+        ),
+    }
+}
+
+fn classify_code(code: i64, revision: Revision) -> Classification {
+    let latest = revision >= Revision::V2026_07_28;
+    match code {
+        -32700 => Classification::new(Permanent, NotProcessed, Cause::ParseError),
+        -32600 => Classification::new(Permanent, NotProcessed, Cause::InvalidRequest),
+        -32601 => Classification::new(Permanent, NotProcessed, Cause::MethodNotFound),
+        // Invalid arguments are rejected before the tool runs (2025-06-18 and the 2026-07-28 schema doc).
+        -32602 => Classification::new(Permanent, NotProcessed, Cause::InvalidParams),
+        // "The server may have acted before failing"; mcp-remote maps every forwarding failure here.
+        -32603 => Classification::new(Transient, Unknown, Cause::InternalError),
+        -32002 if !latest => Classification::new(Permanent, NotProcessed, Cause::ResourceNotFound),
+        -32042 if revision == Revision::V2025_11_25 => {
+            // Needs the user to open a URL: never a backoff retry.
+            Classification::new(Permanent, NotProcessed, Cause::UrlElicitationRequired)
+        }
+        -32020 if latest => Classification::recovering(Recover::RefreshTools, NotProcessed, Cause::HeaderMismatch),
+        -32021 if latest => Classification::new(Permanent, NotProcessed, Cause::MissingClientCapability),
+        -32022 if latest => {
+            Classification::recovering(Recover::Renegotiate, NotProcessed, Cause::UnsupportedProtocolVersion)
+        }
+        // Python SDK: a timeout surfaces as 408, an HTTP 404 of a session as 32600 (both positive).
+        408 => Classification::new(Transient, Unknown, Cause::SdkRequestTimeout),
+        32600 if revision.has_sessions() => {
+            Classification::recovering(Recover::Reinitialize, NotProcessed, Cause::SdkSessionTerminated)
+        }
+        // -32000..-32099: implementation-defined; "receivers must not assign cross-implementation
+        // semantics to them" — the work may have happened.
+        -32099..=-32000 => Classification::new(Transient, Unknown, Cause::ImplementationDefined),
+        _ => Classification::new(Transient, Unknown, Cause::ApplicationDefined),
+    }
+}
+
+// Specific rows first, then the class ranges: the overlap is the table's shape.
+#[allow(clippy::match_overlapping_arm)]
+fn classify_http(status: u16, had_session: bool, revision: Revision) -> Classification {
+    match status {
+        // Missing session id, bad MCP-Protocol-Version: rejected before dispatch.
+        400 => Classification::new(Permanent, NotProcessed, Cause::HttpBadRequest),
+        401 => Classification::recovering(Recover::Reauthenticate, NotProcessed, Cause::HttpUnauthorized),
+        // Invalid Origin, insufficient scope.
+        403 => Classification::new(Permanent, NotProcessed, Cause::HttpForbidden),
+        // ≤ 2025-11-25: a 404 on a session means the session is gone and the request was not processed.
+        404 if had_session && revision.has_sessions() => {
+            Classification::recovering(Recover::Reinitialize, NotProcessed, Cause::HttpSessionExpired)
+        }
+        // 2026-07-28: 404 means not implemented (-32601).
+        404 => Classification::new(Permanent, NotProcessed, Cause::HttpNotFound),
+        405 => Classification::new(Permanent, NotProcessed, Cause::HttpMethodNotAllowed),
+        // RFC 9110: the server did not receive a complete request in time.
+        408 => Classification::new(Transient, NotProcessed, Cause::HttpRequestTimeout),
+        // draft-ietf-httpapi-idempotency-key-header: a concurrent duplicate; this copy was not processed.
+        409 => Classification::new(Transient, NotProcessed, Cause::HttpConflict),
+        413 => Classification::new(Permanent, NotProcessed, Cause::HttpPayloadTooLarge),
+        429 => Classification::new(Verdict::Throttled, NotProcessed, Cause::HttpTooManyRequests),
+        500 => Classification::new(Transient, Unknown, Cause::HttpInternalServerError),
+        // A gateway may have forwarded the request before the upstream failed.
+        502 => Classification::new(Transient, Unknown, Cause::HttpBadGateway),
+        // Overloaded or in maintenance: refused before processing.
+        503 => Classification::new(Transient, NotProcessed, Cause::HttpServiceUnavailable),
+        504 => Classification::new(Transient, Unknown, Cause::HttpGatewayTimeout),
+        400..=499 => Classification::new(Permanent, NotProcessed, Cause::HttpOtherClientError),
+        500..=599 => Classification::new(Transient, Unknown, Cause::HttpOtherServerError),
+        _ => Classification::new(Transient, Unknown, Cause::HttpUnexpected),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cause_names_are_unique_snake_case() {
+        let mut names: Vec<&str> = Cause::ALL.iter().map(|c| c.as_str()).collect();
+        assert!(names.iter().all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')));
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n);
+    }
+
+    #[test]
+    fn processed_only_from_results() {
+        for code in -33000..-31000 {
+            for rev in Revision::ALL {
+                assert_ne!(classify_code(code, rev).delivery, Processed, "code {code}");
+            }
+        }
+        for status in 0..=999 {
+            for rev in Revision::ALL {
+                assert_ne!(classify_http(status, true, rev).delivery, Processed, "status {status}");
+            }
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! The whole policy on one screen: may this call be sent again, when, and if not, what is its status?
+//!
+//! ## The gate
+//! | delivery \ safety | read_only | idempotent | keyed | unsafe |
+//! |---|---|---|---|---|
+//! | not_processed | retry | retry | retry | retry |
+//! | unknown | retry | retry | retry, same key | **stop: unknown** |
+//! | processed | stop | stop | stop | stop |
+//!
+//! A retry is also stopped by max attempts, the total deadline (now + delay past it), an empty retry budget,
+//! an open breaker, a `Retry-After` that passes the deadline, or a caller abort. **Once any attempt of a call
+//! may have been delivered, every stop of that call is [`FinalStatus::Unknown`]** unless a later attempt got
+//! an answer from the tool: whatever stopped it, the first attempt may have acted.
+//!
+//! [`decide`] is a pure function of its [`DecisionInput`]: same input (random bits included), same
+//! decision. [`Engine`](super::Engine) feeds it from the per-server budget and breaker.
+
+use super::backoff;
+use super::classify::{Cause, Classification, Delivery, Recover, Verdict};
+use super::policy::Policy;
+use super::safety::Safety;
+
+/// How a call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FinalStatus {
+    /// The tool ran and returned a result.
+    Succeeded,
+    /// The tool ran and said no (`isError: true`): returned to the model as is.
+    ToolError,
+    /// Definitely not done.
+    Failed,
+    /// May or may not have happened. Never to be reported as success or as a clean failure.
+    Unknown,
+    /// In progress: a task, or an in-flight operation with an id to check.
+    Pending,
+}
+
+impl FinalStatus {
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FinalStatus::Succeeded => "succeeded",
+            FinalStatus::ToolError => "tool_error",
+            FinalStatus::Failed => "failed",
+            FinalStatus::Unknown => "unknown",
+            FinalStatus::Pending => "pending",
+        }
+    }
+}
+
+/// Why a decision was taken: one stable name per branch of [`decide`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reason {
+    /// The tool answered.
+    Succeeded,
+    /// The tool answered `isError: true`.
+    ToolError,
+    /// The server created a task.
+    TaskPending,
+    /// The same request would fail the same way.
+    Permanent,
+    /// The delivery is unknown and the tool is unsafe: a re-send may act twice.
+    UnsafeAfterUnknown,
+    /// `maxAttempts` reached.
+    MaxAttempts,
+    /// The next attempt would start past the total deadline.
+    Deadline,
+    /// The retry budget for this server is empty.
+    BudgetExhausted,
+    /// The circuit breaker for this server is open.
+    BreakerOpen,
+    /// The server asked to wait past the total deadline.
+    RetryAfterBeyondDeadline,
+    /// The caller aborted.
+    Aborted,
+    /// A recovery step (re-initialize, refresh tools, renegotiate) was already tried once in this call.
+    RecoverExhausted,
+    /// Credentials were refused: the user or the auth provider must act.
+    ReauthenticationRequired,
+    /// Retry: a transient transport failure.
+    Transient,
+    /// Retry: the server asked us to slow down.
+    Throttled,
+    /// Retry: after (or by way of) a recovery step.
+    Recover,
+    /// Retry: answer the server's input request (a continuation, not a failure).
+    ContinueInput,
+}
+
+impl Reason {
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Reason::Succeeded => "succeeded",
+            Reason::ToolError => "tool_error",
+            Reason::TaskPending => "task_pending",
+            Reason::Permanent => "permanent",
+            Reason::UnsafeAfterUnknown => "unsafe_after_unknown",
+            Reason::MaxAttempts => "max_attempts",
+            Reason::Deadline => "deadline",
+            Reason::BudgetExhausted => "budget_exhausted",
+            Reason::BreakerOpen => "breaker_open",
+            Reason::RetryAfterBeyondDeadline => "retry_after_beyond_deadline",
+            Reason::Aborted => "aborted",
+            Reason::RecoverExhausted => "recover_exhausted",
+            Reason::ReauthenticationRequired => "reauthentication_required",
+            Reason::Transient => "transient",
+            Reason::Throttled => "throttled",
+            Reason::Recover => "recover",
+            Reason::ContinueInput => "continue_input",
+        }
+    }
+}
+
+/// What to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Decision {
+    /// Wait `delay_ms`, do `recover` if given, then send again (with the same operation id).
+    Retry {
+        /// How long to wait first.
+        delay_ms: u64,
+        /// A recovery step to take instead of, or before, the re-send.
+        recover: Option<Recover>,
+        /// Why.
+        reason: Reason,
+    },
+    /// Stop and report `status`.
+    Stop {
+        /// The call's final status.
+        status: FinalStatus,
+        /// Why.
+        reason: Reason,
+    },
+}
+
+impl Decision {
+    /// A stop.
+    pub const fn stop(status: FinalStatus, reason: Reason) -> Self {
+        Decision::Stop { status, reason }
+    }
+
+    /// Whether this is a retry.
+    pub const fn is_retry(&self) -> bool {
+        matches!(self, Decision::Retry { .. })
+    }
+
+    /// The reason.
+    pub const fn reason(&self) -> Reason {
+        match *self {
+            Decision::Retry { reason, .. } | Decision::Stop { reason, .. } => reason,
+        }
+    }
+}
+
+/// The state of one call across its attempts. Plain data: created by
+/// [`Engine::begin`](super::Engine::begin), advanced by the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CallState {
+    /// When the call began.
+    pub started_ms: u64,
+    /// When the call must be over.
+    pub deadline_ms: u64,
+    /// Attempts that count toward `maxAttempts` (recoveries and continuations do not).
+    pub attempts: u32,
+    /// Backoff retries so far (the exponent of the next delay).
+    pub retries: u32,
+    /// Whether any attempt so far may have been delivered without an answer from the tool.
+    pub maybe_delivered: bool,
+    /// The last backoff delay (for decorrelated jitter).
+    pub previous_delay_ms: u64,
+    /// Budget tokens (thousandths) this call's retries spent.
+    pub spent_milli: u64,
+    /// The recovery step the last decision asked for, if any.
+    pub pending_recover: Option<Recover>,
+    /// Recovery steps already used (bit per [`Recover`] variant).
+    pub used_recover: u8,
+    /// Whether an attempt was admitted and not yet recorded.
+    pub in_flight: bool,
+}
+
+impl CallState {
+    /// Whether `action` was already taken once in this call.
+    pub const fn used(&self, action: Recover) -> bool {
+        self.used_recover & recover_bit(action) != 0
+    }
+}
+
+pub(crate) const fn recover_bit(action: Recover) -> u8 {
+    1 << (action as u8)
+}
+
+/// Everything [`decide`] looks at.
+#[derive(Clone, Copy, Debug)]
+pub struct DecisionInput<'a> {
+    /// The policy.
+    pub policy: &'a Policy,
+    /// The call so far (this attempt included in `attempts`).
+    pub call: &'a CallState,
+    /// This attempt's classification.
+    pub classification: &'a Classification,
+    /// The tool's safety.
+    pub safety: Safety,
+    /// Now.
+    pub now_ms: u64,
+    /// 64 random bits for jitter.
+    pub random: u64,
+    /// Whether the server's breaker is open (after this attempt was recorded).
+    pub breaker_open: bool,
+    /// The server's budget tokens left (thousandths), or `None` without a budget.
+    pub budget_milli: Option<u64>,
+}
+
+/// What a backoff retry after this classification costs from the budget (thousandths of a token).
+pub fn retry_cost(policy: &Policy, c: &Classification) -> u64 {
+    let Some(b) = policy.budget else { return 0 };
+    match c.cause {
+        Cause::Timeout | Cause::SdkRequestTimeout | Cause::HttpGatewayTimeout => b.timeout_cost_milli,
+        _ => b.retry_cost_milli,
+    }
+}
+
+/// Decides what to do after one attempt. Pure and total.
+pub fn decide(i: &DecisionInput<'_>) -> Decision {
+    let c = i.classification;
+    let ambiguous = c.delivery == Delivery::Unknown || i.call.maybe_delivered;
+    let give_up = |reason| Decision::stop(if ambiguous { FinalStatus::Unknown } else { FinalStatus::Failed }, reason);
+    match c.verdict {
+        Verdict::Success => Decision::stop(FinalStatus::Succeeded, Reason::Succeeded),
+        Verdict::ToolError => Decision::stop(FinalStatus::ToolError, Reason::ToolError),
+        Verdict::Cancelled => give_up(Reason::Aborted),
+        Verdict::Permanent => give_up(Reason::Permanent),
+        Verdict::Transient => backoff_retry(i, None, Reason::Transient, give_up),
+        Verdict::Throttled => backoff_retry(i, None, Reason::Throttled, give_up),
+        Verdict::Recover => match c.recover {
+            Some(Recover::PollTask) => Decision::stop(FinalStatus::Pending, Reason::TaskPending),
+            // A continuation: no delay, no budget, not an attempt.
+            Some(Recover::ContinueInput) => {
+                Decision::Retry { delay_ms: 0, recover: Some(Recover::ContinueInput), reason: Reason::ContinueInput }
+            }
+            // Resuming a stream is a GET with Last-Event-ID, not a re-send: allowed for every tool.
+            Some(Recover::ResumeStream) => backoff_retry(i, Some(Recover::ResumeStream), Reason::Recover, give_up),
+            // Provably not processed: recover and re-send at once, once.
+            Some(action @ (Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)) => {
+                if i.call.used(action) {
+                    give_up(Reason::RecoverExhausted)
+                } else if i.now_ms >= i.call.deadline_ms {
+                    give_up(Reason::Deadline)
+                } else if i.call.maybe_delivered && !i.safety.retry_after_unknown() {
+                    Decision::stop(FinalStatus::Unknown, Reason::UnsafeAfterUnknown)
+                } else {
+                    Decision::Retry { delay_ms: 0, recover: Some(action), reason: Reason::Recover }
+                }
+            }
+            Some(Recover::Reauthenticate) | None => give_up(Reason::ReauthenticationRequired),
+        },
+    }
+}
+
+/// The retry-with-backoff branch, every stop checked in order.
+fn backoff_retry(
+    i: &DecisionInput<'_>,
+    recover: Option<Recover>,
+    reason: Reason,
+    give_up: impl Fn(Reason) -> Decision,
+) -> Decision {
+    let (p, call, c) = (i.policy, i.call, i.classification);
+    let resending = recover.is_none();
+    // The gate: an unsafe tool is never sent again once any attempt may have been delivered.
+    if resending && !i.safety.retry_after_unknown() && (c.delivery == Delivery::Unknown || call.maybe_delivered) {
+        return Decision::stop(FinalStatus::Unknown, Reason::UnsafeAfterUnknown);
+    }
+    if call.attempts >= p.max_attempts {
+        return give_up(Reason::MaxAttempts);
+    }
+    if i.breaker_open {
+        return give_up(Reason::BreakerOpen);
+    }
+    if let Some(ra) = c.retry_after_ms {
+        if i.now_ms.saturating_add(ra) >= call.deadline_ms {
+            return give_up(Reason::RetryAfterBeyondDeadline);
+        }
+    }
+    let jittered =
+        backoff::delay(p.base_delay_ms, p.max_delay_ms, p.jitter, call.retries, call.previous_delay_ms, i.random);
+    let delay_ms = backoff::with_floor(jittered, c.retry_after_ms, p.max_retry_after_ms);
+    if i.now_ms.saturating_add(delay_ms) >= call.deadline_ms {
+        return give_up(Reason::Deadline);
+    }
+    if let Some(tokens) = i.budget_milli {
+        if tokens < retry_cost(p, c) {
+            return give_up(Reason::BudgetExhausted);
+        }
+    }
+    Decision::Retry { delay_ms, recover, reason }
+}

@@ -1,0 +1,178 @@
+//! The engine: one per server. Holds the policy, the server's retry budget and circuit breaker, and runs
+//! each call's attempts through [`classify`](super::classify()) and [`decide`](super::decide()).
+//!
+//! Still pure: `now_ms` and random bits are arguments. The caller's loop is
+//! `begin → (admit → send → record → wait delay_ms)* → stop`; see the crate docs for an example.
+
+use super::breaker::{Breaker, BreakerState, Transition};
+use super::budget::RetryBudget;
+use super::classify::{classify, Classification, Delivery, Recover, Verdict};
+use super::decide::{decide, recover_bit, retry_cost, CallState, Decision, DecisionInput, FinalStatus, Reason};
+use super::outcome::{AttemptOutcome, Revision};
+use super::policy::Policy;
+use super::safety::Safety;
+
+/// A go-ahead for one attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Admission {
+    /// The attempt's number among those that count toward `maxAttempts` (1 for the first).
+    pub attempt: u32,
+    /// How long this attempt may take: the per-attempt timeout, shortened to the call's deadline.
+    pub timeout_ms: u64,
+    /// The breaker transition this admission caused (open → half-open), if any.
+    pub breaker: Option<Transition>,
+}
+
+/// What one recorded attempt led to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// What the outcome meant.
+    pub classification: Classification,
+    /// What to do next.
+    pub decision: Decision,
+    /// The breaker transition the outcome caused, if any.
+    pub breaker: Option<Transition>,
+}
+
+/// The retry engine for one server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Engine {
+    policy: Policy,
+    budget: Option<RetryBudget>,
+    breaker: Option<Breaker>,
+}
+
+impl Engine {
+    /// An engine with a full budget and a closed breaker.
+    pub fn new(policy: Policy) -> Self {
+        Engine { budget: policy.budget.map(RetryBudget::new), breaker: policy.breaker.map(Breaker::new), policy }
+    }
+
+    /// The policy.
+    pub const fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The budget's tokens left (thousandths), or `None` without a budget.
+    pub fn budget_milli(&self) -> Option<u64> {
+        self.budget.as_ref().map(RetryBudget::tokens_milli)
+    }
+
+    /// The breaker's state, or `None` without a breaker.
+    pub fn breaker_state(&self) -> Option<BreakerState> {
+        self.breaker.as_ref().map(Breaker::state)
+    }
+
+    /// Starts a call at `now_ms`.
+    pub fn begin(&self, now_ms: u64) -> CallState {
+        CallState {
+            started_ms: now_ms,
+            deadline_ms: now_ms.saturating_add(self.policy.total_timeout_ms),
+            ..CallState::default()
+        }
+    }
+
+    /// Asks to send the next attempt at `now_ms`. `Err` is the stop to report instead (breaker open,
+    /// deadline passed, attempts used up).
+    pub fn admit(&mut self, call: &mut CallState, now_ms: u64) -> Result<Admission, Decision> {
+        let give_up = |call: &CallState, reason| {
+            Decision::stop(if call.maybe_delivered { FinalStatus::Unknown } else { FinalStatus::Failed }, reason)
+        };
+        let counts = !matches!(
+            call.pending_recover,
+            Some(Recover::ContinueInput | Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)
+        );
+        if now_ms >= call.deadline_ms {
+            return Err(give_up(call, Reason::Deadline));
+        }
+        if counts && call.attempts >= self.policy.max_attempts {
+            return Err(give_up(call, Reason::MaxAttempts));
+        }
+        let (allowed, transition) = match self.breaker.as_mut() {
+            // A continuation answers a server that is up; it is not gated by the breaker.
+            Some(b) if call.pending_recover != Some(Recover::ContinueInput) => b.admit(now_ms),
+            _ => (true, None),
+        };
+        if !allowed {
+            return Err(give_up(call, Reason::BreakerOpen));
+        }
+        if counts {
+            call.attempts = call.attempts.saturating_add(1);
+        }
+        call.in_flight = true;
+        let timeout_ms = self.policy.attempt_timeout_ms.min(call.deadline_ms.saturating_sub(now_ms));
+        Ok(Admission { attempt: call.attempts, timeout_ms, breaker: transition })
+    }
+
+    /// Records how an attempt ended and decides what comes next. `random` is 64 random bits for jitter.
+    pub fn record(
+        &mut self,
+        call: &mut CallState,
+        outcome: &AttemptOutcome,
+        safety: Safety,
+        revision: Revision,
+        now_ms: u64,
+        random: u64,
+    ) -> Step {
+        if !call.in_flight && call.pending_recover.is_none() {
+            // Recorded without an admit: still count it, so that a loop that skips admit ends.
+            call.attempts = call.attempts.saturating_add(1);
+        }
+        call.in_flight = false;
+        let classification = classify(outcome, revision);
+        let mut transition = None;
+        if classification.verdict != Verdict::Cancelled {
+            if let Some(b) = self.breaker.as_mut() {
+                transition = b.record(now_ms, classification.is_transport_failure());
+            }
+        }
+        if classification.delivery == Delivery::Processed {
+            if let Some(b) = self.budget.as_mut() {
+                b.on_success(call.spent_milli);
+            }
+        }
+        let breaker_open = matches!(self.breaker_state(), Some(BreakerState::Open { .. }));
+        let decision = decide(&DecisionInput {
+            policy: &self.policy,
+            call,
+            classification: &classification,
+            safety,
+            now_ms,
+            random,
+            breaker_open,
+            budget_milli: self.budget_milli(),
+        });
+        if classification.delivery == Delivery::Unknown {
+            call.maybe_delivered = true;
+        }
+        call.pending_recover = None;
+        if let Decision::Retry { delay_ms, recover, .. } = decision {
+            call.pending_recover = recover;
+            match recover {
+                Some(Recover::ContinueInput) => {}
+                Some(r @ (Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)) => {
+                    call.used_recover |= recover_bit(r);
+                }
+                _ => {
+                    let cost = retry_cost(&self.policy, &classification);
+                    if let Some(b) = self.budget.as_mut() {
+                        // decide() checked the tokens; this cannot fail, and would only stop a retry if it did.
+                        if b.try_withdraw(cost) {
+                            call.spent_milli = call.spent_milli.saturating_add(cost);
+                        }
+                    }
+                    call.retries = call.retries.saturating_add(1);
+                    call.previous_delay_ms = delay_ms;
+                }
+            }
+        }
+        Step { classification, decision, breaker: transition }
+    }
+}
+
+impl Classification {
+    /// Whether this outcome is a transport-level failure: the only kind that moves the breaker.
+    pub const fn is_transport_failure(&self) -> bool {
+        self.verdict.is_transport_failure() || matches!(self.recover, Some(Recover::ResumeStream))
+    }
+}

@@ -1,0 +1,28 @@
+//! The client face: everything that decides whether one MCP `tools/call` may be sent again.
+//!
+//! Reading order: [`decide`](mod@decide) holds the whole policy on one screen; [`classify`](mod@classify) is
+//! the table that turns what JS observed into a [`Classification`]; [`engine`](mod@engine) glues the pure
+//! decision to the per-server state machines ([`budget`](mod@budget), [`breaker`](mod@breaker)).
+
+pub mod backoff;
+pub mod breaker;
+pub mod budget;
+pub mod classify;
+pub mod decide;
+pub mod engine;
+pub mod operation_id;
+pub mod outcome;
+pub mod policy;
+pub mod prng;
+pub mod safety;
+
+pub use backoff::Jitter;
+pub use breaker::{Breaker, BreakerConfig, BreakerState};
+pub use budget::{BudgetConfig, RetryBudget};
+pub use classify::{classify, Cause, Classification, Delivery, Recover, Verdict};
+pub use decide::{decide, CallState, Decision, DecisionInput, FinalStatus, Reason};
+pub use engine::Engine;
+pub use outcome::{AttemptOutcome, ResultType, Revision, Sent};
+pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyOptions};
+pub use prng::SplitMix64;
+pub use safety::{safety, Safety, ToolFacts};

@@ -1,0 +1,145 @@
+//! What JS observed on one attempt, in the core's vocabulary, and the spec revision it was observed under.
+
+use core::fmt;
+use core::str::FromStr;
+
+/// An MCP specification revision. Several classification rules differ between them (sessions and
+/// resumability exist up to 2025-11-25; -32020/-32021/-32022 exist from 2026-07-28 on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Revision {
+    /// `2025-06-18`.
+    V2025_06_18,
+    /// `2025-11-25`.
+    V2025_11_25,
+    /// `2026-07-28`: no sessions, no resumability, `resultType` on results.
+    V2026_07_28,
+}
+
+impl Revision {
+    /// The newest revision this crate knows; the default when a server's revision is not known.
+    pub const LATEST: Revision = Revision::V2026_07_28;
+    /// Every revision this crate knows, oldest first.
+    pub const ALL: [Revision; 3] = [Revision::V2025_06_18, Revision::V2025_11_25, Revision::V2026_07_28];
+
+    /// The revision's date string, as sent in `protocolVersion`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Revision::V2025_06_18 => "2025-06-18",
+            Revision::V2025_11_25 => "2025-11-25",
+            Revision::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// Whether Streamable HTTP sessions (`Mcp-Session-Id`) and SSE resumability exist in this revision.
+    pub const fn has_sessions(self) -> bool {
+        matches!(self, Revision::V2025_06_18 | Revision::V2025_11_25)
+    }
+
+    /// The revision for a negotiated `protocolVersion`. Versions older than 2025-06-18 behave like it;
+    /// dates between two known revisions behave like the older one; anything newer like [`Revision::LATEST`].
+    /// Returns `None` for a string that is not a `YYYY-MM-DD` date.
+    pub fn from_protocol_version(version: &str) -> Option<Revision> {
+        let b = version.as_bytes();
+        let shape_ok = b.len() == 10
+            && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() });
+        if !shape_ok {
+            return None;
+        }
+        // ISO dates of one shape order the same as strings.
+        Some(if version >= "2026-07-28" {
+            Revision::V2026_07_28
+        } else if version >= "2025-11-25" {
+            Revision::V2025_11_25
+        } else {
+            Revision::V2025_06_18
+        })
+    }
+}
+
+impl Default for Revision {
+    fn default() -> Self {
+        Revision::LATEST
+    }
+}
+
+impl fmt::Display for Revision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Revision {
+    type Err = ();
+    /// Parses exactly one of the known revision strings.
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Revision::ALL.into_iter().find(|r| r.as_str() == s).ok_or(())
+    }
+}
+
+/// Whether a request that failed at the network level left this machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sent {
+    /// Provably not sent: connection refused, DNS failure, aborted before the request was written.
+    No,
+    /// May have been sent: a reset after the request was written, a browser's bare `TypeError`.
+    Maybe,
+}
+
+/// The `resultType` of a 2026-07-28 result (absent before: `Complete`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ResultType {
+    /// A finished result.
+    #[default]
+    Complete,
+    /// The server needs input; the client answers by re-sending the request with it (a continuation).
+    InputRequired,
+    /// The server created a task; the work goes on and is polled, not re-sent.
+    Task,
+}
+
+/// How one `tools/call` attempt ended, as JS observed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AttemptOutcome {
+    /// A JSON-RPC result arrived: the tool ran.
+    Result {
+        /// The result's `isError`.
+        is_error: bool,
+        /// The result's `resultType`.
+        result_type: ResultType,
+    },
+    /// A JSON-RPC error object arrived (or an SDK raised one locally).
+    JsonRpcError {
+        /// The error's `code`.
+        code: i64,
+    },
+    /// An HTTP response without a JSON-RPC body.
+    Http {
+        /// The HTTP status.
+        status: u16,
+        /// `Retry-After`, already converted to milliseconds from now.
+        retry_after_ms: Option<u64>,
+        /// Whether the request carried an `Mcp-Session-Id`.
+        had_session: bool,
+    },
+    /// The network failed before any response.
+    Network {
+        /// Whether the request may have left this machine.
+        sent: Sent,
+    },
+    /// Our own per-attempt timer fired: the request was sent and no answer came in time.
+    Timeout,
+    /// The response stream broke after the request was sent.
+    StreamBroken {
+        /// Whether the server gave an SSE event id on this stream (resumption may be possible).
+        event_id_seen: bool,
+        /// The SSE `retry` field, if the server sent one, in milliseconds.
+        retry_ms: Option<u64>,
+    },
+    /// The caller aborted.
+    Aborted {
+        /// Whether the request may have left this machine before the abort.
+        sent: Sent,
+    },
+}

@@ -1,0 +1,328 @@
+//! `RetryEngine` and `RetryCall`: the core [`Engine`] for JS callers that own their own loop.
+
+use core::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+
+use super::error::{plain_error, range_error};
+use super::outcome::{admission_to_js, classification_to_js, read_outcome, step_to_js};
+use super::policy::{read_options, to_js};
+use super::read::{time_ms, Fields};
+use super::{random, JsResult};
+use crate::retry::policy::check_number;
+use crate::retry::{classify, safety, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** Retry policy options; every field optional. See the README for defaults and why. */
+export interface PolicyOptions {
+  maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number;
+  jitter?: "full" | "equal" | "decorrelated" | "none";
+  attemptTimeoutMs?: number; totalTimeoutMs?: number; maxRetryAfterMs?: number;
+  budget?: false | { capacity?: number; retryCost?: number; timeoutCost?: number; successRefill?: number };
+  breaker?: false | { consecutiveFailures?: number; failureRatio?: number; minimumCalls?: number; windowMs?: number; openMs?: number };
+}
+/** The validated policy (sections are `false` when switched off). */
+export type Policy = Required<Omit<PolicyOptions, "budget" | "breaker">> & {
+  budget: false | { capacity: number; retryCost: number; timeoutCost: number; successRefill: number };
+  breaker: false | { consecutiveFailures: number; failureRatio: number; minimumCalls: number; windowMs: number; openMs: number };
+};
+/** Engine options: `seed` makes jitter repeatable; `revision` is the server's MCP revision (default latest). */
+export interface EngineOptions { seed?: number; revision?: Revision }
+export type Revision = "2025-06-18" | "2025-11-25" | "2026-07-28";
+export type Safety = "read_only" | "idempotent" | "keyed" | "unsafe";
+/** How one attempt ended, as the caller observed it. */
+export type AttemptOutcome =
+  | { kind: "result"; isError?: boolean; resultType?: "complete" | "input_required" | "task" }
+  | { kind: "jsonrpc_error"; code: number }
+  | { kind: "http"; status: number; retryAfterMs?: number; hadSession?: boolean }
+  | { kind: "network"; sent: "no" | "maybe" }
+  | { kind: "timeout" }
+  | { kind: "stream_broken"; eventIdSeen?: boolean; retryMs?: number }
+  | { kind: "aborted"; sent: "no" | "maybe" };
+export type Delivery = "not_processed" | "unknown" | "processed";
+export type Recover = "reinitialize" | "refresh_tools" | "renegotiate" | "resume_stream" | "poll_task" | "continue_input" | "reauthenticate";
+export interface Classification {
+  verdict: "success" | "tool_error" | "permanent" | "transient" | "throttled" | "recover" | "cancelled";
+  delivery: Delivery; recover?: Recover; retryAfterMs?: number; cause: string;
+}
+export type FinalStatus = "succeeded" | "tool_error" | "failed" | "unknown" | "pending";
+export type Decision =
+  | { action: "retry"; delayMs: number; recover?: Recover; reason: string }
+  | { action: "stop"; status: FinalStatus; reason: string };
+export interface BreakerTransition { from: "closed" | "open" | "half_open"; to: "closed" | "open" | "half_open" }
+export interface Step { classification: Classification; decision: Decision; breaker?: BreakerTransition }
+export type Admission =
+  | { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }
+  | { admitted: false; decision: Decision & { action: "stop" } };
+/** What the app says about a tool's safety. */
+export interface SafetyOptions { trusted?: boolean; override?: Safety; operationIdArgument?: string }
+/** The parts of an MCP `Tool` the engine reads. */
+export interface ToolLike {
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; [k: string]: unknown };
+  inputSchema?: { properties?: Record<string, unknown>; [k: string]: unknown };
+  [k: string]: unknown;
+}
+"#;
+
+/// Per-server retry engine: policy, retry budget and circuit breaker.
+#[wasm_bindgen]
+pub struct RetryEngine {
+    inner: RefCell<State>,
+}
+
+struct State {
+    engine: Engine,
+    rng: Option<SplitMix64>,
+    revision: Revision,
+}
+
+/// One call's state across its attempts. Created by `RetryEngine.begin`.
+#[wasm_bindgen]
+pub struct RetryCall {
+    state: RefCell<CallState>,
+}
+
+fn busy() -> JsValue {
+    plain_error("reentrant_call", "", "the engine was called again from inside one of its own calls")
+}
+
+fn read_revision(field: &str, value: &str) -> JsResult<Revision> {
+    value.parse().map_err(|()| {
+        range_error(
+            "invalid_value",
+            field,
+            &format!("{field} must be one of 2025-06-18, 2025-11-25, 2026-07-28, got {value:?}"),
+        )
+    })
+}
+
+fn read_safety(value: &JsValue) -> JsResult<Safety> {
+    let Some(s) = value.as_string() else {
+        return Err(super::error::type_error("invalid_type", "safety", "safety must be a string"));
+    };
+    s.parse().map_err(|()| {
+        range_error(
+            "invalid_value",
+            "safety",
+            &format!("safety must be one of read_only, idempotent, keyed, unsafe, got {s:?}"),
+        )
+    })
+}
+
+#[wasm_bindgen]
+impl RetryEngine {
+    /// Validates `policy` (throws `RangeError`/`TypeError` with `code` and `field`) and builds an engine
+    /// with a full budget and a closed breaker. Draws no randomness: safe at module scope in Workers.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "PolicyOptions | undefined")] policy: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "EngineOptions | undefined")] options: JsValue,
+    ) -> JsResult<RetryEngine> {
+        let policy = Policy::from_options(&read_options(&policy)?)?;
+        let (mut seed, mut revision) = (None, Revision::LATEST);
+        if let Some(mut f) = Fields::new(&options, "options", "options")? {
+            if let Some(s) = f.number("seed")? {
+                seed = Some(check_number("options.seed", s, 0, 1 << 53, true)?);
+            }
+            if let Some(r) = f.string("revision")? {
+                revision = read_revision("options.revision", &r)?;
+            }
+            f.finish()?;
+        }
+        Ok(RetryEngine {
+            inner: RefCell::new(State { engine: Engine::new(policy), rng: seed.map(SplitMix64::new), revision }),
+        })
+    }
+
+    /// The validated policy.
+    #[wasm_bindgen(getter, unchecked_return_type = "Policy")]
+    pub fn policy(&self) -> JsResult<JsValue> {
+        let st = self.inner.try_borrow().map_err(|_| busy())?;
+        Ok(to_js(st.engine.policy()))
+    }
+
+    /// The MCP revision the server speaks.
+    #[wasm_bindgen(getter, unchecked_return_type = "Revision")]
+    pub fn revision(&self) -> JsResult<String> {
+        Ok(self.inner.try_borrow().map_err(|_| busy())?.revision.as_str().to_owned())
+    }
+
+    /// Sets the revision from a negotiated `protocolVersion` (any `YYYY-MM-DD`; dates between known
+    /// revisions behave like the older one). Returns the revision used.
+    #[wasm_bindgen(js_name = setProtocolVersion, unchecked_return_type = "Revision")]
+    pub fn set_protocol_version(&self, protocol_version: JsValue) -> JsResult<String> {
+        let v = protocol_version.as_string().ok_or_else(|| {
+            super::error::type_error("invalid_type", "protocolVersion", "protocolVersion must be a string")
+        })?;
+        let r = Revision::from_protocol_version(&v).ok_or_else(|| {
+            range_error(
+                "invalid_value",
+                "protocolVersion",
+                &format!("protocolVersion must be a YYYY-MM-DD date, got {v:?}"),
+            )
+        })?;
+        self.inner.try_borrow_mut().map_err(|_| busy())?.revision = r;
+        Ok(r.as_str().to_owned())
+    }
+
+    /// Classifies one attempt's outcome under the engine's revision. Changes nothing.
+    #[wasm_bindgen(unchecked_return_type = "Classification")]
+    pub fn classify(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "AttemptOutcome")] outcome: JsValue,
+    ) -> JsResult<JsValue> {
+        let outcome = read_outcome(&outcome)?;
+        let revision = self.inner.try_borrow().map_err(|_| busy())?.revision;
+        Ok(classification_to_js(&classify(&outcome, revision)))
+    }
+
+    /// The safety of `tool` (an MCP `Tool`, or anything with `annotations` and `inputSchema`): the
+    /// override if given; else, for a trusted server, from its annotations and whether its input schema
+    /// declares the operation-id argument; else `"unsafe"`.
+    #[wasm_bindgen(unchecked_return_type = "Safety")]
+    pub fn safety(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ToolLike")] tool: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SafetyOptions | undefined")] options: JsValue,
+    ) -> JsResult<String> {
+        let (mut trusted, mut override_, mut arg) = (false, None, "operation_id".to_owned());
+        if let Some(mut f) = Fields::new(&options, "options", "options")? {
+            trusted = f.boolean("trusted")?.unwrap_or(false);
+            if let Some(o) = f.get("override").map(|v| (!v.is_undefined()).then_some(v))? {
+                override_ = Some(read_safety(&o)?);
+            }
+            if let Some(a) = f.string("operationIdArgument")? {
+                arg = a;
+            }
+            f.finish()?;
+        }
+        let mut facts = ToolFacts::default();
+        // Only the fields we use are read; a Tool has many more, so unknown keys are fine here.
+        if let Some(mut t) = Fields::new(&tool, "tool", "tool")? {
+            if let Some(mut a) = Fields::new(&t.get("annotations")?, "tool.annotations", "tool.annotations")? {
+                facts.read_only_hint = lenient_bool(a.get("readOnlyHint")?);
+                facts.destructive_hint = lenient_bool(a.get("destructiveHint")?);
+                facts.idempotent_hint = lenient_bool(a.get("idempotentHint")?);
+            }
+            if let Some(mut schema) = Fields::new(&t.get("inputSchema")?, "tool.inputSchema", "tool.inputSchema")? {
+                let props = schema.get("properties")?;
+                if props.is_object() {
+                    facts.declares_operation_id =
+                        js_sys::Reflect::has(&props, &JsValue::from_str(&arg)).map_err(|_| {
+                            super::error::type_error(
+                                "unreadable",
+                                "tool.inputSchema.properties",
+                                "tool.inputSchema.properties could not be read",
+                            )
+                        })?;
+                }
+            }
+        }
+        Ok(safety(&facts, trusted, override_).as_str().to_owned())
+    }
+
+    /// Starts a call at `nowMs`.
+    pub fn begin(&self, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<RetryCall> {
+        let now = time_ms("nowMs", now_ms)?;
+        let st = self.inner.try_borrow().map_err(|_| busy())?;
+        Ok(RetryCall { state: RefCell::new(st.engine.begin(now)) })
+    }
+
+    /// Asks to send the next attempt of `call` at `nowMs`: `{ admitted: true, attempt, timeoutMs }` or
+    /// `{ admitted: false, decision }` (breaker open, deadline passed, attempts used up).
+    #[wasm_bindgen(unchecked_return_type = "Admission")]
+    pub fn admit(&self, call: &RetryCall, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<JsValue> {
+        let now = time_ms("nowMs", now_ms)?;
+        let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
+        Ok(admission_to_js(&st.engine.admit(&mut c, now)))
+    }
+
+    /// Records how an attempt of `call` ended and decides what comes next.
+    #[wasm_bindgen(unchecked_return_type = "Step")]
+    pub fn record(
+        &self,
+        call: &RetryCall,
+        #[wasm_bindgen(unchecked_param_type = "AttemptOutcome")] outcome: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Safety")] safety: JsValue,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> JsResult<JsValue> {
+        // Read every JS input before borrowing: a getter may call back into this engine.
+        let outcome = read_outcome(&outcome)?;
+        let safety = read_safety(&safety)?;
+        let now = time_ms("nowMs", now_ms)?;
+        let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
+        let random = match st.rng.as_mut() {
+            Some(rng) => rng.next_u64(),
+            None => {
+                let mut rng = SplitMix64::new(random::seed()?);
+                let r = rng.next_u64();
+                st.rng = Some(rng);
+                r
+            }
+        };
+        let revision = st.revision;
+        let step = st.engine.record(&mut c, &outcome, safety, revision, now, random);
+        Ok(step_to_js(&step))
+    }
+
+    /// The retry budget's tokens left, or `undefined` without a budget.
+    #[wasm_bindgen(getter, js_name = budgetTokens)]
+    pub fn budget_tokens(&self) -> JsResult<Option<f64>> {
+        Ok(self.inner.try_borrow().map_err(|_| busy())?.engine.budget_milli().map(|m| m as f64 / 1000.0))
+    }
+
+    /// The breaker's state (`closed`, `open`, `half_open`), or `undefined` without a breaker.
+    #[wasm_bindgen(getter, js_name = breakerState)]
+    pub fn breaker_state(&self) -> JsResult<Option<String>> {
+        Ok(self.inner.try_borrow().map_err(|_| busy())?.engine.breaker_state().map(|s| s.as_str().to_owned()))
+    }
+}
+
+/// Annotation hints of the wrong type count as absent (the spec's default), not as an error: they come
+/// from a server, not from the app.
+fn lenient_bool(v: JsValue) -> Option<bool> {
+    v.as_bool()
+}
+
+#[wasm_bindgen]
+impl RetryCall {
+    /// Attempts so far that count toward `maxAttempts`.
+    #[wasm_bindgen(getter)]
+    pub fn attempts(&self) -> JsResult<u32> {
+        Ok(self.state.try_borrow().map_err(|_| busy())?.attempts)
+    }
+
+    /// When the call must be over (ms, same clock as `nowMs`).
+    #[wasm_bindgen(getter, js_name = deadlineMs)]
+    pub fn deadline_ms(&self) -> JsResult<f64> {
+        Ok(self.state.try_borrow().map_err(|_| busy())?.deadline_ms as f64)
+    }
+
+    /// Whether any attempt so far may have been delivered without an answer from the tool.
+    #[wasm_bindgen(getter, js_name = maybeDelivered)]
+    pub fn maybe_delivered(&self) -> JsResult<bool> {
+        Ok(self.state.try_borrow().map_err(|_| busy())?.maybe_delivered)
+    }
+}
+
+/// A fresh operation id (UUID v4 from secure randomness). Call it once per intended write, persist it
+/// before the first send, and reuse it on every retry.
+#[wasm_bindgen(js_name = newOperationId)]
+pub fn new_operation_id() -> JsResult<String> {
+    random::operation_id()
+}
+
+/// The revision a negotiated `protocolVersion` behaves as, or throws for a string that is not a date.
+#[wasm_bindgen(js_name = revisionFor, unchecked_return_type = "Revision")]
+pub fn revision_for(protocol_version: &str) -> JsResult<String> {
+    Revision::from_protocol_version(protocol_version).map(|r| r.as_str().to_owned()).ok_or_else(|| {
+        range_error(
+            "invalid_value",
+            "protocolVersion",
+            &format!("protocolVersion must be a YYYY-MM-DD date, got {protocol_version:?}"),
+        )
+    })
+}

@@ -1,0 +1,264 @@
+//! The wasm boundary, exercised from inside wasm with real JS values: in Node and in headless Chromium
+//! (`scripts/test.sh` runs this file under both). Every JS value we can think of — undefined, null,
+//! strings, NaN, huge numbers, arrays, functions, symbols, throwing getters, throwing proxies, cyclic and
+//! re-entrant objects — must give a typed error or a result, never a panic; and the module must still
+//! work afterwards.
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use js_sys::{Array, Object, Reflect};
+use mcp_retry_policy::wasm::{new_operation_id, revision_for, RetryEngine};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn js(src: &str) -> JsValue {
+    js_sys::eval(&format!("({src})")).unwrap()
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &key.into()).unwrap()
+}
+
+fn code_of(e: &JsValue) -> (String, String, String) {
+    let kind = if e.is_instance_of::<js_sys::RangeError>() {
+        "RangeError"
+    } else if e.is_instance_of::<js_sys::TypeError>() {
+        "TypeError"
+    } else if e.is_instance_of::<js_sys::Error>() {
+        "Error"
+    } else {
+        "not an Error"
+    };
+    (kind.into(), get(e, "code").as_string().unwrap_or_default(), get(e, "field").as_string().unwrap_or_default())
+}
+
+fn policy_err(src: &str) -> (String, String, String) {
+    match RetryEngine::new(js(src), JsValue::UNDEFINED) {
+        Ok(_) => ("accepted".into(), String::new(), String::new()),
+        Err(e) => code_of(&e),
+    }
+}
+
+fn weird_values() -> Vec<JsValue> {
+    [
+        "undefined",
+        "null",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "-0",
+        "-1",
+        "1e308",
+        "2**53 + 2",
+        "0.5",
+        "''",
+        "'3'",
+        "'NaN'",
+        "true",
+        "false",
+        "[]",
+        "[1,2]",
+        "{}",
+        "() => 1",
+        "Symbol('s')",
+        "10n",
+        "new Date(0)",
+        "new Number(3)",
+        "Object.create(null)",
+        "{ get x() { throw new Error('boom') } }",
+        "new Proxy({}, { get() { throw new Error('trap') }, ownKeys() { throw 42 } })",
+        "(() => { const o = {}; o.self = o; return o })()",
+    ]
+    .iter()
+    .map(|s| js(s))
+    .collect()
+}
+
+/// Every value we throw at the boundary is a result or an Error with a string code, never a trap.
+fn assert_error_or_ok(r: Result<impl Sized, JsValue>, what: &str) {
+    if let Err(e) = r {
+        let (kind, code, _) = code_of(&e);
+        assert_ne!(kind, "not an Error", "{what}");
+        assert!(!code.is_empty(), "{what}: error without a code");
+    }
+}
+
+#[wasm_bindgen_test]
+fn bad_policy_values_are_typed_and_named() {
+    let cases = [
+        ("{ maxAttempts: NaN }", "RangeError", "not_finite", "maxAttempts"),
+        ("{ maxAttempts: 0 }", "RangeError", "too_small", "maxAttempts"),
+        ("{ maxAttempts: 1.5 }", "RangeError", "not_integer", "maxAttempts"),
+        ("{ maxAttempts: 1e9 }", "RangeError", "too_large", "maxAttempts"),
+        ("{ maxAttempts: '3' }", "TypeError", "invalid_type", "maxAttempts"),
+        ("{ maxAttempts: null }", "TypeError", "invalid_type", "maxAttempts"),
+        ("{ baseDelayMs: -5 }", "RangeError", "negative", "baseDelayMs"),
+        ("{ baseDelayMs: 10, maxDelayMs: 5 }", "RangeError", "base_exceeds_cap", "baseDelayMs"),
+        ("{ totalTimeoutMs: Infinity }", "RangeError", "not_finite", "totalTimeoutMs"),
+        ("{ jitter: 'random' }", "RangeError", "invalid_value", "jitter"),
+        ("{ jitter: 1 }", "TypeError", "invalid_type", "jitter"),
+        ("{ budget: 'no' }", "TypeError", "invalid_type", "budget"),
+        ("{ budget: { capacity: -1 } }", "RangeError", "negative", "budget.capacity"),
+        ("{ budget: { capacityy: 1 } }", "TypeError", "unknown_option", "budget.capacityy"),
+        ("{ breaker: { failureRatio: 2 } }", "RangeError", "too_large", "breaker.failureRatio"),
+        ("{ breaker: { openMs: 0 } }", "RangeError", "too_small", "breaker.openMs"),
+        ("{ retries: 3 }", "TypeError", "unknown_option", "retries"),
+        ("{ get maxAttempts() { throw new Error('boom') } }", "TypeError", "unreadable", "maxAttempts"),
+        ("new Proxy({}, { ownKeys() { throw new Error('trap') } })", "TypeError", "unreadable", "*"),
+        ("(() => { const o = {}; o.budget = o; return o })()", "TypeError", "unknown_option", "budget.budget"),
+        ("'fast'", "TypeError", "invalid_type", "policy"),
+        ("[1]", "TypeError", "invalid_type", "policy"),
+    ];
+    for (src, kind, code, field) in cases {
+        assert_eq!(policy_err(src), (kind.into(), code.into(), field.into()), "{src}");
+    }
+    assert_eq!(policy_err("undefined").0, "accepted");
+    assert_eq!(policy_err("{ budget: false, breaker: true, jitter: 'none' }").0, "accepted");
+}
+
+#[wasm_bindgen_test]
+fn every_weird_value_in_every_slot_is_an_error_or_a_result() {
+    let fields = ["maxAttempts", "baseDelayMs", "jitter", "budget", "breaker", "totalTimeoutMs"];
+    for v in weird_values() {
+        assert_error_or_ok(RetryEngine::new(v.clone(), JsValue::UNDEFINED), "policy");
+        assert_error_or_ok(RetryEngine::new(JsValue::UNDEFINED, v.clone()), "options");
+        for f in fields {
+            let o = Object::new();
+            Reflect::set(&o, &f.into(), &v).unwrap();
+            assert_error_or_ok(RetryEngine::new(o.into(), JsValue::UNDEFINED), f);
+        }
+        let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 1 }")).unwrap();
+        assert_error_or_ok(engine.classify(v.clone()), "classify");
+        assert_error_or_ok(engine.safety(v.clone(), v.clone()), "safety");
+        assert_error_or_ok(engine.set_protocol_version(v.clone()), "setProtocolVersion");
+        let call = engine.begin(1000.0).unwrap();
+        assert_error_or_ok(engine.record(&call, v.clone(), "unsafe".into(), 1000.0), "record outcome");
+        assert_error_or_ok(engine.record(&call, js("{ kind: 'timeout' }"), v.clone(), 1000.0), "record safety");
+        for key in ["kind", "code", "status", "retryAfterMs", "sent", "isError", "resultType", "hadSession"] {
+            let o = js("{ kind: 'http', status: 503 }");
+            Reflect::set(&o, &key.into(), &v).unwrap();
+            assert_error_or_ok(engine.classify(o), key);
+        }
+        if let Some(n) = v.as_f64() {
+            assert_error_or_ok(engine.begin(n), "begin");
+            assert_error_or_ok(engine.admit(&call, n), "admit");
+        }
+    }
+    // Still alive and still right.
+    let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 9 }")).unwrap();
+    let call = engine.begin(0.0).unwrap();
+    engine.admit(&call, 0.0).unwrap();
+    let step = engine.record(&call, js("{ kind: 'timeout' }"), "unsafe".into(), 5.0).unwrap();
+    assert_eq!(get(&get(&step, "decision"), "status").as_string().as_deref(), Some("unknown"));
+}
+
+#[wasm_bindgen_test]
+fn bad_times_and_outcomes_are_named() {
+    let engine = RetryEngine::new(JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    for (now, code) in
+        [(f64::NAN, "not_finite"), (-1.0, "negative"), (f64::INFINITY, "not_finite"), (1e300, "too_large")]
+    {
+        let e = engine.begin(now).err().expect("rejected");
+        assert_eq!(code_of(&e), ("RangeError".into(), code.into(), "nowMs".into()));
+    }
+    let cases = [
+        ("{ kind: 'http', status: 42 }", "RangeError", "too_small", "outcome.status"),
+        ("{ kind: 'http', status: 503.5 }", "RangeError", "not_integer", "outcome.status"),
+        ("{ kind: 'http', status: 503, retryAfterMs: -1 }", "RangeError", "negative", "outcome.retryAfterMs"),
+        ("{ kind: 'http', status: 503, retryAfterMs: NaN }", "RangeError", "not_finite", "outcome.retryAfterMs"),
+        ("{ kind: 'http' }", "TypeError", "missing", "outcome.status"),
+        ("{ kind: 'jsonrpc_error', code: 1.5 }", "RangeError", "not_integer", "outcome.code"),
+        ("{ kind: 'network', sent: 'yes' }", "RangeError", "invalid_value", "outcome.sent"),
+        ("{ kind: 'teapot' }", "RangeError", "invalid_value", "outcome.kind"),
+        ("{ kind: 'timeout', extra: 1 }", "TypeError", "unknown_option", "outcome.extra"),
+        ("{ kind: 'result', resultType: 'done' }", "RangeError", "invalid_value", "outcome.resultType"),
+        ("{}", "TypeError", "missing", "outcome.kind"),
+        ("null", "TypeError", "invalid_type", "outcome"),
+    ];
+    for (src, kind, code, field) in cases {
+        let e = engine.classify(js(src)).err().unwrap_or_else(|| panic!("{src} accepted"));
+        assert_eq!(code_of(&e), (kind.into(), code.into(), field.into()), "{src}");
+    }
+    let call = engine.begin(0.0).unwrap();
+    let e = engine.record(&call, js("{ kind: 'timeout' }"), "safe".into(), 0.0).err().unwrap();
+    assert_eq!(code_of(&e), ("RangeError".into(), "invalid_value".into(), "safety".into()));
+}
+
+#[wasm_bindgen_test]
+fn a_reentrant_getter_meets_no_panic() {
+    // The outcome's `kind` getter calls back into the same engine and call while the outer record runs.
+    let engine: JsValue = RetryEngine::new(js("{ maxAttempts: 5 }"), js("{ seed: 3 }")).unwrap().into();
+    let global = js_sys::global();
+    Reflect::set(&global, &"__mrpEngine".into(), &engine).unwrap();
+    let result = js(r#"(() => {
+        const e = globalThis.__mrpEngine;
+        const call = e.begin(0);
+        e.admit(call, 0);
+        let inner;
+        const outcome = { get kind() { inner = e.record(call, { kind: 'http', status: 503 }, 'read_only', 1); return 'timeout'; } };
+        const outer = e.record(call, outcome, 'read_only', 2);
+        return { inner, outer, attempts: call.attempts };
+    })()"#);
+    assert_eq!(get(&get(&get(&result, "inner"), "decision"), "action").as_string().as_deref(), Some("retry"));
+    assert_eq!(get(&get(&get(&result, "outer"), "classification"), "cause").as_string().as_deref(), Some("timeout"));
+    let _ = Reflect::delete_property(global.unchecked_ref::<Object>(), &"__mrpEngine".into());
+}
+
+#[wasm_bindgen_test]
+fn the_engine_runs_a_call_through_js_values() {
+    let engine = RetryEngine::new(
+        js("{ maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, budget: false }"),
+        js("{ seed: 5 }"),
+    )
+    .unwrap();
+    let tool = js("{ name: 'create_ticket', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: { operation_id: { type: 'string' } } } }");
+    assert_eq!(engine.safety(tool.clone(), js("{ trusted: false }")).unwrap(), "unsafe");
+    assert_eq!(engine.safety(tool.clone(), js("{ trusted: true }")).unwrap(), "read_only");
+    let keyed = js("{ annotations: { readOnlyHint: 'yes' }, inputSchema: { properties: { op: {} } } }");
+    assert_eq!(engine.safety(keyed.clone(), js("{ trusted: true, operationIdArgument: 'op' }")).unwrap(), "keyed");
+    assert_eq!(engine.safety(keyed, js("{ override: 'idempotent' }")).unwrap(), "idempotent");
+
+    let call = engine.begin(0.0).unwrap();
+    let mut now = 0.0;
+    let mut actions = Vec::new();
+    loop {
+        let adm = engine.admit(&call, now).unwrap();
+        if get(&adm, "admitted") != JsValue::TRUE {
+            actions.push(format!("refused:{}", get(&get(&adm, "decision"), "reason").as_string().unwrap()));
+            break;
+        }
+        let step =
+            engine.record(&call, js("{ kind: 'http', status: 503, retryAfterMs: 250 }"), "unsafe".into(), now).unwrap();
+        let d = get(&step, "decision");
+        let action = get(&d, "action").as_string().unwrap();
+        if action == "stop" {
+            actions.push(format!(
+                "stop:{}:{}",
+                get(&d, "status").as_string().unwrap(),
+                get(&d, "reason").as_string().unwrap()
+            ));
+            break;
+        }
+        let delay = get(&d, "delayMs").as_f64().unwrap();
+        assert!((250.0..=1000.0).contains(&delay), "Retry-After is a floor: {delay}");
+        now += delay;
+        actions.push("retry".into());
+    }
+    assert_eq!(actions, ["retry", "retry", "stop:failed:max_attempts"]);
+    assert_eq!(engine.budget_tokens().unwrap(), None);
+    assert_eq!(engine.breaker_state().unwrap().as_deref(), Some("closed"));
+    let policy = engine.policy().unwrap();
+    assert_eq!(get(&policy, "budget"), JsValue::FALSE);
+    assert_eq!(get(&policy, "maxAttempts").as_f64(), Some(3.0));
+}
+
+#[wasm_bindgen_test]
+fn operation_ids_and_revisions() {
+    let ids: Vec<String> = (0..200).map(|_| new_operation_id().unwrap()).collect();
+    let arr: Array = ids.iter().map(|s| JsValue::from_str(s)).collect();
+    let unique = js_sys::Set::new(&arr);
+    assert_eq!(unique.size(), 200);
+    assert!(ids.iter().all(|id| id.len() == 36 && id.as_bytes()[14] == b'4'));
+    assert_eq!(revision_for("2025-11-25").unwrap(), "2025-11-25");
+    assert_eq!(code_of(&revision_for("yesterday").err().unwrap()).1, "invalid_value");
+}
