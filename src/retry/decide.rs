@@ -86,6 +86,8 @@ pub enum Reason {
     Recover,
     /// Retry: answer the server's input request (a continuation, not a failure).
     ContinueInput,
+    /// The server asked for input more than [`MAX_INPUT_ROUNDS`] times in one call.
+    InputRoundsExceeded,
 }
 
 impl Reason {
@@ -109,6 +111,7 @@ impl Reason {
             Reason::Throttled => "throttled",
             Reason::Recover => "recover",
             Reason::ContinueInput => "continue_input",
+            Reason::InputRoundsExceeded => "input_rounds_exceeded",
         }
     }
 }
@@ -177,6 +180,8 @@ pub struct CallState {
     pub used_recover: u8,
     /// Whether an attempt was admitted and not yet recorded.
     pub in_flight: bool,
+    /// `input_required` rounds answered so far.
+    pub continuations: u32,
 }
 
 impl CallState {
@@ -189,6 +194,9 @@ impl CallState {
 pub(crate) const fn recover_bit(action: Recover) -> u8 {
     1 << (action as u8)
 }
+
+/// The most `input_required` rounds one call answers: a server that keeps asking is not converging.
+pub const MAX_INPUT_ROUNDS: u32 = 32;
 
 /// Everything [`decide`] looks at.
 #[derive(Clone, Copy, Debug)]
@@ -234,9 +242,19 @@ pub fn decide(i: &DecisionInput<'_>) -> Decision {
         Verdict::Throttled => backoff_retry(i, None, Reason::Throttled, give_up),
         Verdict::Recover => match c.recover {
             Some(Recover::PollTask) => Decision::stop(FinalStatus::Pending, Reason::TaskPending),
-            // A continuation: no delay, no budget, not an attempt.
+            // A continuation: no delay, no budget, not an attempt; bounded by the deadline and a round limit.
             Some(Recover::ContinueInput) => {
-                Decision::Retry { delay_ms: 0, recover: Some(Recover::ContinueInput), reason: Reason::ContinueInput }
+                if i.now_ms >= i.call.deadline_ms {
+                    give_up(Reason::Deadline)
+                } else if i.call.continuations >= MAX_INPUT_ROUNDS {
+                    give_up(Reason::InputRoundsExceeded)
+                } else {
+                    Decision::Retry {
+                        delay_ms: 0,
+                        recover: Some(Recover::ContinueInput),
+                        reason: Reason::ContinueInput,
+                    }
+                }
             }
             // Resuming a stream is a GET with Last-Event-ID, not a re-send: allowed for every tool.
             Some(Recover::ResumeStream) => backoff_retry(i, Some(Recover::ResumeStream), Reason::Recover, give_up),

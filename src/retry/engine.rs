@@ -149,7 +149,7 @@ impl Engine {
         if let Decision::Retry { delay_ms, recover, .. } = decision {
             call.pending_recover = recover;
             match recover {
-                Some(Recover::ContinueInput) => {}
+                Some(Recover::ContinueInput) => call.continuations = call.continuations.saturating_add(1),
                 Some(r @ (Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)) => {
                     call.used_recover |= recover_bit(r);
                 }

@@ -9,7 +9,7 @@ use super::outcome::{admission_to_js, classification_to_js, read_outcome, step_t
 use super::policy::{read_options, to_js};
 use super::read::{time_ms, Fields};
 use super::{random, JsResult};
-use crate::retry::policy::check_number;
+use crate::retry::policy::{check_number, Quoted};
 use crate::retry::{classify, safety, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -92,7 +92,7 @@ fn read_revision(field: &str, value: &str) -> JsResult<Revision> {
         range_error(
             "invalid_value",
             field,
-            &format!("{field} must be one of 2025-06-18, 2025-11-25, 2026-07-28, got {value:?}"),
+            &format!("{field} must be one of 2025-06-18, 2025-11-25, 2026-07-28, got {}", Quoted(value)),
         )
     })
 }
@@ -105,7 +105,7 @@ fn read_safety(value: &JsValue) -> JsResult<Safety> {
         range_error(
             "invalid_value",
             "safety",
-            &format!("safety must be one of read_only, idempotent, keyed, unsafe, got {s:?}"),
+            &format!("safety must be one of read_only, idempotent, keyed, unsafe, got {}", Quoted(&s)),
         )
     })
 }
@@ -159,7 +159,7 @@ impl RetryEngine {
             range_error(
                 "invalid_value",
                 "protocolVersion",
-                &format!("protocolVersion must be a YYYY-MM-DD date, got {v:?}"),
+                &format!("protocolVersion must be a YYYY-MM-DD date, got {}", Quoted(&v)),
             )
         })?;
         self.inner.try_borrow_mut().map_err(|_| busy())?.revision = r;
@@ -322,7 +322,7 @@ pub fn revision_for(protocol_version: &str) -> JsResult<String> {
         range_error(
             "invalid_value",
             "protocolVersion",
-            &format!("protocolVersion must be a YYYY-MM-DD date, got {protocol_version:?}"),
+            &format!("protocolVersion must be a YYYY-MM-DD date, got {}", Quoted(protocol_version)),
         )
     })
 }

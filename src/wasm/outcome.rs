@@ -13,11 +13,11 @@ use super::read::{set, Fields};
 use super::JsResult;
 use crate::retry::breaker::Transition;
 use crate::retry::engine::{Admission, Step};
-use crate::retry::policy::{check_number, MAX_DURATION_MS};
+use crate::retry::policy::{check_number, Num, Quoted, MAX_DURATION_MS};
 use crate::retry::{AttemptOutcome, Classification, Decision, ResultType, Sent};
 
 fn invalid_value(field: &str, got: &str, expected: &str) -> JsValue {
-    range_error("invalid_value", field, &format!("{field} must be one of {expected}, got {got:?}"))
+    range_error("invalid_value", field, &format!("{field} must be one of {expected}, got {}", Quoted(got)))
 }
 
 fn required<T>(v: Option<T>, field: &str, what: &str) -> JsResult<T> {
@@ -66,7 +66,7 @@ pub fn read_outcome(value: &JsValue) -> JsResult<AttemptOutcome> {
                 return Err(range_error(
                     "not_integer",
                     "outcome.code",
-                    &format!("outcome.code must be a safe integer, got {code}"),
+                    &format!("outcome.code must be a safe integer, got {}", Num(code)),
                 ));
             }
             AttemptOutcome::JsonRpcError { code: code as i64 }

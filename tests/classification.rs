@@ -1,0 +1,169 @@
+//! The classification table, as data: one row per (revision, outcome), read like the spec.
+//!
+//! Columns: revision(s) · outcome · verdict · delivery · recover action · cause. `ALL` expands to one row per
+//! revision. Sources are in `../shared/MCP-FACTS.md`; the comments name the fact each block rests on.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+use mcp_retry_policy::retry::{
+    classify, AttemptOutcome as O, Cause as C, Delivery as D, Recover as R, ResultType, Revision, Sent, Verdict as V,
+};
+
+const R0: &[Revision] = &[Revision::V2025_06_18];
+const R1: &[Revision] = &[Revision::V2025_11_25];
+const R2: &[Revision] = &[Revision::V2026_07_28];
+const UPTO_R1: &[Revision] = &[Revision::V2025_06_18, Revision::V2025_11_25];
+const ALL: &[Revision] = &Revision::ALL;
+
+type Row = (&'static [Revision], O, V, D, Option<R>, C);
+
+const fn res(is_error: bool, result_type: ResultType) -> O {
+    O::Result { is_error, result_type }
+}
+const fn rpc(code: i64) -> O {
+    O::JsonRpcError { code }
+}
+const fn http(status: u16, had_session: bool) -> O {
+    O::Http { status, retry_after_ms: None, had_session }
+}
+
+use D::{NotProcessed as NP, Processed as P, Unknown as U};
+use V::{Permanent as Perm, Transient as Tr};
+
+#[rustfmt::skip]
+const TABLE: &[Row] = &[
+    // ── Results: the tool ran. isError is the tool saying no (SEP-1303: validation errors too).
+    (ALL, res(false, ResultType::Complete),      V::Success,   P,  None,                   C::Result),
+    (ALL, res(true,  ResultType::Complete),      V::ToolError, P,  None,                   C::ToolError),
+    // 2026-07-28 resultType: input_required is a continuation; task is polled, never re-sent.
+    (R2,  res(false, ResultType::InputRequired), V::Recover,   P,  Some(R::ContinueInput), C::InputRequired),
+    (R2,  res(true,  ResultType::InputRequired), V::Recover,   P,  Some(R::ContinueInput), C::InputRequired),
+    (R2,  res(false, ResultType::Task),          V::Recover,   P,  Some(R::PollTask),      C::TaskCreated),
+    (R1,  res(false, ResultType::Task),          V::Recover,   P,  Some(R::PollTask),      C::TaskCreated),
+
+    // ── JSON-RPC standard errors: permanent for that exact request, rejected before the tool ran.
+    (ALL, rpc(-32700), Perm, NP, None, C::ParseError),
+    (ALL, rpc(-32600), Perm, NP, None, C::InvalidRequest),
+    (ALL, rpc(-32601), Perm, NP, None, C::MethodNotFound),
+    // Invalid arguments: a protocol error in 2025-06-18 and in the 2026-07-28 schema doc.
+    (ALL, rpc(-32602), Perm, NP, None, C::InvalidParams),
+    // Internal error: the server may have acted before failing (and mcp-remote maps every forwarding failure here).
+    (ALL, rpc(-32603), Tr,   U,  None, C::InternalError),
+
+    // ── -32000..-32019: implementation-defined; no cross-implementation meaning. The TS SDK's local
+    // ConnectionClosed (-32000) and RequestTimeout (-32001) land here too: the work may have happened.
+    (ALL, rpc(-32000), Tr, U, None, C::ImplementationDefined),
+    (ALL, rpc(-32001), Tr, U, None, C::ImplementationDefined),
+    (ALL, rpc(-32010), Tr, U, None, C::ImplementationDefined),
+    (ALL, rpc(-32019), Tr, U, None, C::ImplementationDefined),
+    (ALL, rpc(-32099), Tr, U, None, C::ImplementationDefined),
+
+    // ── -32002 resource not found: defined up to 2025-11-25, retired in 2026-07-28 (becomes -32602).
+    (UPTO_R1, rpc(-32002), Perm, NP, None, C::ResourceNotFound),
+    (R2,      rpc(-32002), Tr,   U,  None, C::ImplementationDefined),
+
+    // ── 2026-07-28: -32020 HeaderMismatch → tools/list, then re-send once; -32021 missing capability;
+    // -32022 unsupported version → renegotiate, no backoff. Before 2026-07-28 they are implementation-defined.
+    (R2,      rpc(-32020), V::Recover, NP, Some(R::RefreshTools), C::HeaderMismatch),
+    (R2,      rpc(-32021), Perm,       NP, None,                  C::MissingClientCapability),
+    (R2,      rpc(-32022), V::Recover, NP, Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
+    (UPTO_R1, rpc(-32020), Tr,         U,  None,                  C::ImplementationDefined),
+    (UPTO_R1, rpc(-32021), Tr,         U,  None,                  C::ImplementationDefined),
+    (UPTO_R1, rpc(-32022), Tr,         U,  None,                  C::ImplementationDefined),
+
+    // ── -32042 URL elicitation required (2025-11-25): needs the user, never a backoff retry; retired after.
+    (R1, rpc(-32042), Perm, NP, None, C::UrlElicitationRequired),
+    (R0, rpc(-32042), Tr,   U,  None, C::ImplementationDefined),
+    (R2, rpc(-32042), Tr,   U,  None, C::ImplementationDefined),
+
+    // ── Python SDK local codes: a timeout is 408; an HTTP 404 of a session is 32600 "Session terminated".
+    (ALL,     rpc(408),   Tr,         U,  None,                  C::SdkRequestTimeout),
+    (UPTO_R1, rpc(32600), V::Recover, NP, Some(R::Reinitialize), C::SdkSessionTerminated),
+    (R2,      rpc(32600), Tr,         U,  None,                  C::ApplicationDefined),
+
+    // ── Application-defined codes: a server answered, but not the tool: the work may have happened.
+    (ALL, rpc(-1),     Tr, U, None, C::ApplicationDefined),
+    (ALL, rpc(1),      Tr, U, None, C::ApplicationDefined),
+    (ALL, rpc(-31999), Tr, U, None, C::ApplicationDefined),
+
+    // ── HTTP, rejected before dispatch: 400 (missing session id, bad MCP-Protocol-Version), 403 (Origin).
+    (ALL, http(400, false), Perm, NP, None,                    C::HttpBadRequest),
+    (ALL, http(400, true),  Perm, NP, None,                    C::HttpBadRequest),
+    (ALL, http(401, false), V::Recover, NP, Some(R::Reauthenticate), C::HttpUnauthorized),
+    (ALL, http(403, false), Perm, NP, None,                    C::HttpForbidden),
+    // 404 with a session id (≤ 2025-11-25): the session is gone; the client MUST re-initialize; not processed.
+    (UPTO_R1, http(404, true),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
+    (UPTO_R1, http(404, false), Perm,       NP, None,                  C::HttpNotFound),
+    // 2026-07-28: no sessions; 404 means not implemented.
+    (R2,      http(404, true),  Perm,       NP, None,                  C::HttpNotFound),
+    (R2,      http(404, false), Perm,       NP, None,                  C::HttpNotFound),
+    (ALL, http(405, false), Perm, NP, None, C::HttpMethodNotAllowed),
+    // 408: the server did not receive the whole request in time (RFC 9110).
+    (ALL, http(408, false), Tr,   NP, None, C::HttpRequestTimeout),
+    // 409: a concurrent duplicate (idempotency-key draft); this copy was not processed.
+    (ALL, http(409, false), Tr,   NP, None, C::HttpConflict),
+    (ALL, http(413, false), Perm, NP, None, C::HttpPayloadTooLarge),
+    (ALL, http(422, false), Perm, NP, None, C::HttpOtherClientError),
+    (ALL, http(429, false), V::Throttled, NP, None, C::HttpTooManyRequests),
+    // 5xx: the server (or a gateway's upstream) may have acted — except 503, refused before processing.
+    (ALL, http(500, false), Tr, U,  None, C::HttpInternalServerError),
+    (ALL, http(502, false), Tr, U,  None, C::HttpBadGateway),
+    (ALL, http(503, false), Tr, NP, None, C::HttpServiceUnavailable),
+    (ALL, http(503, true),  Tr, NP, None, C::HttpServiceUnavailable),
+    (ALL, http(504, false), Tr, U,  None, C::HttpGatewayTimeout),
+    (ALL, http(520, false), Tr, U,  None, C::HttpOtherServerError),
+    // A 2xx/3xx without a JSON-RPC answer (e.g. 202 to a request): nothing says it was not acted on.
+    (ALL, http(202, false), Tr, U,  None, C::HttpUnexpected),
+
+    // ── The network: refused/DNS = not sent; reset after the request was written or a browser's bare TypeError = maybe.
+    (ALL, O::Network { sent: Sent::No },    Tr, NP, None, C::NotSent),
+    (ALL, O::Network { sent: Sent::Maybe }, Tr, U,  None, C::MaybeSent),
+    // Our timeout: a cancellation may arrive after the work completed.
+    (ALL, O::Timeout, Tr, U, None, C::Timeout),
+    // Broken stream: ≤ 2025-11-25 resumable with Last-Event-ID if the server gave event ids; 2026-07-28 loses it.
+    (UPTO_R1, O::StreamBroken { event_id_seen: true,  retry_ms: None }, V::Recover, U, Some(R::ResumeStream), C::StreamBrokenResumable),
+    (UPTO_R1, O::StreamBroken { event_id_seen: false, retry_ms: None }, Tr,         U, None,                  C::StreamBroken),
+    (R2,      O::StreamBroken { event_id_seen: true,  retry_ms: None }, Tr,         U, None,                  C::StreamBroken),
+    (R2,      O::StreamBroken { event_id_seen: false, retry_ms: None }, Tr,         U, None,                  C::StreamBroken),
+    // The caller aborted: before the request left it was not processed; after, unknown.
+    (ALL, O::Aborted { sent: Sent::No },    V::Cancelled, NP, None, C::Aborted),
+    (ALL, O::Aborted { sent: Sent::Maybe }, V::Cancelled, U,  None, C::Aborted),
+];
+
+#[test]
+fn the_table() {
+    let mut rows = 0;
+    let mut failures = Vec::new();
+    for (revs, outcome, verdict, delivery, recover, cause) in TABLE {
+        for rev in *revs {
+            rows += 1;
+            let c = classify(outcome, *rev);
+            let got = (c.verdict, c.delivery, c.recover, c.cause);
+            let want = (*verdict, *delivery, *recover, *cause);
+            if got != want {
+                failures.push(format!("{rev} {outcome:?}: got {got:?}, want {want:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} rows differ:\n{}", failures.len(), failures.join("\n"));
+    println!("classification table: {rows} rows");
+    assert!(rows >= 80, "the table has {rows} rows; the issue asks for at least 80");
+}
+
+#[test]
+fn every_cause_appears_in_the_table() {
+    for cause in C::ALL {
+        assert!(TABLE.iter().any(|row| row.5 == *cause), "no row for {cause:?}");
+    }
+}
+
+#[test]
+fn retry_after_and_sse_retry_are_carried() {
+    for rev in Revision::ALL {
+        let c = classify(&O::Http { status: 429, retry_after_ms: Some(1500), had_session: false }, rev);
+        assert_eq!(c.retry_after_ms, Some(1500));
+        let c = classify(&O::StreamBroken { event_id_seen: true, retry_ms: Some(3000) }, rev);
+        assert_eq!(c.retry_after_ms, Some(3000));
+        let c = classify(&O::Timeout, rev);
+        assert_eq!(c.retry_after_ms, None);
+    }
+}

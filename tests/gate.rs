@@ -1,0 +1,241 @@
+//! The gate table of DESIGN.md, cell by cell, and every stop of `decide`, one test row each.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+use mcp_retry_policy::retry::{
+    classify, decide, AttemptOutcome as O, CallState, Decision, DecisionInput, FinalStatus as F, Jitter, Policy,
+    Reason, Recover, ResultType, Revision, Safety, Sent,
+};
+
+const NOW: u64 = 10_000;
+
+fn policy() -> Policy {
+    Policy { jitter: Jitter::None, base_delay_ms: 100, max_delay_ms: 1_000, ..Policy::default() }
+}
+
+fn call() -> CallState {
+    CallState { started_ms: NOW, deadline_ms: NOW + 60_000, attempts: 1, ..CallState::default() }
+}
+
+struct Case {
+    outcome: O,
+    safety: Safety,
+    call: CallState,
+    policy: Policy,
+    breaker_open: bool,
+    budget: Option<u64>,
+    revision: Revision,
+}
+
+fn case(outcome: O, safety: Safety) -> Case {
+    Case {
+        outcome,
+        safety,
+        call: call(),
+        policy: policy(),
+        breaker_open: false,
+        budget: Some(10_000),
+        revision: Revision::LATEST,
+    }
+}
+
+fn run(c: &Case) -> Decision {
+    let cl = classify(&c.outcome, c.revision);
+    decide(&DecisionInput {
+        policy: &c.policy,
+        call: &c.call,
+        classification: &cl,
+        safety: c.safety,
+        now_ms: NOW,
+        random: 0,
+        breaker_open: c.breaker_open,
+        budget_milli: c.budget,
+    })
+}
+
+const RETRY: Decision = Decision::Retry { delay_ms: 100, recover: None, reason: Reason::Transient };
+
+#[test]
+fn the_gate() {
+    use Safety::*;
+    let not_processed = O::Network { sent: Sent::No };
+    let unknown = O::Network { sent: Sent::Maybe };
+    let processed = O::Result { is_error: false, result_type: ResultType::Complete };
+    let stop_unknown = Decision::stop(F::Unknown, Reason::UnsafeAfterUnknown);
+    let done = Decision::stop(F::Succeeded, Reason::Succeeded);
+    #[rustfmt::skip]
+    let table = [
+        //  delivery       read_only  idempotent  keyed   unsafe
+        (not_processed, [RETRY,     RETRY,      RETRY,  RETRY]),
+        (unknown,       [RETRY,     RETRY,      RETRY,  stop_unknown]),
+        (processed,     [done,      done,       done,   done]),
+    ];
+    for (outcome, row) in table {
+        for (safety, want) in [ReadOnly, Idempotent, Keyed, Unsafe].into_iter().zip(row) {
+            assert_eq!(run(&case(outcome, safety)), want, "{outcome:?} × {safety:?}");
+        }
+    }
+}
+
+#[test]
+fn every_stop() {
+    let transient = O::Network { sent: Sent::No };
+    let lost = O::Network { sent: Sent::Maybe };
+    let mut rows: Vec<(&str, Case, Decision)> = Vec::new();
+    rows.push((
+        "tool error",
+        case(O::Result { is_error: true, result_type: ResultType::Complete }, Safety::Keyed),
+        Decision::stop(F::ToolError, Reason::ToolError),
+    ));
+    rows.push((
+        "task created",
+        case(O::Result { is_error: false, result_type: ResultType::Task }, Safety::Unsafe),
+        Decision::stop(F::Pending, Reason::TaskPending),
+    ));
+    rows.push((
+        "permanent",
+        case(O::JsonRpcError { code: -32602 }, Safety::ReadOnly),
+        Decision::stop(F::Failed, Reason::Permanent),
+    ));
+    rows.push((
+        "abort before send",
+        case(O::Aborted { sent: Sent::No }, Safety::Unsafe),
+        Decision::stop(F::Failed, Reason::Aborted),
+    ));
+    rows.push((
+        "abort after send",
+        case(O::Aborted { sent: Sent::Maybe }, Safety::ReadOnly),
+        Decision::stop(F::Unknown, Reason::Aborted),
+    ));
+    rows.push((
+        "max attempts",
+        Case { call: CallState { attempts: 3, ..call() }, ..case(transient, Safety::ReadOnly) },
+        Decision::stop(F::Failed, Reason::MaxAttempts),
+    ));
+    rows.push((
+        "max attempts after an unknown delivery",
+        Case { call: CallState { attempts: 3, ..call() }, ..case(lost, Safety::Keyed) },
+        Decision::stop(F::Unknown, Reason::MaxAttempts),
+    ));
+    rows.push((
+        "an earlier attempt may have landed",
+        Case { call: CallState { attempts: 3, maybe_delivered: true, ..call() }, ..case(transient, Safety::Keyed) },
+        Decision::stop(F::Unknown, Reason::MaxAttempts),
+    ));
+    rows.push((
+        "breaker open",
+        Case { breaker_open: true, ..case(transient, Safety::ReadOnly) },
+        Decision::stop(F::Failed, Reason::BreakerOpen),
+    ));
+    rows.push((
+        "budget empty",
+        Case { budget: Some(999), ..case(transient, Safety::ReadOnly) },
+        Decision::stop(F::Failed, Reason::BudgetExhausted),
+    ));
+    rows.push((
+        "budget empty after a timeout (costs 2)",
+        Case { budget: Some(1_999), ..case(O::Timeout, Safety::ReadOnly) },
+        Decision::stop(F::Unknown, Reason::BudgetExhausted),
+    ));
+    rows.push((
+        "deadline",
+        Case { call: CallState { deadline_ms: NOW + 100, ..call() }, ..case(transient, Safety::ReadOnly) },
+        Decision::stop(F::Failed, Reason::Deadline),
+    ));
+    rows.push((
+        "retry-after past the deadline",
+        Case {
+            call: CallState { deadline_ms: NOW + 5_000, ..call() },
+            ..case(O::Http { status: 429, retry_after_ms: Some(9_000), had_session: false }, Safety::Unsafe)
+        },
+        Decision::stop(F::Failed, Reason::RetryAfterBeyondDeadline),
+    ));
+    rows.push((
+        "401",
+        case(O::Http { status: 401, retry_after_ms: None, had_session: false }, Safety::ReadOnly),
+        Decision::stop(F::Failed, Reason::ReauthenticationRequired),
+    ));
+    rows.push((
+        "re-initialize only once",
+        Case {
+            revision: Revision::V2025_11_25,
+            call: CallState { used_recover: 1 << (Recover::Reinitialize as u8), ..call() },
+            ..case(O::Http { status: 404, retry_after_ms: None, had_session: true }, Safety::ReadOnly)
+        },
+        Decision::stop(F::Failed, Reason::RecoverExhausted),
+    ));
+    rows.push((
+        "input rounds",
+        Case {
+            call: CallState { continuations: 32, ..call() },
+            ..case(O::Result { is_error: false, result_type: ResultType::InputRequired }, Safety::Unsafe)
+        },
+        Decision::stop(F::Failed, Reason::InputRoundsExceeded),
+    ));
+    rows.push((
+        "unsafe, resumed stream then refused",
+        Case { call: CallState { maybe_delivered: true, ..call() }, ..case(transient, Safety::Unsafe) },
+        Decision::stop(F::Unknown, Reason::UnsafeAfterUnknown),
+    ));
+    for (name, c, want) in rows {
+        assert_eq!(run(&c), want, "{name}");
+    }
+}
+
+#[test]
+fn every_retry_shape() {
+    let rows: Vec<(&str, Case, Decision)> = vec![
+        (
+            "429 waits for Retry-After",
+            case(O::Http { status: 429, retry_after_ms: Some(2_500), had_session: false }, Safety::Unsafe),
+            Decision::Retry { delay_ms: 2_500, recover: None, reason: Reason::Throttled },
+        ),
+        (
+            "Retry-After is clamped",
+            Case {
+                policy: Policy { max_retry_after_ms: 1_500, ..policy() },
+                ..case(O::Http { status: 503, retry_after_ms: Some(30_000), had_session: false }, Safety::Unsafe)
+            },
+            Decision::Retry { delay_ms: 1_500, recover: None, reason: Reason::Transient },
+        ),
+        (
+            "session 404: re-initialize at once",
+            Case {
+                revision: Revision::V2025_11_25,
+                ..case(O::Http { status: 404, retry_after_ms: None, had_session: true }, Safety::Unsafe)
+            },
+            Decision::Retry { delay_ms: 0, recover: Some(Recover::Reinitialize), reason: Reason::Recover },
+        ),
+        (
+            "-32020: refresh tools at once",
+            case(O::JsonRpcError { code: -32020 }, Safety::Unsafe),
+            Decision::Retry { delay_ms: 0, recover: Some(Recover::RefreshTools), reason: Reason::Recover },
+        ),
+        (
+            "-32022: renegotiate at once",
+            case(O::JsonRpcError { code: -32022 }, Safety::Unsafe),
+            Decision::Retry { delay_ms: 0, recover: Some(Recover::Renegotiate), reason: Reason::Recover },
+        ),
+        (
+            "broken stream with event ids: resume, even for an unsafe tool",
+            Case {
+                revision: Revision::V2025_11_25,
+                ..case(O::StreamBroken { event_id_seen: true, retry_ms: Some(700) }, Safety::Unsafe)
+            },
+            Decision::Retry { delay_ms: 700, recover: Some(Recover::ResumeStream), reason: Reason::Recover },
+        ),
+        (
+            "input_required: continue at once",
+            case(O::Result { is_error: false, result_type: ResultType::InputRequired }, Safety::Unsafe),
+            Decision::Retry { delay_ms: 0, recover: Some(Recover::ContinueInput), reason: Reason::ContinueInput },
+        ),
+        (
+            "second retry doubles",
+            Case { call: CallState { retries: 1, ..call() }, ..case(O::Timeout, Safety::Idempotent) },
+            Decision::Retry { delay_ms: 200, recover: None, reason: Reason::Transient },
+        ),
+        ("no budget section: no budget stop", Case { budget: None, ..case(O::Timeout, Safety::Keyed) }, RETRY),
+    ];
+    for (name, c, want) in rows {
+        assert_eq!(run(&c), want, "{name}");
+    }
+}

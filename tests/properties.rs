@@ -1,0 +1,264 @@
+//! Properties of the core, over arbitrary inputs (proptest): the delay bounds, the deadline, the gate,
+//! the budget, the breaker's transitions, and determinism.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
+
+use mcp_retry_policy::retry::backoff::{delay, with_floor};
+use mcp_retry_policy::retry::policy::{BreakerOptions, BudgetOptions, Section};
+use mcp_retry_policy::retry::{
+    classify, decide, AttemptOutcome, BreakerConfig, BreakerState, CallState, Decision, DecisionInput, Delivery,
+    Engine, FinalStatus, Jitter, Policy, PolicyOptions, Recover, ResultType, Revision, Safety, Sent, SplitMix64,
+    Verdict,
+};
+use proptest::prelude::*;
+
+fn jitter() -> impl Strategy<Value = Jitter> {
+    prop_oneof![Just(Jitter::Full), Just(Jitter::Equal), Just(Jitter::Decorrelated), Just(Jitter::None)]
+}
+
+fn revision() -> impl Strategy<Value = Revision> {
+    prop_oneof![Just(Revision::V2025_06_18), Just(Revision::V2025_11_25), Just(Revision::V2026_07_28)]
+}
+
+fn safety() -> impl Strategy<Value = Safety> {
+    prop_oneof![Just(Safety::ReadOnly), Just(Safety::Idempotent), Just(Safety::Keyed), Just(Safety::Unsafe)]
+}
+
+fn sent() -> impl Strategy<Value = Sent> {
+    prop_oneof![Just(Sent::No), Just(Sent::Maybe)]
+}
+
+fn ms() -> impl Strategy<Value = Option<u64>> {
+    prop_oneof![Just(None), (0u64..120_000).prop_map(Some), any::<u64>().prop_map(Some)]
+}
+
+fn outcome() -> impl Strategy<Value = AttemptOutcome> {
+    let codes = prop_oneof![-32700i64..=-32600, -32100i64..=-31990, Just(408i64), Just(32600i64), any::<i64>(),];
+    let statuses = prop_oneof![
+        prop::sample::select(vec![200u16, 202, 400, 401, 403, 404, 405, 408, 409, 413, 429, 500, 502, 503, 504]),
+        100u16..1000
+    ];
+    prop_oneof![
+        (
+            any::<bool>(),
+            prop_oneof![Just(ResultType::Complete), Just(ResultType::InputRequired), Just(ResultType::Task)]
+        )
+            .prop_map(|(is_error, result_type)| AttemptOutcome::Result { is_error, result_type }),
+        codes.prop_map(|code| AttemptOutcome::JsonRpcError { code }),
+        (statuses, ms(), any::<bool>()).prop_map(|(status, retry_after_ms, had_session)| AttemptOutcome::Http {
+            status,
+            retry_after_ms,
+            had_session
+        }),
+        sent().prop_map(|sent| AttemptOutcome::Network { sent }),
+        Just(AttemptOutcome::Timeout),
+        (any::<bool>(), ms())
+            .prop_map(|(event_id_seen, retry_ms)| AttemptOutcome::StreamBroken { event_id_seen, retry_ms }),
+        sent().prop_map(|sent| AttemptOutcome::Aborted { sent }),
+    ]
+}
+
+fn policy() -> impl Strategy<Value = Policy> {
+    (
+        1u32..8,
+        0u64..5_000,
+        0u64..60_000,
+        jitter(),
+        1u64..400_000,
+        0u64..100_000,
+        prop_oneof![
+            Just(Section::Off),
+            Just(Section::Default),
+            (0.0f64..5.0).prop_map(|c| Section::On(BudgetOptions { capacity: Some(c), ..Default::default() }))
+        ],
+        prop_oneof![
+            Just(Section::Off),
+            Just(Section::Default),
+            (1u32..4).prop_map(|n| Section::On(BreakerOptions {
+                consecutive_failures: Some(f64::from(n)),
+                open_ms: Some(1000.0),
+                ..Default::default()
+            }))
+        ],
+    )
+        .prop_map(|(attempts, base, extra, jitter, total, max_ra, budget, breaker)| {
+            Policy::from_options(&PolicyOptions {
+                max_attempts: Some(f64::from(attempts)),
+                base_delay_ms: Some(base as f64),
+                max_delay_ms: Some((base + extra) as f64),
+                jitter: Some(jitter.as_str().into()),
+                total_timeout_ms: Some(total as f64),
+                max_retry_after_ms: Some(max_ra as f64),
+                budget,
+                breaker,
+                ..Default::default()
+            })
+            .unwrap()
+        })
+}
+
+fn call_state() -> impl Strategy<Value = CallState> {
+    (0u64..1_000_000, 1u64..500_000, 1u32..10, 0u32..70, any::<bool>(), 0u64..100_000, any::<u8>()).prop_map(
+        |(started, span, attempts, retries, maybe, prev, used)| CallState {
+            started_ms: started,
+            deadline_ms: started + span,
+            attempts,
+            retries,
+            maybe_delivered: maybe,
+            previous_delay_ms: prev,
+            used_recover: used,
+            ..CallState::default()
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// 0 ≤ delay ≤ max(cap, clamped retry-after), for every input, with saturating arithmetic.
+    #[test]
+    fn delay_is_bounded(base in any::<u64>(), cap in any::<u64>(), j in jitter(), retry in any::<u32>(),
+                        prev in any::<u64>(), random in any::<u64>(), ra in ms(), max_ra in any::<u64>()) {
+        let base = base.min(cap);
+        let d = with_floor(delay(base, cap, j, retry, prev, random), ra, max_ra);
+        let clamped = ra.map_or(0, |ra| ra.min(max_ra));
+        prop_assert!(d <= cap.max(clamped), "d={d} cap={cap} ra={clamped}");
+        if ra.is_some() {
+            prop_assert!(d >= clamped);
+        }
+    }
+
+    /// The decision never waits past the deadline, never re-sends an unsafe tool after a possible delivery,
+    /// and stops as `unknown` whenever a delivery may have happened and the tool did not answer.
+    #[test]
+    fn decide_respects_the_gate_and_the_deadline(p in policy(), call in call_state(), o in outcome(), rev in revision(),
+                                                  s in safety(), offset in 0u64..600_000, random in any::<u64>(),
+                                                  breaker_open in any::<bool>(), tokens in prop::option::of(0u64..20_000)) {
+        let c = classify(&o, rev);
+        let now = call.started_ms + offset;
+        let d = decide(&DecisionInput { policy: &p, call: &call, classification: &c, safety: s, now_ms: now,
+                                        random, breaker_open, budget_milli: tokens });
+        let ambiguous = c.delivery == Delivery::Unknown || call.maybe_delivered;
+        match d {
+            Decision::Retry { delay_ms, recover, .. } => {
+                prop_assert!(now + delay_ms < call.deadline_ms, "retry past the deadline: {d:?}");
+                if s == Safety::Unsafe && ambiguous {
+                    prop_assert!(matches!(recover, Some(Recover::ResumeStream | Recover::ContinueInput)),
+                                 "an unsafe tool re-sent after a possible delivery: {d:?} {c:?}");
+                }
+                if recover.is_none() || recover == Some(Recover::ResumeStream) {
+                    prop_assert!(call.attempts < p.max_attempts);
+                    prop_assert!(!breaker_open);
+                }
+            }
+            Decision::Stop { status, .. } => {
+                let tool_answered = matches!(c.verdict, Verdict::Success | Verdict::ToolError)
+                    || c.recover == Some(Recover::PollTask);
+                if ambiguous && !tool_answered {
+                    prop_assert_eq!(status, FinalStatus::Unknown);
+                }
+                if !ambiguous {
+                    prop_assert_ne!(status, FinalStatus::Unknown);
+                }
+            }
+        }
+    }
+
+    /// Whole calls through the engine: they end, the budget stays within [0, capacity], every breaker
+    /// transition is a legal one, and the same seed gives the same run.
+    #[test]
+    fn engine_runs_end_and_stay_legal(p in policy(), outcomes in prop::collection::vec(outcome(), 1..40),
+                                      rev in revision(), s in safety(), seed in any::<u64>()) {
+        let run = |seed: u64| {
+            let mut e = Engine::new(p);
+            let mut rng = SplitMix64::new(seed);
+            let mut now = 0u64;
+            let mut log = Vec::new();
+            let mut sends = 0;
+            for o in &outcomes {
+                let mut call = e.begin(now);
+                loop {
+                    match e.admit(&mut call, now) {
+                        Err(d) => { log.push(d); break; }
+                        Ok(adm) => {
+                            if let Some(t) = adm.breaker { check_transition(t.from, t.to); }
+                        }
+                    }
+                    sends += 1;
+                    assert!(sends < 10_000, "a call did not end");
+                    now += 7;
+                    let step = e.record(&mut call, o, s, rev, now, rng.next_u64());
+                    if let Some(t) = step.breaker { check_transition(t.from, t.to); }
+                    if let (Some(left), Some(b)) = (e.budget_milli(), p.budget) {
+                        assert!(left <= b.capacity_milli);
+                    }
+                    log.push(step.decision);
+                    match step.decision {
+                        Decision::Stop { status, .. } => {
+                            if call.maybe_delivered && !matches!(o, AttemptOutcome::Result { .. }) {
+                                assert_eq!(status, FinalStatus::Unknown);
+                            }
+                            break;
+                        }
+                        Decision::Retry { delay_ms, .. } => now += delay_ms,
+                    }
+                }
+                now += 1000;
+            }
+            log
+        };
+        let a = run(seed);
+        prop_assert_eq!(&a, &run(seed));
+    }
+
+    /// Policy validation is total: any f64 in any field gives a policy or a named error, never a panic.
+    #[test]
+    fn policy_validation_is_total(v in prop_oneof![any::<f64>(), Just(f64::NAN), Just(f64::INFINITY), Just(-0.0), Just(1e300)],
+                                  field in 0usize..9) {
+        let mut o = PolicyOptions::default();
+        let mut b = BreakerOptions::default();
+        match field {
+            0 => o.max_attempts = Some(v),
+            1 => o.base_delay_ms = Some(v),
+            2 => o.max_delay_ms = Some(v),
+            3 => o.attempt_timeout_ms = Some(v),
+            4 => o.total_timeout_ms = Some(v),
+            5 => o.max_retry_after_ms = Some(v),
+            6 => o.budget = Section::On(BudgetOptions { capacity: Some(v), ..Default::default() }),
+            7 => b.failure_ratio = Some(v),
+            _ => b.window_ms = Some(v),
+        }
+        if field >= 7 { o.breaker = Section::On(b); }
+        match Policy::from_options(&o) {
+            Ok(p) => prop_assert!(p.max_attempts >= 1 && p.base_delay_ms <= p.max_delay_ms),
+            Err(e) => prop_assert!(!e.field.is_empty() && !e.to_string().is_empty()),
+        }
+    }
+}
+
+fn check_transition(from: BreakerState, to: BreakerState) {
+    let legal = matches!(
+        (from, to),
+        (BreakerState::Closed, BreakerState::Open { .. })
+            | (BreakerState::Open { .. }, BreakerState::HalfOpen { .. })
+            | (BreakerState::HalfOpen { .. }, BreakerState::Closed)
+            | (BreakerState::HalfOpen { .. }, BreakerState::Open { .. })
+    );
+    assert!(legal, "illegal breaker transition {from:?} → {to:?}");
+}
+
+#[test]
+fn breaker_never_opens_on_tool_errors() {
+    let mut e = Engine::new(Policy {
+        breaker: Some(BreakerConfig { consecutive_failures: 1, ..BreakerConfig::default() }),
+        ..Policy::default()
+    });
+    for i in 0..100 {
+        let mut call = e.begin(i);
+        e.admit(&mut call, i).unwrap();
+        let o = AttemptOutcome::Result { is_error: true, result_type: ResultType::Complete };
+        let step = e.record(&mut call, &o, Safety::Unsafe, Revision::LATEST, i, 0);
+        assert_eq!(step.breaker, None);
+    }
+    assert_eq!(e.breaker_state(), Some(BreakerState::Closed));
+}
