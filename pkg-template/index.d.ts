@@ -24,3 +24,26 @@ export type {
   SafetyOptions,
   ToolLike,
 } from './mcp_retry_policy.js';
+export {
+  withRetry,
+  OUTCOME_META_KEY,
+  ATTEMPT_META_KEY,
+  observeFetch,
+  parseRetryAfter,
+  MemoryJournal,
+  IndexedDbJournal,
+  DurableObjectJournal,
+} from './client/index.js';
+export type {
+  CallStatus,
+  AttemptRecord,
+  CallOutcome,
+  CallToolResultLike,
+  ClientLike,
+  JournalEntry,
+  Journal,
+  RetryEvent,
+  WithRetryOptions,
+  CallOptions,
+  RetryingClient,
+} from './client/index.js';

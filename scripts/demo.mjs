@@ -1,75 +1,100 @@
-// Demo (engine only, for now): scripted failure sequences through the built package, each decision printed.
-// Issue #3 replaces this with a real MCP client and server over a flaky network.
-import { RetryEngine, newOperationId } from '../pkg/node.js';
+// The demo: a real MCP server (TypeScript SDK, Streamable HTTP on 127.0.0.1) behind a flaky network (our
+// fault proxy). The connection drops after the server created the ticket, before the answer arrives.
+// A naive client retries blindly; withRetry does what is safe and says plainly what it does not know.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { withRetry, observeFetch } from '../pkg/node.js';
+import { startMcpServer } from '../tests/support/mcp-server.mjs';
+import { startFaultProxy } from '../tests/support/fault-proxy.mjs';
 
-const bold = (s) => `\x1b[1m${s}\x1b[0m`;
-const colour = { succeeded: 32, tool_error: 33, failed: 31, unknown: 35, pending: 36 };
-const paint = (status) => `\x1b[${colour[status] ?? 0}m${status}\x1b[0m`;
+const tty = process.stdout.isTTY;
+const c = (code, s) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+const bold = (s) => c(1, s);
+const dim = (s) => c(2, s);
+const statusColour = { succeeded: 32, tool_error: 33, failed: 31, unknown: 35, pending: 36 };
+const paint = (s) => c(statusColour[s] ?? 0, s);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function run(title, { tool, safety, outcomes, policy, revision }) {
-  console.log(`\n${bold(title)}`);
-  const engine = new RetryEngine(policy, { seed: 2026, revision });
-  const operationId = safety === 'keyed' ? newOperationId() : undefined;
-  if (operationId) console.log(`  operation_id ${operationId} created once, persisted before the first send`);
-  const call = engine.begin(0);
-  let now = 0;
-  for (const outcome of outcomes) {
-    const adm = engine.admit(call, now);
-    if (!adm.admitted) {
-      console.log(`  t=${now}ms refused before sending: ${paint(adm.decision.status)} (${adm.decision.reason})`);
-      return;
-    }
-    const step = engine.record(call, outcome, safety, now + 40);
-    const c = step.classification;
-    const what = `${tool}${operationId ? `(operation_id=${operationId.slice(0, 8)}…)` : ''}`;
-    console.log(`  t=${now}ms attempt ${adm.attempt} ${what} → ${JSON.stringify(outcome)}`);
-    console.log(`      classified ${c.verdict}, delivery ${c.delivery} (${c.cause})`);
-    const d = step.decision;
-    if (d.action === 'stop') {
-      console.log(`      stop: ${paint(d.status)} (${d.reason})`);
-      return;
-    }
-    console.log(`      retry in ${d.delayMs} ms${d.recover ? ` after ${d.recover}` : ''} (${d.reason})`);
-    now += 40 + d.delayMs;
+const server = await startMcpServer();
+const proxy = await startFaultProxy(server.url);
+const connect = async () => {
+  const client = new Client({ name: 'demo-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url), { fetch: observeFetch() }));
+  return client;
+};
+const tickets = () => server.effects.tickets.map((t) => t.id).join(', ') || 'none';
+const reset = () => {
+  server.effects.tickets.length = 0;
+  server.effects.keyed.clear();
+  proxy.log.length = 0;
+};
+const trace = (e) => {
+  if (e.type === 'attempt') {
+    const o = e.outcome;
+    const seen = o.kind === 'result' ? (o.isError ? 'a tool error' : 'a result') : o.kind === 'http' ? `HTTP ${o.status}` : o.kind === 'network' ? `a network failure (sent: ${o.sent})` : o.kind;
+    console.log(`    attempt ${e.attempt}: ${seen} → delivery ${e.classification.delivery} (${e.classification.cause})`);
+  } else if (e.type === 'retry') {
+    console.log(`    ${dim(`retry in ${e.delayMs} ms (${e.reason})`)}`);
   }
+};
+
+console.log(bold('\nA real MCP server creates tickets. The network drops the answer after the ticket was created.\n'));
+
+// 1. The naive client: retry any error, up to 3 times.
+reset();
+{
+  console.log(bold('1. A naive client retries blindly'));
+  const client = await connect();
+  proxy.faults.push('cut');
+  for (let i = 1; i <= 3; i++) {
+    try {
+      const r = await client.callTool({ name: 'create_ticket', arguments: { title: 'Printer on fire' } });
+      console.log(`    try ${i}: ${r.content[0].text}`);
+      break;
+    } catch (e) {
+      console.log(`    try ${i}: ${e.message.split('\n')[0]} — retrying`);
+      await sleep(200);
+    }
+  }
+  console.log(`    tickets on the server: ${c(31, tickets())}  ← a duplicate\n`);
+  await client.close();
 }
 
-const lost = { kind: 'network', sent: 'maybe' };
-const ok = { kind: 'result', isError: false };
-run('1. create_ticket is unsafe, the response is lost: no blind retry, the outcome is unknown', {
-  tool: 'create_ticket', safety: 'unsafe', outcomes: [lost, ok],
-});
-run('2. the same write with an operation id the server dedupes: retried with the same id', {
-  tool: 'create_ticket', safety: 'keyed', outcomes: [lost, ok],
-});
-run('3. a read-only search times out twice, then answers', {
-  tool: 'search_tickets', safety: 'read_only', outcomes: [{ kind: 'timeout' }, { kind: 'timeout' }, ok],
-});
-run('4. 503 with Retry-After: provably not processed, so even an unsafe tool is retried, after the server\'s wait', {
-  tool: 'create_ticket', safety: 'unsafe', outcomes: [{ kind: 'http', status: 503, retryAfterMs: 1500 }, ok],
-});
-run('5. the tool ran and said no (isError): returned to the model, never retried', {
-  tool: 'create_ticket', safety: 'keyed', outcomes: [{ kind: 'result', isError: true }],
-});
-run('6. the session expired (HTTP 404 with a session id, 2025-11-25): not processed, so re-initialize once and re-send', {
-  tool: 'create_ticket', safety: 'unsafe', revision: '2025-11-25',
-  outcomes: [{ kind: 'http', status: 404, hadSession: true }, ok],
-});
-run('7. -32603 (mcp-remote turns every forwarding failure into it): the server may have acted — unknown', {
-  tool: 'create_ticket', safety: 'unsafe', outcomes: [{ kind: 'jsonrpc_error', code: -32603 }],
-});
-
-console.log(`\n${bold('8. a server that is down: the breaker opens after 5 transport failures and fails fast')}`);
-const engine = new RetryEngine({ maxAttempts: 1 }, { seed: 1 });
-for (let i = 0; i < 7; i++) {
-  const now = i * 100;
-  const call = engine.begin(now);
-  const adm = engine.admit(call, now);
-  if (!adm.admitted) {
-    console.log(`  call ${i + 1}: not sent — ${paint(adm.decision.status)} (${adm.decision.reason}); breaker ${engine.breakerState}`);
-    continue;
-  }
-  const step = engine.record(call, { kind: 'network', sent: 'no' }, 'read_only', now + 5);
-  const change = step.breaker ? `, breaker ${step.breaker.from} → ${step.breaker.to}` : '';
-  console.log(`  call ${i + 1}: connection refused → ${paint(step.decision.status)} (${step.decision.reason})${change}`);
+// 2. withRetry, the same unsafe tool.
+reset();
+{
+  console.log(bold('2. withRetry, the same tool (no operation id: not safe to send twice)'));
+  const mcp = withRetry(await connect(), { trusted: true, onEvent: trace });
+  proxy.faults.push('cut');
+  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'Printer on fire' } });
+  console.log(`    status: ${paint(out.status)}  (${out.reason})`);
+  console.log(`    told to the model: "${out.message}"`);
+  console.log(`    tickets on the server: ${c(32, tickets())}  ← one, and nobody claims it failed\n`);
 }
+
+// 3. withRetry, a keyed tool: the server dedupes by operation_id.
+reset();
+{
+  console.log(bold('3. withRetry, a tool that takes an operation_id the server dedupes'));
+  const mcp = withRetry(await connect(), { trusted: true, onEvent: trace, policy: { baseDelayMs: 100 } });
+  proxy.faults.push('cut');
+  const out = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'Printer on fire' } });
+  console.log(`    operation_id ${out.operationId}: created once, persisted before the first send, sent on both attempts`);
+  console.log(`    status: ${paint(out.status)}  → ${out.result.content[0].text}`);
+  console.log(`    tickets on the server: ${c(32, tickets())}  ← the retry returned the first ticket\n`);
+}
+
+// 4. A refusal before processing is safe to retry for any tool.
+reset();
+{
+  console.log(bold('4. withRetry, 503 with Retry-After: refused before processing, so even the unsafe tool is retried'));
+  const mcp = withRetry(await connect(), { trusted: true, onEvent: trace });
+  proxy.faults.push({ status: 503, retryAfter: 1 });
+  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'Printer on fire' } });
+  console.log(`    status: ${paint(out.status)}  → ${out.result.content[0].text}`);
+  console.log(`    tickets on the server: ${c(32, tickets())}\n`);
+}
+
+await proxy.close();
+await server.close();
+process.exit(0);

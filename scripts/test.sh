@@ -23,7 +23,8 @@ step "wasm boundary in Node (wasm-bindgen-test)" cargo test --target wasm32-unkn
 step "wasm boundary in headless Chromium (wasm-bindgen-test)" \
   env WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver \
   cargo test --target wasm32-unknown-unknown --test boundary
-step "the built package from Node (node:test)" node --test tests/js/
+step "the built package: Node, real MCP SDK over HTTP, workerd (miniflare), Chromium (playwright) — node:test" \
+  node --test --test-concurrency=1 tests/js/
 
 # One closing line over every runner above.
 passed=$(( $(grep -oE '^test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END{print s+0}') \

@@ -70,3 +70,11 @@ test('revisions are learned from the negotiated protocol version', () => {
   assert.equal(revisionFor('2027-01-01'), '2026-07-28');
   assert.throws(() => revisionFor('latest'), (e) => e instanceof RangeError && e.code === 'invalid_value');
 });
+
+test('MemoryJournal meets the journal contract', async () => {
+  const { MemoryJournal } = await import('../../pkg/node.js');
+  const { runJournalContract } = await import('../support/journal-contract.mjs');
+  const checks = await runJournalContract(new MemoryJournal());
+  assert.ok(checks.length >= 10);
+  for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+});

@@ -35,3 +35,40 @@ const tokens: number | undefined = engine.budgetTokens;
 const breaker: string | undefined = engine.breakerState;
 engine.setProtocolVersion('2026-07-28');
 void [wait, status, id, rev, maxAttempts, tokens, breaker, engine.classify({ kind: 'timeout' }).delivery, call.attempts];
+
+// The runtime layer: withRetry around an SDK client, journals, events, the drop-in callTool.
+import {
+  withRetry,
+  observeFetch,
+  MemoryJournal,
+  IndexedDbJournal,
+  DurableObjectJournal,
+  OUTCOME_META_KEY,
+  type CallOutcome,
+  type ClientLike,
+  type RetryEvent,
+  type JournalEntry,
+} from '../../pkg/index.js';
+
+declare const client: ClientLike;
+const events: RetryEvent[] = [];
+const mcp = withRetry(client, {
+  policy: { maxAttempts: 3 },
+  trusted: true,
+  tools: { create_ticket: 'keyed', search: 'read_only' },
+  operationIdArgument: 'operation_id',
+  journal: new MemoryJournal(),
+  onEvent: (e) => events.push(e),
+  revision: '2025-11-25',
+});
+async function useIt(): Promise<void> {
+  const out: CallOutcome = await mcp.call({ name: 'create_ticket', arguments: { title: 't' } }, { intent: 'call-1', signal: AbortSignal.timeout(1000) });
+  const unknown: boolean = out.status === 'unknown';
+  const opId: string | undefined = out.operationId;
+  const res = await mcp.callTool({ name: 'search', arguments: {} });
+  const meta = res._meta?.[OUTCOME_META_KEY];
+  const pending: JournalEntry[] = await mcp.pendingOperations();
+  const f: typeof fetch = observeFetch(fetch);
+  void [unknown, opId, meta, pending, f, IndexedDbJournal, DurableObjectJournal, mcp.engine.breakerState];
+}
+void useIt;

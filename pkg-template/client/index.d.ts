@@ -1,0 +1,138 @@
+import type { PolicyOptions, Revision, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine } from '../mcp_retry_policy.js';
+
+/** The final status of a call. `unknown`: it may or may not have happened — never success, never a clean failure. */
+export type CallStatus = 'succeeded' | 'tool_error' | 'failed' | 'unknown' | 'pending';
+
+/** One attempt of a call, as observed and decided. */
+export interface AttemptRecord {
+  attempt: number;
+  startedAt: number;
+  durationMs: number;
+  outcome: AttemptOutcome;
+  classification: Classification;
+  decision: Decision;
+  breaker?: BreakerTransition;
+}
+
+/** What `call()` returns. */
+export interface CallOutcome {
+  status: CallStatus;
+  tool: string;
+  /** The tool's result, for `succeeded`, `tool_error` and (a task) `pending`. */
+  result?: CallToolResultLike;
+  /** The last error, when the call did not end with a result. */
+  error?: { name: string; message: string; code?: string | number };
+  /** The operation id sent with a keyed tool (the same on every attempt). */
+  operationId?: string;
+  safety: Safety;
+  attempts: AttemptRecord[];
+  /** Why the call stopped (a stable snake_case name). */
+  reason: string;
+  /** A sentence for the model: what happened, whether it may have run, what to do next. */
+  message: string;
+}
+
+/** The subset of an MCP `CallToolResult` this package reads and returns. */
+export interface CallToolResultLike {
+  content?: unknown[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** The parts of an `@modelcontextprotocol/sdk` `Client` that `withRetry` uses. */
+export interface ClientLike {
+  request(request: { method: string; params?: Record<string, unknown> }, resultSchema: unknown, options?: Record<string, unknown>): Promise<unknown>;
+  listTools(params?: { cursor?: string }): Promise<{ tools: Array<{ name: string; annotations?: Record<string, unknown>; inputSchema?: Record<string, unknown> }>; nextCursor?: string }>;
+  close(): Promise<void>;
+  connect(transport: any): Promise<void>;
+  transport?: any;
+}
+
+/** An operation-id journal entry. */
+export interface JournalEntry {
+  operationId: string;
+  tool: string;
+  intent?: string;
+  arguments?: Record<string, unknown>;
+  state: 'pending' | CallStatus;
+  createdAt: number;
+  settledAt?: number;
+}
+
+/** Where operation ids are persisted before the first send. */
+export interface Journal {
+  begin(entry: { tool: string; operationId: string; intent?: string; arguments?: Record<string, unknown>; createdAt?: number }): Promise<JournalEntry>;
+  settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
+  get?(operationId: string): Promise<JournalEntry | undefined>;
+  pending(): Promise<JournalEntry[]>;
+}
+
+export declare class MemoryJournal implements Journal {
+  begin(entry: Parameters<Journal['begin']>[0]): Promise<JournalEntry>;
+  settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
+  get(operationId: string): Promise<JournalEntry | undefined>;
+  pending(): Promise<JournalEntry[]>;
+}
+export declare class IndexedDbJournal extends MemoryJournal {
+  constructor(name?: string, factory?: unknown);
+  close(): Promise<void>;
+}
+export declare class DurableObjectJournal extends MemoryJournal {
+  constructor(storage: { get(key: string): Promise<any>; put(key: string | Record<string, unknown>, value?: unknown): Promise<void>; list(options: { prefix: string }): Promise<Map<string, any>> });
+}
+
+/** Events for logs and metrics. */
+export type RetryEvent =
+  | ({ type: 'attempt'; tool: string; attempt: number; outcome: AttemptOutcome; classification: Classification; decision: Decision; breaker?: BreakerTransition })
+  | { type: 'retry'; tool: string; delayMs: number; recover?: string; reason: string }
+  | ({ type: 'breaker'; tool: string } & BreakerTransition)
+  | { type: 'done'; tool: string; status: CallStatus; reason: string; attempts: number };
+
+export interface WithRetryOptions {
+  policy?: PolicyOptions;
+  /** Whether this server's tool annotations are trusted (default false: the spec's rule). */
+  trusted?: boolean;
+  /** Per-tool safety overrides; they win over annotations. */
+  tools?: Record<string, Safety>;
+  /** The argument that carries the operation id (default `operation_id`). */
+  operationIdArgument?: string;
+  /** Where operation ids are persisted before the first send (default: in memory). */
+  journal?: Journal;
+  onEvent?: (event: RetryEvent) => void;
+  /** The server's revision when it cannot be learned from the transport. */
+  revision?: Revision;
+  /** Makes jitter repeatable (tests, simulations). */
+  seed?: number;
+  /** How to re-initialize after a lost session (default: a new transport like the old one). */
+  reconnect?: () => Promise<void>;
+  /** The clock (default `Date.now`). */
+  now?: () => number;
+  /** Reset the per-attempt timeout on progress notifications (still capped by `attemptTimeoutMs`). */
+  resetTimeoutOnProgress?: boolean;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** The app's key for this one intended call (e.g. the model's tool-call id): the same intent reuses its operation id. */
+  intent?: string;
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+export interface RetryingClient {
+  call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, options?: CallOptions): Promise<CallOutcome>;
+  /** Drop-in for `client.callTool`: a non-succeeded outcome becomes an `isError` result with the message and `_meta[OUTCOME_META_KEY]`. */
+  callTool(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, options?: CallOptions): Promise<CallToolResultLike>;
+  engine: RetryEngine;
+  journal: Journal;
+  refreshTools(): Promise<Map<string, unknown>>;
+  pendingOperations(): Promise<JournalEntry[]>;
+}
+
+export declare function withRetry(client: ClientLike, options?: WithRetryOptions): RetryingClient;
+export declare const OUTCOME_META_KEY: 'dev.mcp-retry-policy/outcome';
+export declare const ATTEMPT_META_KEY: 'dev.mcp-retry-policy/attempt';
+/** Wraps `fetch` so `withRetry` can read the status and `Retry-After` of refused calls. */
+export declare function observeFetch(fetch?: typeof globalThis.fetch): typeof globalThis.fetch;
+export declare function parseRetryAfter(value: string | null | undefined, now?: number): number | undefined;

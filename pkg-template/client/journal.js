@@ -1,0 +1,205 @@
+// Caller-side operation-id journals. One contract, three stores:
+//
+//   begin({ tool, intent?, operationId, arguments?, createdAt }) → entry
+//       Records the operation id of an intended write *before* its first send. With an `intent` (the app's
+//       own key for "this one intended call", e.g. the model's tool-call id), a second begin for the same
+//       intent returns the first entry — the same operation id — whatever its state: an id is never replaced.
+//   settle(operationId, status, settledAt) → entry | undefined
+//       Marks the outcome once known (succeeded, tool_error, failed, pending, unknown).
+//   get(operationId) → entry | undefined
+//   pending() → entries not known to be finished: state 'pending' (in flight or crashed) or 'unknown'.
+//
+// Entries: { operationId, tool, intent?, arguments?, state, createdAt, settledAt? }.
+
+const UNRESOLVED = new Set(['pending', 'unknown']);
+
+function checkBegin(e) {
+  if (!e || typeof e.operationId !== 'string' || typeof e.tool !== 'string') {
+    const err = new TypeError('journal entry needs a string operationId and tool');
+    err.code = 'invalid_type';
+    err.field = 'entry';
+    throw err;
+  }
+}
+
+const entryOf = (e) => ({
+  operationId: e.operationId,
+  tool: e.tool,
+  ...(e.intent !== undefined ? { intent: e.intent } : {}),
+  ...(e.arguments !== undefined ? { arguments: e.arguments } : {}),
+  state: 'pending',
+  createdAt: e.createdAt ?? Date.now(),
+});
+
+/** In memory: lost with the process. The default. */
+export class MemoryJournal {
+  #byId = new Map();
+  #byIntent = new Map();
+
+  async begin(e) {
+    checkBegin(e);
+    if (e.intent !== undefined && this.#byIntent.has(e.intent)) return structuredClone(this.#byId.get(this.#byIntent.get(e.intent)));
+    if (this.#byId.has(e.operationId)) return structuredClone(this.#byId.get(e.operationId));
+    const entry = entryOf(e);
+    this.#byId.set(entry.operationId, entry);
+    if (e.intent !== undefined) this.#byIntent.set(e.intent, entry.operationId);
+    return structuredClone(entry);
+  }
+
+  async settle(operationId, status, settledAt = Date.now()) {
+    const entry = this.#byId.get(operationId);
+    if (!entry) return undefined;
+    entry.state = status;
+    entry.settledAt = settledAt;
+    return structuredClone(entry);
+  }
+
+  async get(operationId) {
+    const e = this.#byId.get(operationId);
+    return e && structuredClone(e);
+  }
+
+  async pending() {
+    return [...this.#byId.values()].filter((e) => UNRESOLVED.has(e.state)).map((e) => structuredClone(e));
+  }
+}
+
+/** In IndexedDB (browsers): survives reloads and crashes of the tab. */
+export class IndexedDbJournal {
+  #db;
+  #name;
+
+  /** `name`: the database name (one per app); `indexedDB`: the factory (default: the global one). */
+  constructor(name = 'mcp-retry-policy', factory = globalThis.indexedDB) {
+    if (!factory) {
+      const err = new TypeError('IndexedDB is not available here');
+      err.code = 'unsupported';
+      err.field = 'indexedDB';
+      throw err;
+    }
+    this.#name = name;
+    this.#db = new Promise((resolve, reject) => {
+      const req = factory.open(name, 1);
+      req.onupgradeneeded = () => {
+        const store = req.result.createObjectStore('operations', { keyPath: 'operationId' });
+        store.createIndex('intent', 'intent', { unique: true });
+        store.createIndex('state', 'state');
+      };
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+  }
+
+  async #tx(mode, fn) {
+    const db = await this.#db;
+    return new Promise((resolve, reject) => {
+      const tx = db.transaction('operations', mode);
+      const store = tx.objectStore('operations');
+      let out;
+      Promise.resolve(fn(store, (v) => (out = v))).catch(reject);
+      tx.oncomplete = () => resolve(out);
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = () => reject(tx.error);
+    });
+  }
+
+  begin(e) {
+    checkBegin(e);
+    // One readwrite transaction: the intent lookup and the insert are atomic.
+    return this.#tx('readwrite', (store, set) => {
+      const insert = () => {
+        const byId = store.get(e.operationId);
+        byId.onsuccess = () => {
+          if (byId.result) return set(byId.result);
+          const entry = entryOf(e);
+          store.add(entry);
+          set(entry);
+        };
+      };
+      if (e.intent === undefined) return insert();
+      const byIntent = store.index('intent').get(e.intent);
+      byIntent.onsuccess = () => (byIntent.result ? set(byIntent.result) : insert());
+    });
+  }
+
+  settle(operationId, status, settledAt = Date.now()) {
+    return this.#tx('readwrite', (store, set) => {
+      const req = store.get(operationId);
+      req.onsuccess = () => {
+        if (!req.result) return set(undefined);
+        const entry = { ...req.result, state: status, settledAt };
+        store.put(entry);
+        set(entry);
+      };
+    });
+  }
+
+  get(operationId) {
+    return this.#tx('readonly', (store, set) => {
+      const req = store.get(operationId);
+      req.onsuccess = () => set(req.result ?? undefined);
+    });
+  }
+
+  pending() {
+    return this.#tx('readonly', (store, set) => {
+      const req = store.getAll();
+      req.onsuccess = () => set(req.result.filter((e) => UNRESOLVED.has(e.state)));
+    });
+  }
+
+  /** Closes the database connection. */
+  async close() {
+    (await this.#db).close();
+  }
+}
+
+/**
+ * In a Durable Object's storage (Cloudflare Workers): `new DurableObjectJournal(this.ctx.storage)` inside the
+ * object. Single-threaded per object, so begin's lookup-then-insert is atomic without a lock.
+ */
+export class DurableObjectJournal {
+  #storage;
+
+  constructor(storage) {
+    if (!storage || typeof storage.get !== 'function' || typeof storage.put !== 'function') {
+      const err = new TypeError('DurableObjectJournal needs a Durable Object storage (ctx.storage)');
+      err.code = 'invalid_type';
+      err.field = 'storage';
+      throw err;
+    }
+    this.#storage = storage;
+  }
+
+  async begin(e) {
+    checkBegin(e);
+    if (e.intent !== undefined) {
+      const id = await this.#storage.get(`intent:${e.intent}`);
+      if (id !== undefined) return this.#storage.get(`op:${id}`);
+    }
+    const existing = await this.#storage.get(`op:${e.operationId}`);
+    if (existing) return existing;
+    const entry = entryOf(e);
+    const writes = { [`op:${entry.operationId}`]: entry };
+    if (e.intent !== undefined) writes[`intent:${e.intent}`] = entry.operationId;
+    await this.#storage.put(writes);
+    return entry;
+  }
+
+  async settle(operationId, status, settledAt = Date.now()) {
+    const entry = await this.#storage.get(`op:${operationId}`);
+    if (!entry) return undefined;
+    const next = { ...entry, state: status, settledAt };
+    await this.#storage.put(`op:${operationId}`, next);
+    return next;
+  }
+
+  async get(operationId) {
+    return this.#storage.get(`op:${operationId}`);
+  }
+
+  async pending() {
+    const all = await this.#storage.list({ prefix: 'op:' });
+    return [...all.values()].filter((e) => UNRESOLVED.has(e.state));
+  }
+}

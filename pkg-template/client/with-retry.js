@@ -1,0 +1,316 @@
+// withRetry: the MCP SDK client, made safe to retry. This file observes, waits and acts; every decision
+// (retry or not, how long, what status) comes from the wasm engine.
+import { RetryEngine, newOperationId } from '../mcp_retry_policy.js';
+import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from './attempt.js';
+import { MemoryJournal } from './journal.js';
+import { messageFor } from './messages.js';
+import { sleep } from './sleep.js';
+
+/** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
+export const OUTCOME_META_KEY = 'dev.mcp-retry-policy/outcome';
+
+// A result schema for `client.request` that accepts any object: we return the tool's result as it came.
+const ANY_RESULT = {
+  safeParse: (data) =>
+    data !== null && typeof data === 'object'
+      ? { success: true, data }
+      : { success: false, error: new TypeError('tools/call result is not an object') },
+};
+
+const OPTION_KEYS = new Set([
+  'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
+  'now', 'resetTimeoutOnProgress',
+]);
+const SAFETIES = new Set(['read_only', 'idempotent', 'keyed', 'unsafe']);
+
+function rangeError(field, message, code = 'invalid_value') {
+  const e = new RangeError(message);
+  e.code = code;
+  e.field = field;
+  return e;
+}
+
+function checkOptions(client, o) {
+  if (!client || typeof client.request !== 'function') throw typeOptionError('client', 'an MCP SDK Client');
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw typeOptionError('options', 'an object');
+  for (const k of Object.keys(o)) {
+    if (!OPTION_KEYS.has(k)) {
+      const e = new TypeError(`${k} is not a known option`);
+      e.code = 'unknown_option';
+      e.field = k;
+      throw e;
+    }
+  }
+  if (o.trusted !== undefined && typeof o.trusted !== 'boolean') throw typeOptionError('trusted', 'a boolean');
+  if (o.operationIdArgument !== undefined && (typeof o.operationIdArgument !== 'string' || !o.operationIdArgument))
+    throw typeOptionError('operationIdArgument', 'a non-empty string');
+  if (o.tools !== undefined) {
+    if (o.tools === null || typeof o.tools !== 'object') throw typeOptionError('tools', 'an object of tool name → safety');
+    for (const [name, s] of Object.entries(o.tools)) {
+      if (!SAFETIES.has(s)) throw rangeError(`tools.${name}`, `tools.${name} must be one of read_only, idempotent, keyed, unsafe`);
+    }
+  }
+  for (const f of ['onEvent', 'reconnect', 'now']) {
+    if (o[f] !== undefined && typeof o[f] !== 'function') throw typeOptionError(f, 'a function');
+  }
+  if (o.journal !== undefined) {
+    for (const m of ['begin', 'settle', 'pending']) {
+      if (typeof o.journal?.[m] !== 'function') throw typeOptionError('journal', `a journal (missing ${m}())`);
+    }
+  }
+}
+
+/** Re-creates a Streamable HTTP transport like the client's and connects again (a new session). */
+async function defaultReconnect(client) {
+  const old = client.transport;
+  if (!old || typeof old.constructor !== 'function' || !(old._url instanceof URL)) {
+    throw new Error('cannot re-create this transport; pass options.reconnect');
+  }
+  const fresh = new old.constructor(old._url, {
+    requestInit: old._requestInit,
+    authProvider: old._authProvider,
+    fetch: old._fetch,
+    reconnectionOptions: old._reconnectionOptions,
+  });
+  await client.close().catch(() => {});
+  await client.connect(fresh);
+}
+
+/**
+ * Wraps an `@modelcontextprotocol/sdk` `Client` so that `tools/call` is retried only where a retry is safe.
+ * Call it once per client and share the wrapper: the retry budget and the breaker are per server.
+ */
+export function withRetry(client, options = {}) {
+  checkOptions(client, options);
+  const engine = new RetryEngine(options.policy, {
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.revision !== undefined ? { revision: options.revision } : {}),
+  });
+  const trusted = options.trusted ?? false;
+  const overrides = options.tools ?? {};
+  const idArg = options.operationIdArgument ?? 'operation_id';
+  const journal = options.journal ?? new MemoryJournal();
+  const now = options.now ?? (() => Date.now());
+  const reconnect = options.reconnect ?? (() => defaultReconnect(client));
+  const emit = (event) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A listener's failure must not change the call.
+    }
+  };
+  let tools; // name → Tool, from tools/list
+  let toolsLoading;
+  let revisionSource;
+
+  async function refreshTools() {
+    const list = new Map();
+    let cursor;
+    for (let page = 0; page < 100; page++) {
+      const res = await client.listTools(cursor ? { cursor } : undefined);
+      for (const t of res.tools ?? []) list.set(t.name, t);
+      cursor = res.nextCursor;
+      if (!cursor) break;
+    }
+    tools = list;
+    return list;
+  }
+
+  async function toolInfo(name) {
+    if (!tools || !tools.has(name)) {
+      toolsLoading ??= refreshTools().finally(() => (toolsLoading = undefined));
+      try {
+        await toolsLoading;
+      } catch {
+        // Without tools/list the tool's safety is the app's override or `unsafe`.
+      }
+    }
+    return tools?.get(name);
+  }
+
+  function learnRevision() {
+    const pv = client.transport?.protocolVersion;
+    if (typeof pv === 'string' && pv !== revisionSource && options.revision === undefined) {
+      try {
+        engine.setProtocolVersion(pv);
+        revisionSource = pv;
+      } catch {
+        // Not a date: keep the revision we have.
+      }
+    }
+  }
+
+  async function call(params, requestOptions = {}) {
+    if (!params || typeof params.name !== 'string') throw typeOptionError('params.name', 'a string');
+    if (params.arguments !== undefined && (params.arguments === null || typeof params.arguments !== 'object'))
+      throw typeOptionError('params.arguments', 'an object');
+    const { signal, intent } = requestOptions;
+    const name = params.name;
+    const tool = await toolInfo(name);
+    learnRevision();
+    const safety = engine.safety(tool ?? {}, {
+      trusted,
+      ...(overrides[name] ? { override: overrides[name] } : {}),
+      operationIdArgument: idArg,
+    });
+    const declares = !!tool?.inputSchema?.properties && Object.hasOwn(tool.inputSchema.properties, idArg);
+    const args = { ...(params.arguments ?? {}) };
+    let operationId;
+    if (safety === 'keyed' || declares) {
+      // Created once per intended call, persisted before the first send, reused on every retry.
+      const given = typeof args[idArg] === 'string' ? args[idArg] : undefined;
+      const entry = await journal.begin({
+        tool: name,
+        operationId: given ?? newOperationId(),
+        ...(intent !== undefined ? { intent } : {}),
+        arguments: args,
+        createdAt: now(),
+      });
+      operationId = entry.operationId;
+      args[idArg] = operationId;
+    }
+
+    const state = engine.begin(now());
+    const attempts = [];
+    let recover;
+    let resumptionToken;
+    let result;
+    let lastError;
+    let decision;
+    for (;;) {
+      const admission = engine.admit(state, now());
+      if (!admission.admitted) {
+        decision = admission.decision;
+        break;
+      }
+      if (admission.breaker) emit({ type: 'breaker', tool: name, ...admission.breaker });
+      const started = now();
+      const tag = `${started.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+      let outcome;
+      result = undefined;
+      let sent = false;
+      try {
+        if (recover === 'reinitialize' || recover === 'renegotiate') {
+          await reconnect(client);
+          learnRevision();
+        } else if (recover === 'refresh_tools') {
+          await refreshTools();
+        }
+        sent = !signal?.aborted;
+        result = await client.request(
+          { method: 'tools/call', params: { ...params, arguments: args, _meta: { ...params._meta, [ATTEMPT_META_KEY]: tag } } },
+          ANY_RESULT,
+          {
+            timeout: admission.timeoutMs,
+            signal,
+            ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, maxTotalTimeout: admission.timeoutMs } : {}),
+            ...(recover === 'resume_stream' && resumptionToken ? { resumptionToken } : {}),
+            onresumptiontoken: (t) => (resumptionToken = t),
+            ...(requestOptions.onprogress ? { onprogress: requestOptions.onprogress } : {}),
+          },
+        );
+        outcome = resultOutcome(result);
+      } catch (error) {
+        lastError = error;
+        outcome = sent || signal?.aborted
+          ? errorOutcome(error, { tag, aborted: !!signal?.aborted, sent, hadSession: !!client.transport?.sessionId })
+          : { kind: 'network', sent: 'no' }; // the recovery step failed: the call itself never left
+        // A stream that broke after the server gave an event id can be resumed instead of re-sent.
+        if (outcome.kind === 'timeout' && resumptionToken) outcome = { kind: 'stream_broken', eventIdSeen: true };
+      }
+      const step = engine.record(state, outcome, safety, now());
+      attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs: now() - started, outcome, ...step });
+      emit({ type: 'attempt', tool: name, attempt: attempts.length, outcome, ...step });
+      if (step.breaker) emit({ type: 'breaker', tool: name, ...step.breaker });
+      decision = step.decision;
+      if (decision.action === 'stop') break;
+      if (decision.recover === 'continue_input') {
+        // The SDK client cannot answer a 2026-07-28 input request: the call ends here, as the engine's stops
+        // do (unknown once anything may have been delivered).
+        decision = { action: 'stop', status: state.maybeDelivered ? 'unknown' : 'failed', reason: 'input_required_unhandled' };
+        break;
+      }
+      emit({ type: 'retry', tool: name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
+      recover = decision.recover;
+      if (!(await sleep(decision.delayMs, signal))) {
+        // Aborted during the backoff: the engine says what that means.
+        const step2 = engine.record(state, { kind: 'aborted', sent: 'no' }, safety, now());
+        decision = step2.decision;
+        break;
+      }
+    }
+
+    const status = decision.status;
+    const reason = decision.reason;
+    const breakerState = engine.breakerState;
+    const outcome = {
+      status,
+      tool: name,
+      ...(result !== undefined && (status === 'succeeded' || status === 'tool_error' || status === 'pending') ? { result } : {}),
+      ...(lastError !== undefined && status !== 'succeeded' && status !== 'tool_error' ? { error: describeError(lastError) } : {}),
+      ...(operationId ? { operationId } : {}),
+      safety,
+      attempts,
+      reason,
+      message: messageFor({
+        tool: name,
+        status,
+        reason,
+        operationId,
+        operationIdArgument: idArg,
+        breakerOpenForMs: breakerState === 'open' ? engine.policy.breaker?.openMs : undefined,
+      }),
+    };
+    if (operationId) {
+      try {
+        await journal.settle(operationId, status, now());
+      } catch {
+        // The entry stays pending: pendingOperations() will list it.
+      }
+    }
+    emit({ type: 'done', tool: name, status, reason, attempts: attempts.length });
+    return outcome;
+  }
+
+  async function callTool(params, requestOptions) {
+    const outcome = await call(params, requestOptions);
+    if (outcome.status === 'succeeded' || outcome.status === 'tool_error') return outcome.result;
+    if (outcome.status === 'pending' && outcome.result) return outcome.result;
+    return {
+      isError: true,
+      content: [{ type: 'text', text: outcome.message }],
+      _meta: { [OUTCOME_META_KEY]: summary(outcome) },
+    };
+  }
+
+  return {
+    call,
+    callTool,
+    engine,
+    journal,
+    refreshTools,
+    /** Operations whose outcome is not known to be final (after a crash, or `unknown`). */
+    pendingOperations: () => journal.pending(),
+  };
+}
+
+function describeError(error) {
+  return {
+    name: error?.name ?? 'Error',
+    message: String(error?.message ?? error),
+    ...(error?.code !== undefined ? { code: error.code } : {}),
+  };
+}
+
+// What goes into `_meta` (JSON-safe, without the full per-attempt details' raw errors).
+function summary(o) {
+  return {
+    status: o.status,
+    reason: o.reason,
+    tool: o.tool,
+    safety: o.safety,
+    ...(o.operationId ? { operationId: o.operationId } : {}),
+    attempts: o.attempts.map((a) => ({ outcome: a.outcome, classification: a.classification, decision: a.decision })),
+    ...(o.error ? { error: o.error } : {}),
+  };
+}

@@ -1,0 +1,305 @@
+// withRetry around the real MCP SDK client, against a real McpServer over Streamable HTTP on 127.0.0.1, with
+// our fault-injecting proxy between them. Side effects are counted on the server.
+import test, { after, before, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { withRetry, observeFetch, MemoryJournal, OUTCOME_META_KEY } from '../../pkg/node.js';
+import { startMcpServer } from '../support/mcp-server.mjs';
+import { startFaultProxy } from '../support/fault-proxy.mjs';
+
+let server;
+let proxy;
+const clients = [];
+
+before(async () => {
+  server = await startMcpServer();
+  proxy = await startFaultProxy(server.url);
+});
+after(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  await proxy.close();
+  await server.close();
+});
+beforeEach(() => {
+  proxy.faults.length = 0;
+  proxy.log.length = 0;
+  server.effects.tickets.length = 0;
+  server.effects.searches = 0;
+  server.effects.deletes = 0;
+  server.effects.keyed.clear();
+});
+
+async function connect(url = proxy.url) {
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: observeFetch() }));
+  clients.push(client);
+  return client;
+}
+
+const fast = { baseDelayMs: 10, maxDelayMs: 50, attemptTimeoutMs: 2_000 };
+
+test('a read-only tool whose response was cut is retried and succeeds', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 1 });
+  proxy.faults.push('cut');
+  const out = await mcp.call({ name: 'search_tickets', arguments: { query: 'x' } });
+  assert.equal(out.status, 'succeeded');
+  assert.equal(out.safety, 'read_only');
+  assert.equal(out.attempts.length, 2);
+  assert.equal(out.attempts[0].classification.delivery, 'unknown');
+  assert.equal(out.attempts[0].decision.action, 'retry');
+  assert.equal(server.effects.searches, 2, 'the cut attempt ran on the server too (harmless: read-only)');
+  assert.match(out.result.content[0].text, /tickets match/);
+});
+
+test('an unsafe tool whose response was cut is not retried: unknown, exactly one ticket', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 2 });
+  proxy.faults.push('cut');
+  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'printer on fire' } });
+  assert.equal(out.status, 'unknown');
+  assert.equal(out.reason, 'unsafe_after_unknown');
+  assert.equal(out.attempts.length, 1);
+  assert.equal(server.effects.tickets.length, 1, 'the write happened once');
+  assert.equal(proxy.calls().length, 1, 'and was sent once');
+  assert.match(out.message, /may or may not have taken effect/);
+  assert.match(out.message, /may do it twice/);
+});
+
+test('503 with Retry-After is retried even for an unsafe tool, after the server\'s wait; one ticket', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 3 });
+  proxy.faults.push({ status: 503, retryAfter: 1 });
+  const t0 = Date.now();
+  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'a' } });
+  assert.equal(out.status, 'succeeded');
+  assert.equal(out.attempts.length, 2);
+  assert.deepEqual(out.attempts[0].outcome, { kind: 'http', status: 503, hadSession: true, retryAfterMs: 1000 });
+  assert.equal(out.attempts[0].classification.delivery, 'not_processed');
+  assert.ok(out.attempts[0].decision.delayMs >= 1000, 'Retry-After is the floor');
+  assert.ok(Date.now() - t0 >= 1000);
+  assert.equal(server.effects.tickets.length, 1);
+});
+
+test('429 is throttled and retried; a connection reset before forwarding is unknown for an unsafe tool', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 4 });
+  proxy.faults.push({ status: 429 });
+  let out = await mcp.call({ name: 'create_ticket', arguments: { title: 'b' } });
+  assert.equal(out.status, 'succeeded');
+  assert.equal(out.attempts[0].classification.verdict, 'throttled');
+  proxy.faults.push('reset');
+  out = await mcp.call({ name: 'create_ticket', arguments: { title: 'c' } });
+  // The server never saw it, but the client cannot know that: the honest answer is unknown.
+  assert.equal(out.status, 'unknown');
+  assert.equal(server.effects.tickets.length, 1);
+});
+
+test('isError is the tool saying no: returned as is, never retried', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 5 });
+  const out = await mcp.call({ name: 'assign_ticket', arguments: { user: 'nobody' } });
+  assert.equal(out.status, 'tool_error');
+  assert.equal(out.attempts.length, 1);
+  assert.equal(out.result.isError, true);
+  assert.equal(mcp.engine.breakerState, 'closed');
+  const dropIn = await mcp.callTool({ name: 'assign_ticket', arguments: { user: 'nobody' } });
+  assert.deepEqual(dropIn.content, [{ type: 'text', text: 'no such user: nobody' }]);
+});
+
+test('a server that claims readOnlyHint is not believed unless trusted', async () => {
+  const untrusted = withRetry(await connect(), { policy: fast, seed: 6 });
+  proxy.faults.push('cut');
+  const out = await untrusted.call({ name: 'close_ticket', arguments: { id: 'T-1' } });
+  assert.equal(out.safety, 'unsafe');
+  assert.equal(out.status, 'unknown');
+  assert.equal(server.effects.deletes, 1, 'no second close');
+  // The same tool from a server the app trusts is retried: trust is the app's decision.
+  const trusting = withRetry(await connect(), { trusted: true, policy: fast, seed: 6 });
+  proxy.faults.push('cut');
+  const again = await trusting.call({ name: 'close_ticket', arguments: { id: 'T-1' } });
+  assert.equal(again.safety, 'read_only');
+  assert.equal(again.status, 'succeeded');
+  // A per-tool override wins over everything.
+  const overridden = withRetry(await connect(), { trusted: true, tools: { close_ticket: 'unsafe' }, policy: fast });
+  proxy.faults.push('cut');
+  assert.equal((await overridden.call({ name: 'close_ticket', arguments: { id: 'T-1' } })).status, 'unknown');
+});
+
+test('a keyed write gets one operation id, persisted before the first send, reused on the retry: one ticket', async () => {
+  const order = [];
+  const inner = new MemoryJournal();
+  const journal = {
+    begin: async (e) => {
+      order.push(`journal:${proxy.calls().length} calls seen`);
+      return inner.begin(e);
+    },
+    settle: (...a) => inner.settle(...a),
+    pending: () => inner.pending(),
+  };
+  const mcp = withRetry(await connect(), { trusted: true, policy: fast, journal, seed: 7 });
+  proxy.faults.push('cut');
+  const out = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'keyed' } }, { intent: 'tool-call-1' });
+  assert.equal(out.safety, 'keyed');
+  assert.equal(out.status, 'succeeded');
+  assert.deepEqual(order, ['journal:0 calls seen'], 'persisted before anything was sent');
+  assert.match(out.operationId, /^[0-9a-f-]{36}$/);
+  assert.equal(server.effects.tickets.length, 1, 'the retry was deduped by the server');
+  assert.deepEqual([...server.effects.keyed.keys()], [out.operationId], 'both attempts carried the same id');
+  assert.equal((await inner.get(out.operationId)).state, 'succeeded');
+  // The same intent again (say, after a crash and restart) reuses the id, never a new one.
+  const again = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'keyed' } }, { intent: 'tool-call-1' });
+  assert.equal(again.operationId, out.operationId);
+  assert.equal(server.effects.tickets.length, 1);
+  // A caller-given id is kept as is.
+  const own = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'mine', operation_id: 'my-own-id' } });
+  assert.equal(own.operationId, 'my-own-id');
+});
+
+test('an unknown keyed write stays pending in the journal and says how to check', async () => {
+  const journal = new MemoryJournal();
+  const mcp = withRetry(await connect(), { trusted: true, policy: { ...fast, maxAttempts: 1 }, journal, seed: 8 });
+  proxy.faults.push('cut');
+  const out = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'lost' } });
+  assert.equal(out.status, 'unknown');
+  assert.match(out.message, new RegExp(`same operation_id ${out.operationId}`));
+  const pending = await mcp.pendingOperations();
+  assert.deepEqual(pending.map((e) => [e.operationId, e.state]), [[out.operationId, 'unknown']]);
+});
+
+test('abort during the backoff ends the call at once: failed if nothing may have landed, unknown if it may', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: { ...fast, maxRetryAfterMs: 60_000 }, seed: 9 });
+  proxy.faults.push({ status: 503, retryAfter: 30 });
+  let ac = new AbortController();
+  setTimeout(() => ac.abort(), 150);
+  let t0 = Date.now();
+  let out = await mcp.call({ name: 'create_ticket', arguments: { title: 'x' } }, { signal: ac.signal });
+  assert.ok(Date.now() - t0 < 5_000, 'did not wait out the Retry-After');
+  assert.equal(out.status, 'failed');
+  assert.equal(out.reason, 'aborted');
+  assert.equal(server.effects.tickets.length, 0);
+
+  proxy.faults.push('cut', { status: 503, retryAfter: 30 });
+  ac = new AbortController();
+  setTimeout(() => ac.abort(), 400);
+  t0 = Date.now();
+  out = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'y' } }, { signal: ac.signal });
+  assert.ok(Date.now() - t0 < 5_000);
+  assert.equal(out.status, 'unknown', 'the first attempt may have landed');
+  assert.equal(out.reason, 'aborted');
+});
+
+test('an abort during an attempt is told apart from a timeout', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: { ...fast, attemptTimeoutMs: 300, maxAttempts: 1 }, seed: 10 });
+  proxy.faults.push({ hold: 1_000 });
+  let out = await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } });
+  assert.deepEqual(out.attempts[0].outcome, { kind: 'timeout' });
+  assert.equal(out.status, 'unknown');
+  proxy.faults.push({ hold: 1_000 });
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 100);
+  out = await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } }, { signal: ac.signal });
+  assert.deepEqual(out.attempts[0].outcome, { kind: 'aborted', sent: 'maybe' });
+  assert.equal(out.status, 'unknown');
+  await new Promise((r) => setTimeout(r, 1_000)); // let the held answers drain
+});
+
+test('the total deadline stops retries', async () => {
+  const mcp = withRetry(await connect(), {
+    trusted: true,
+    policy: { baseDelayMs: 10, maxDelayMs: 20, attemptTimeoutMs: 400, totalTimeoutMs: 700, maxAttempts: 10 },
+    seed: 11,
+  });
+  proxy.faults.push({ hold: 900 }, { hold: 900 }, { hold: 900 });
+  const t0 = Date.now();
+  const out = await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } });
+  assert.equal(out.status, 'unknown');
+  assert.ok(['deadline', 'max_attempts'].includes(out.reason), out.reason);
+  assert.equal(out.reason, 'deadline');
+  assert.ok(Date.now() - t0 < 1_500, `took ${Date.now() - t0} ms`);
+  await new Promise((r) => setTimeout(r, 1_000));
+});
+
+test('the breaker opens after repeated 503s, fails fast without sending, then half-opens and closes', async () => {
+  const events = [];
+  const mcp = withRetry(await connect(), {
+    trusted: true,
+    policy: { ...fast, maxAttempts: 1, breaker: { consecutiveFailures: 3, openMs: 300 } },
+    onEvent: (e) => e.type === 'breaker' && events.push(`${e.from}→${e.to}`),
+    seed: 12,
+  });
+  proxy.faults.push({ status: 503 }, { status: 503 }, { status: 503 });
+  for (let i = 0; i < 3; i++) assert.equal((await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } })).status, 'failed');
+  assert.equal(mcp.engine.breakerState, 'open');
+  const sent = proxy.calls().length;
+  const fastFail = await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } });
+  assert.equal(fastFail.status, 'failed');
+  assert.equal(fastFail.reason, 'breaker_open');
+  assert.equal(fastFail.attempts.length, 0);
+  assert.equal(proxy.calls().length, sent, 'nothing was sent');
+  assert.match(fastFail.message, /paused/);
+  await new Promise((r) => setTimeout(r, 350));
+  const probe = await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } });
+  assert.equal(probe.status, 'succeeded');
+  assert.equal(mcp.engine.breakerState, 'closed');
+  assert.deepEqual(events, ['closed→open', 'open→half_open', 'half_open→closed']);
+});
+
+test('an expired session (404) is re-initialized once and the call goes through', async () => {
+  const client = await connect();
+  const mcp = withRetry(client, { trusted: true, policy: fast, seed: 13 });
+  assert.equal(mcp.engine.revision, '2026-07-28');
+  await mcp.call({ name: 'search_tickets', arguments: { query: 'warm' } });
+  assert.equal(mcp.engine.revision, '2025-11-25', 'learned from the negotiated protocol version');
+  const before = client.transport.sessionId;
+  server.expireSessions();
+  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'after expiry' } });
+  assert.equal(out.status, 'succeeded');
+  assert.equal(out.attempts[0].classification.recover, 'reinitialize');
+  assert.notEqual(client.transport.sessionId, before);
+  assert.equal(server.effects.tickets.length, 1);
+});
+
+test('callTool is a drop-in: a non-succeeded call becomes an isError result for the model, with the outcome in _meta', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 14 });
+  proxy.faults.push('cut');
+  const res = await mcp.callTool({ name: 'create_ticket', arguments: { title: 'z' } });
+  assert.equal(res.isError, true);
+  assert.match(res.content[0].text, /may or may not have taken effect/);
+  const meta = res._meta[OUTCOME_META_KEY];
+  assert.equal(meta.status, 'unknown');
+  assert.equal(meta.attempts.length, 1);
+  assert.doesNotThrow(() => JSON.stringify(res));
+  const ok = await mcp.callTool({ name: 'create_ticket', arguments: { title: 'z2' } });
+  assert.equal(ok.isError, undefined);
+  assert.deepEqual(ok.structuredContent, { id: 'T-2' });
+});
+
+test('a server that cannot be reached at all: connection refused is provably not sent', async () => {
+  const client = await connect();
+  const mcp = withRetry(client, { trusted: true, policy: { ...fast, maxAttempts: 2 }, seed: 15, tools: { create_ticket: 'unsafe' } });
+  await mcp.refreshTools();
+  await proxy.close(); // nothing listens on the proxy's port any more
+  await new Promise((r) => setTimeout(r, 200)); // let the client's pool see its kept-alive socket close
+  try {
+    const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'nowhere' } });
+    assert.deepEqual(out.attempts.map((a) => a.outcome), [{ kind: 'network', sent: 'no' }, { kind: 'network', sent: 'no' }]);
+    assert.equal(out.status, 'failed', 'refused twice: definitely not done');
+    assert.equal(out.reason, 'max_attempts');
+  } finally {
+    proxy = await startFaultProxy(server.url);
+  }
+});
+
+test('bad options throw typed errors naming the field', async () => {
+  const client = await connect();
+  const cases = [
+    [{ trusted: 'yes' }, TypeError, 'invalid_type', 'trusted'],
+    [{ tools: { x: 'safe' } }, RangeError, 'invalid_value', 'tools.x'],
+    [{ retries: 3 }, TypeError, 'unknown_option', 'retries'],
+    [{ policy: { maxAttempts: -1 } }, RangeError, 'negative', 'maxAttempts'],
+    [{ journal: {} }, TypeError, 'invalid_type', 'journal'],
+    [{ onEvent: 1 }, TypeError, 'invalid_type', 'onEvent'],
+  ];
+  for (const [o, type, code, field] of cases) {
+    assert.throws(() => withRetry(client, o), (e) => e instanceof type && e.code === code && e.field === field, JSON.stringify(o));
+  }
+  assert.throws(() => withRetry({}, {}), (e) => e instanceof TypeError && e.field === 'client');
+  await assert.rejects(withRetry(client).call({}), (e) => e instanceof TypeError && e.field === 'params.name');
+});

@@ -1,0 +1,91 @@
+// The package in real workerd (miniflare): the workerd entry, the engine at module scope, randomness inside
+// a handler, withRetry around the real SDK client against a real MCP server, and the Durable Object journal.
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import { startMcpServer } from '../support/mcp-server.mjs';
+import { startFaultProxy } from '../support/fault-proxy.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let mf;
+let server;
+let proxy;
+
+before(async () => {
+  server = await startMcpServer();
+  proxy = await startFaultProxy(server.url);
+  await build({
+    entryPoints: [`${root}tests/workerd/sdk-entry.mjs`],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    outfile: `${root}tests/workerd/sdk-bundle.js`,
+    logLevel: 'error',
+  });
+  mf = new Miniflare({
+    modules: true,
+    scriptPath: `${root}tests/workerd/worker.mjs`,
+    modulesRoot: root,
+    modulesRules: [
+      { type: 'ESModule', include: ['**/*.js', '**/*.mjs'] },
+      { type: 'CompiledWasm', include: ['**/*.wasm'] },
+    ],
+    compatibilityDate: '2026-04-01',
+    durableObjects: { JOURNAL: 'JournalObject' },
+    bindings: { MCP_URL: proxy.url },
+  });
+  await mf.ready;
+});
+
+after(async () => {
+  await mf?.dispose();
+  await proxy?.close();
+  await server?.close();
+});
+
+async function get(path) {
+  const res = await mf.dispatchFetch(`http://worker${path}`);
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body;
+}
+
+test('the engine decides in workerd, built at module scope; randomness works inside the handler', async () => {
+  const body = await get('/engine');
+  assert.deepEqual(body.lost, { action: 'stop', status: 'unknown', reason: 'unsafe_after_unknown' });
+  assert.equal(body.retry.action, 'retry');
+  assert.ok(body.retry.delayMs >= 200);
+  assert.equal(body.ids.length, 2);
+  assert.notEqual(body.ids[0], body.ids[1]);
+  for (const id of body.ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+});
+
+test('withRetry in workerd: a keyed write whose response was cut is retried with the same id; one ticket', async () => {
+  proxy.faults.push('cut');
+  const body = await get(`/call?tool=create_ticket_keyed&args=${encodeURIComponent(JSON.stringify({ title: 'from a worker' }))}`);
+  assert.equal(body.status, 'succeeded');
+  assert.equal(body.attempts, 2);
+  assert.equal(server.effects.tickets.length, 1);
+  assert.deepEqual([...server.effects.keyed.keys()], [body.operationId]);
+  assert.equal(body.revision, '2025-11-25');
+});
+
+test('withRetry in workerd: an unsafe write whose response was cut is unknown, not retried', async () => {
+  const before = server.effects.tickets.length;
+  proxy.faults.push('cut');
+  const body = await get(`/call?tool=create_ticket&args=${encodeURIComponent(JSON.stringify({ title: 'once' }))}`);
+  assert.equal(body.status, 'unknown');
+  assert.equal(body.attempts, 1);
+  assert.equal(server.effects.tickets.length, before + 1);
+});
+
+test('DurableObjectJournal meets the journal contract in a real Durable Object', async () => {
+  const checks = await get('/journal/contract');
+  assert.ok(checks.length >= 10);
+  for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+  const pending = await get('/journal/pending');
+  assert.deepEqual(pending.map((e) => e.state), ['unknown'], 'storage kept the entries across requests');
+});

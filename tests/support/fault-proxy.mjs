@@ -1,0 +1,80 @@
+// A small fault-injecting HTTP proxy of our own, between a real MCP client and a real MCP server, on
+// 127.0.0.1. Each `tools/call` takes the next fault from the queue (default: pass); everything else passes.
+//
+// Faults: 'pass' · 'cut' (forward, let the server commit, then break the connection mid-answer) ·
+// 'drop' (forward, let the server commit, then close the connection before any byte of the answer) ·
+// 'reset' (drop the connection before forwarding) · { status, retryAfter? } (answer without forwarding) ·
+// { hold: ms } (forward, then delay the answer) · { jsonrpcError: code } (answer with a JSON-RPC error).
+import http from 'node:http';
+
+export async function startFaultProxy(target) {
+  const upstream = new URL(target);
+  const faults = [];
+  const log = [];
+  const agent = new http.Agent({ keepAlive: false });
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(() => req.socket.destroy()); // a peer that went away mid-request
+  });
+  async function handle(req, res) {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const body = Buffer.concat(chunks);
+    let message;
+    try {
+      message = body.length ? JSON.parse(body.toString('utf8')) : undefined;
+    } catch {
+      message = undefined;
+    }
+    const isCall = message?.method === 'tools/call';
+    const fault = isCall ? (faults.shift() ?? 'pass') : 'pass';
+    log.push({ method: message?.method ?? req.method, tool: message?.params?.name, fault, at: Date.now() });
+    if (fault === 'reset') return req.socket.destroy();
+    if (typeof fault === 'object' && fault.status) {
+      res.writeHead(fault.status, fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {});
+      return res.end(`injected ${fault.status}`);
+    }
+    if (typeof fault === 'object' && fault.jsonrpcError !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: fault.jsonrpcError, message: 'injected' } }));
+    }
+    const headers = { ...req.headers, host: upstream.host };
+    const up = http.request(
+      { hostname: upstream.hostname, port: upstream.port, path: upstream.pathname, method: req.method, headers, agent },
+      (upRes) => relay(upRes).catch(() => req.socket.destroy()),
+    );
+    async function relay(upRes) {
+        const parts = [];
+        for await (const c of upRes) parts.push(c);
+        const payload = Buffer.concat(parts);
+        if (fault === 'drop') return req.socket.destroy(); // the server committed; not one byte of the answer came back
+        if (fault === 'cut') {
+          // The server committed; the answer starts, then the connection dies mid-body.
+          res.writeHead(upRes.statusCode, { 'content-type': upRes.headers['content-type'], 'content-length': String(payload.length) });
+          res.write(payload.subarray(0, Math.floor(payload.length / 2)));
+          return setTimeout(() => req.socket.destroy(), 20);
+        }
+        if (typeof fault === 'object' && fault.hold) await new Promise((r) => setTimeout(r, fault.hold));
+        if (res.destroyed) return;
+        const h = { ...upRes.headers };
+        delete h['transfer-encoding'];
+        h['content-length'] = String(payload.length);
+        res.writeHead(upRes.statusCode, h);
+        res.end(payload);
+    }
+    up.on('error', () => req.socket.destroy());
+    up.end(body);
+  }
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    faults,
+    log,
+    calls: () => log.filter((l) => l.method === 'tools/call'),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections?.();
+        server.close(() => r());
+      }),
+  };
+}
