@@ -88,6 +88,7 @@ export type RetryEvent =
   | ({ type: 'attempt'; tool: string; attempt: number; outcome: AttemptOutcome; classification: Classification; decision: Decision; breaker?: BreakerTransition })
   | { type: 'retry'; tool: string; delayMs: number; recover?: string; reason: string }
   | ({ type: 'breaker'; tool: string } & BreakerTransition)
+  | { type: 'give_up'; tool: string; status: Exclude<CallStatus, 'succeeded' | 'tool_error'>; reason: string; operationId?: string }
   | { type: 'done'; tool: string; status: CallStatus; reason: string; attempts: number };
 
 export interface WithRetryOptions {

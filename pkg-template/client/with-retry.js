@@ -268,6 +268,7 @@ export function withRetry(client, options = {}) {
         // The entry stays pending: pendingOperations() will list it.
       }
     }
+    if (status !== 'succeeded' && status !== 'tool_error') emit({ type: 'give_up', tool: name, status, reason, operationId });
     emit({ type: 'done', tool: name, status, reason, attempts: attempts.length });
     return outcome;
   }

@@ -30,9 +30,9 @@ beforeEach(() => {
   server.effects.keyed.clear();
 });
 
-async function connect(url = proxy.url) {
+async function connect(url = proxy.url, transportOptions = {}) {
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: observeFetch() }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: observeFetch(), ...transportOptions }));
   clients.push(client);
   return client;
 }
@@ -221,7 +221,10 @@ test('the breaker opens after repeated 503s, fails fast without sending, then ha
   const mcp = withRetry(await connect(), {
     trusted: true,
     policy: { ...fast, maxAttempts: 1, breaker: { consecutiveFailures: 3, openMs: 300 } },
-    onEvent: (e) => e.type === 'breaker' && events.push(`${e.from}→${e.to}`),
+    onEvent: (e) => {
+      if (e.type === 'breaker') events.push(`${e.from}→${e.to}`);
+      if (e.type === 'give_up') events.push(`give_up:${e.reason}`);
+    },
     seed: 12,
   });
   proxy.faults.push({ status: 503 }, { status: 503 }, { status: 503 });
@@ -238,7 +241,8 @@ test('the breaker opens after repeated 503s, fails fast without sending, then ha
   const probe = await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } });
   assert.equal(probe.status, 'succeeded');
   assert.equal(mcp.engine.breakerState, 'closed');
-  assert.deepEqual(events, ['closed→open', 'open→half_open', 'half_open→closed']);
+  assert.deepEqual(events, ['give_up:max_attempts', 'give_up:max_attempts', 'closed→open', 'give_up:max_attempts',
+    'give_up:breaker_open', 'open→half_open', 'half_open→closed']);
 });
 
 test('an expired session (404) is re-initialized once and the call goes through', async () => {
@@ -302,4 +306,66 @@ test('bad options throw typed errors naming the field', async () => {
   }
   assert.throws(() => withRetry({}, {}), (e) => e instanceof TypeError && e.field === 'client');
   await assert.rejects(withRetry(client).call({}), (e) => e instanceof TypeError && e.field === 'params.name');
+});
+
+test('a stream that broke after an SSE event id is resumed, not re-sent: one ticket even for an unsafe tool', async () => {
+  const sseServer = await startMcpServer({ sse: true });
+  const sseProxy = await startFaultProxy(sseServer.url);
+  try {
+    const mcp = withRetry(await connect(sseProxy.url), { trusted: true, policy: fast, seed: 16 });
+    sseProxy.faults.push('cut');
+    const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'resumable' } });
+    assert.equal(out.status, 'succeeded');
+    assert.equal(out.attempts.length, 1, 'the SDK resumed the stream inside the attempt');
+    assert.equal(sseServer.effects.tickets.length, 1);
+    assert.equal(sseProxy.calls().length, 1, 'tools/call was sent once');
+    const after = sseProxy.log.slice(sseProxy.log.findIndex((l) => l.method === 'tools/call') + 1);
+    assert.ok(after.some((l) => l.method === 'GET'), 'the answer came back over a GET with Last-Event-ID');
+  } finally {
+    await sseProxy.close();
+    await sseServer.close();
+  }
+});
+
+test('when the SDK does not resume by itself, withRetry resumes with the resumption token instead of re-sending', async () => {
+  const sseServer = await startMcpServer({ sse: true });
+  const sseProxy = await startFaultProxy(sseServer.url);
+  try {
+    const client = await connect(sseProxy.url, { reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 10, maxReconnectionDelay: 10, reconnectionDelayGrowFactor: 1 } });
+    const mcp = withRetry(client, { trusted: true, policy: { ...fast, attemptTimeoutMs: 500 }, seed: 18 });
+    sseProxy.faults.push('cut');
+    const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'resumed by us' } });
+    assert.equal(out.status, 'succeeded');
+    assert.deepEqual(out.attempts.map((a) => a.outcome.kind), ['stream_broken', 'result']);
+    assert.equal(out.attempts[0].decision.recover, 'resume_stream');
+    assert.equal(sseServer.effects.tickets.length, 1, 'resumed, not re-sent');
+    assert.equal(sseProxy.calls().length, 1);
+  } finally {
+    await sseProxy.close();
+    await sseServer.close();
+  }
+});
+
+test('-32020 (2026-07-28 header mismatch) refreshes the tool list, then re-sends once', async () => {
+  let lists = 0;
+  const client = await connect();
+  const listTools = client.listTools.bind(client);
+  client.listTools = (...a) => {
+    lists++;
+    return listTools(...a);
+  };
+  const mcp = withRetry(client, { trusted: true, policy: fast, revision: '2026-07-28', seed: 17 });
+  await mcp.refreshTools();
+  lists = 0;
+  proxy.faults.push({ jsonrpcError: -32020 });
+  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'after refresh' } });
+  assert.equal(out.status, 'succeeded');
+  assert.equal(out.attempts[0].classification.recover, 'refresh_tools');
+  assert.equal(out.attempts[0].decision.delayMs, 0);
+  assert.equal(lists, 1, 'tools/list was called before the re-send');
+  assert.equal(server.effects.tickets.length, 1);
+  // Under 2025-11-25, -32020 means nothing in particular: the work may have happened.
+  const old = withRetry(client, { trusted: true, policy: fast, revision: '2025-11-25' });
+  proxy.faults.push({ jsonrpcError: -32020 });
+  assert.equal((await old.call({ name: 'create_ticket', arguments: { title: 'x' } })).status, 'unknown');
 });

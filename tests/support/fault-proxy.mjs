@@ -43,14 +43,27 @@ export async function startFaultProxy(target) {
       (upRes) => relay(upRes).catch(() => req.socket.destroy()),
     );
     async function relay(upRes) {
+        if (fault === 'pass') {
+          // Stream through (SSE streams stay open for as long as the server keeps them).
+          res.writeHead(upRes.statusCode, upRes.headers);
+          upRes.pipe(res);
+          upRes.on('close', () => !upRes.complete && req.socket.destroy());
+          return;
+        }
         const parts = [];
         for await (const c of upRes) parts.push(c);
         const payload = Buffer.concat(parts);
         if (fault === 'drop') return req.socket.destroy(); // the server committed; not one byte of the answer came back
         if (fault === 'cut') {
           // The server committed; the answer starts, then the connection dies mid-body.
-          res.writeHead(upRes.statusCode, { 'content-type': upRes.headers['content-type'], 'content-length': String(payload.length) });
-          res.write(payload.subarray(0, Math.floor(payload.length / 2)));
+          // An SSE answer is cut after its first event (the priming event id); JSON in the middle.
+          const sse = String(upRes.headers['content-type']).startsWith('text/event-stream');
+          const end = sse ? payload.indexOf('\n\n') + 2 : Math.floor(payload.length / 2);
+          const h = { 'content-type': upRes.headers['content-type'] };
+          if (upRes.headers['mcp-session-id']) h['mcp-session-id'] = upRes.headers['mcp-session-id'];
+          if (!sse) h['content-length'] = String(payload.length);
+          res.writeHead(upRes.statusCode, h);
+          res.write(payload.subarray(0, end));
           return setTimeout(() => req.socket.destroy(), 20);
         }
         if (typeof fault === 'object' && fault.hold) await new Promise((r) => setTimeout(r, fault.hold));

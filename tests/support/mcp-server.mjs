@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { z } from 'zod';
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
@@ -76,8 +77,11 @@ function buildServer(effects, extraTools) {
   return server;
 }
 
-/** Starts the server; resolves to { url, effects, expireSessions(), close() }. */
-export async function startMcpServer({ extraTools } = {}) {
+/**
+ * Starts the server; resolves to { url, effects, expireSessions(), close() }. `sse: true` answers over SSE
+ * with event ids and an event store (resumable, ≤ 2025-11-25); the default answers with plain JSON.
+ */
+export async function startMcpServer({ extraTools, sse = false } = {}) {
   const effects = makeEffects();
   const sessions = new Map();
   const httpServer = http.createServer(async (req, res) => {
@@ -101,7 +105,8 @@ export async function startMcpServer({ extraTools } = {}) {
         }
         transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          enableJsonResponse: true,
+          enableJsonResponse: !sse,
+          ...(sse ? { eventStore: new InMemoryEventStore() } : {}),
           onsessioninitialized: (id) => sessions.set(id, transport),
         });
         await buildServer(effects, extraTools).connect(transport);
