@@ -47,3 +47,17 @@ export type {
   CallOptions,
   RetryingClient,
 } from './client/index.js';
+export { LedgerRules, isValidOperationId } from './mcp_retry_policy.js';
+export type { LedgerRecord, LedgerAdmission, LedgerRulesOptions, RecordState } from './mcp_retry_policy.js';
+export {
+  OperationLedger,
+  withIdempotency,
+  OutcomeUnknown,
+  LEDGER_META_KEY,
+  fingerprint,
+  MemoryLedgerStore,
+  SqliteLedgerStore,
+  D1LedgerStore,
+  DurableObjectLedgerStore,
+} from './server/index.js';
+export type { LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions } from './server/index.js';

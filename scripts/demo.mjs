@@ -3,7 +3,7 @@
 // A naive client retries blindly; withRetry does what is safe and says plainly what it does not know.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { withRetry, observeFetch } from '../pkg/node.js';
+import { withRetry, observeFetch, OperationLedger, MemoryLedgerStore } from '../pkg/node.js';
 import { startMcpServer } from '../tests/support/mcp-server.mjs';
 import { startFaultProxy } from '../tests/support/fault-proxy.mjs';
 
@@ -15,11 +15,13 @@ const statusColour = { succeeded: 32, tool_error: 33, failed: 31, unknown: 35, p
 const paint = (s) => c(statusColour[s] ?? 0, s);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const server = await startMcpServer();
+// The server's write tools sit behind an operation ledger (withIdempotency), keyed by tenant + operation_id.
+const server = await startMcpServer({ ledger: new OperationLedger({ store: new MemoryLedgerStore() }) });
 const proxy = await startFaultProxy(server.url);
 const connect = async () => {
   const client = new Client({ name: 'demo-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url), { fetch: observeFetch() }));
+  const headers = { authorization: 'Bearer acme' }; // the tenant, as the server's auth sees it
+  await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url), { fetch: observeFetch(), requestInit: { headers } }));
   return client;
 };
 const tickets = () => server.effects.tickets.map((t) => t.id).join(', ') || 'none';
@@ -72,16 +74,16 @@ reset();
   console.log(`    tickets on the server: ${c(32, tickets())}  ← one, and nobody claims it failed\n`);
 }
 
-// 3. withRetry, a keyed tool: the server dedupes by operation_id.
+// 3. withRetry, a keyed tool behind the server's operation ledger.
 reset();
 {
-  console.log(bold('3. withRetry, a tool that takes an operation_id the server dedupes'));
+  console.log(bold('3. withRetry, open_ticket: it takes an operation_id, and the server keeps an operation ledger'));
   const mcp = withRetry(await connect(), { trusted: true, onEvent: trace, policy: { baseDelayMs: 100 } });
   proxy.faults.push('cut');
-  const out = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'Printer on fire' } });
+  const out = await mcp.call({ name: 'open_ticket', arguments: { title: 'Printer on fire' } });
   console.log(`    operation_id ${out.operationId}: created once, persisted before the first send, sent on both attempts`);
-  console.log(`    status: ${paint(out.status)}  → ${out.result.content[0].text}`);
-  console.log(`    tickets on the server: ${c(32, tickets())}  ← the retry returned the first ticket\n`);
+  console.log(`    status: ${paint(out.status)}  → ${out.result.content[0].text} (the ledger replayed the first outcome)`);
+  console.log(`    tickets on the server: ${c(32, tickets())}  ← one ticket, and the agent knows which\n`);
 }
 
 // 4. A refusal before processing is safe to retry for any tool.

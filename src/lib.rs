@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod ledger;
 pub mod retry;
 
 #[cfg(target_arch = "wasm32")]

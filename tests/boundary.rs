@@ -262,3 +262,53 @@ fn operation_ids_and_revisions() {
     assert_eq!(revision_for("2025-11-25").unwrap(), "2025-11-25");
     assert_eq!(code_of(&revision_for("yesterday").err().unwrap()).1, "invalid_value");
 }
+
+#[wasm_bindgen_test]
+fn ledger_rules_and_fingerprints_take_any_value() {
+    use mcp_retry_policy::wasm::{fingerprint_json, is_valid_operation_id, LedgerRules};
+    for v in weird_values() {
+        assert_error_or_ok(LedgerRules::new(v.clone()), "LedgerRules options");
+        let rules = LedgerRules::new(JsValue::UNDEFINED).unwrap();
+        assert_error_or_ok(rules.admit(v.clone(), "fp".into(), 0.0), "admit record");
+        assert_error_or_ok(rules.admit(JsValue::UNDEFINED, v.clone(), 0.0), "admit fingerprint");
+        assert_error_or_ok(rules.claim(v.clone(), "fp".into(), 0.0), "claim");
+        assert_error_or_ok(rules.finish(v.clone(), "succeeded".into(), 0.0), "finish");
+        assert_error_or_ok(fingerprint_json(v.clone()), "fingerprintJson");
+        assert!(!is_valid_operation_id(v.clone()) || v.as_string().is_some());
+    }
+    let rules = LedgerRules::new(js("{ ttlMs: 10000, leaseMs: 1000 }")).unwrap();
+    let claim = rules.claim(JsValue::UNDEFINED, "fp".into(), 5.0).unwrap();
+    assert_eq!(
+        get(&rules.admit(claim.clone(), "fp".into(), 6.0).unwrap(), "action").as_string().as_deref(),
+        Some("in_progress")
+    );
+    assert_eq!(
+        get(&rules.admit(claim.clone(), "other".into(), 6.0).unwrap(), "action").as_string().as_deref(),
+        Some("conflict")
+    );
+    let done = rules.finish(claim, "succeeded".into(), 7.0).unwrap();
+    assert_eq!(
+        get(&rules.admit(done.clone(), "fp".into(), 8.0).unwrap(), "action").as_string().as_deref(),
+        Some("replay")
+    );
+    let e = rules.finish(done, "pending".into(), 9.0).err().unwrap();
+    assert_eq!(code_of(&e), ("RangeError".into(), "invalid_value".into(), "state".into()));
+    for (src, code, field) in [
+        ("{ ttlMs: -1 }", "negative", "ttlMs"),
+        ("{ leaseMs: NaN }", "not_finite", "leaseMs"),
+        ("{ lease: 1 }", "unknown_option", "lease"),
+    ] {
+        let e = LedgerRules::new(js(src)).err().unwrap();
+        assert_eq!((code_of(&e).1, code_of(&e).2), (code.into(), field.into()), "{src}");
+    }
+    assert_eq!(
+        fingerprint_json(r#"{"b":1,"a":"x"}"#.into()).unwrap(),
+        fingerprint_json(r#"{"a":"x","b":1}"#.into()).unwrap()
+    );
+    assert_ne!(
+        fingerprint_json(r#"{"b":1,"a":"x"}"#.into()).unwrap(),
+        fingerprint_json(r#"{"a":"y","b":1}"#.into()).unwrap()
+    );
+    assert_eq!(code_of(&fingerprint_json(r#"{"a":1,"a":2}"#.into()).err().unwrap()).1, "duplicate_key");
+    assert_eq!(code_of(&fingerprint_json("[".repeat(300).into()).err().unwrap()).1, "too_deep");
+}

@@ -5,7 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use mcp_retry_policy::retry::{
-    classify, AttemptOutcome as O, Cause as C, Delivery as D, Recover as R, ResultType, Revision, Sent, Verdict as V,
+    classify, AttemptOutcome as O, Cause as C, Delivery as D, LedgerStatus, Recover as R, ResultType, Revision, Sent,
+    Verdict as V,
 };
 
 const R0: &[Revision] = &[Revision::V2025_06_18];
@@ -127,6 +128,10 @@ const TABLE: &[Row] = &[
     // The caller aborted: before the request left it was not processed; after, unknown.
     (ALL, O::Aborted { sent: Sent::No },    V::Cancelled, NP, None, C::Aborted),
     (ALL, O::Aborted { sent: Sent::Maybe }, V::Cancelled, U,  None, C::Aborted),
+    // The server's operation ledger answered for a keyed tool.
+    (ALL, O::Ledger { status: LedgerStatus::InProgress, retry_after_ms: None }, Tr,   NP, None, C::LedgerInProgress),
+    (ALL, O::Ledger { status: LedgerStatus::Unknown,    retry_after_ms: None }, Tr,   U,  None, C::LedgerUnknown),
+    (ALL, O::Ledger { status: LedgerStatus::Conflict,   retry_after_ms: None }, Perm, NP, None, C::LedgerConflict),
 ];
 
 #[test]

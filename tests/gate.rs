@@ -2,8 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use mcp_retry_policy::retry::{
-    classify, decide, AttemptOutcome as O, CallState, Decision, DecisionInput, FinalStatus as F, Jitter, Policy,
-    Reason, Recover, ResultType, Revision, Safety, Sent,
+    classify, decide, AttemptOutcome as O, CallState, Decision, DecisionInput, FinalStatus as F, Jitter, LedgerStatus,
+    Policy, Reason, Recover, ResultType, Revision, Safety, Sent,
 };
 
 const NOW: u64 = 10_000;
@@ -232,6 +232,11 @@ fn every_retry_shape() {
             "second retry doubles",
             Case { call: CallState { retries: 1, ..call() }, ..case(O::Timeout, Safety::Idempotent) },
             Decision::Retry { delay_ms: 200, recover: None, reason: Reason::Transient },
+        ),
+        (
+            "ledger in progress: check back after its hint",
+            case(O::Ledger { status: LedgerStatus::InProgress, retry_after_ms: Some(800) }, Safety::Keyed),
+            Decision::Retry { delay_ms: 800, recover: None, reason: Reason::Transient },
         ),
         ("no budget section: no budget stop", Case { budget: None, ..case(O::Timeout, Safety::Keyed) }, RETRY),
     ];

@@ -7,8 +7,8 @@ use mcp_retry_policy::retry::backoff::{delay, with_floor};
 use mcp_retry_policy::retry::policy::{BreakerOptions, BudgetOptions, Section};
 use mcp_retry_policy::retry::{
     classify, decide, AttemptOutcome, BreakerConfig, BreakerState, CallState, Decision, DecisionInput, Delivery,
-    Engine, FinalStatus, Jitter, Policy, PolicyOptions, Recover, ResultType, Revision, Safety, Sent, SplitMix64,
-    Verdict,
+    Engine, FinalStatus, Jitter, LedgerStatus, Policy, PolicyOptions, Recover, ResultType, Revision, Safety, Sent,
+    SplitMix64, Verdict,
 };
 use proptest::prelude::*;
 
@@ -55,6 +55,8 @@ fn outcome() -> impl Strategy<Value = AttemptOutcome> {
         (any::<bool>(), ms())
             .prop_map(|(event_id_seen, retry_ms)| AttemptOutcome::StreamBroken { event_id_seen, retry_ms }),
         sent().prop_map(|sent| AttemptOutcome::Aborted { sent }),
+        (prop_oneof![Just(LedgerStatus::InProgress), Just(LedgerStatus::Unknown), Just(LedgerStatus::Conflict)], ms())
+            .prop_map(|(status, retry_after_ms)| AttemptOutcome::Ledger { status, retry_after_ms }),
     ]
 }
 
@@ -154,8 +156,12 @@ proptest! {
             Decision::Stop { status, .. } => {
                 let tool_answered = matches!(c.verdict, Verdict::Success | Verdict::ToolError)
                     || c.recover == Some(Recover::PollTask);
-                if ambiguous && !tool_answered {
+                let still_running = c.cause == mcp_retry_policy::retry::Cause::LedgerInProgress;
+                if ambiguous && !tool_answered && !still_running {
                     prop_assert_eq!(status, FinalStatus::Unknown);
+                }
+                if still_running {
+                    prop_assert_eq!(status, FinalStatus::Pending);
                 }
                 if !ambiguous {
                     prop_assert_ne!(status, FinalStatus::Unknown);
@@ -195,7 +201,7 @@ proptest! {
                     log.push(step.decision);
                     match step.decision {
                         Decision::Stop { status, .. } => {
-                            if call.maybe_delivered && !matches!(o, AttemptOutcome::Result { .. }) {
+                            if call.maybe_delivered && !matches!(o, AttemptOutcome::Result { .. } | AttemptOutcome::Ledger { status: LedgerStatus::InProgress, .. }) {
                                 assert_eq!(status, FinalStatus::Unknown);
                             }
                             break;

@@ -65,8 +65,16 @@ function isResultType(t) {
   return t === 'complete' || t === 'input_required' || t === 'task';
 }
 
-/** The outcome of an attempt that returned a result. */
+const LEDGER_META_KEY = 'dev.mcp-retry-policy/ledger';
+const LEDGER_STATUSES = new Set(['in_progress', 'unknown', 'conflict']);
+
+/** The outcome of an attempt that returned a result (or the server ledger's answer in its place). */
 export function resultOutcome(result) {
+  const ledger = result?.isError ? result?._meta?.[LEDGER_META_KEY] : undefined;
+  if (ledger && LEDGER_STATUSES.has(ledger.status)) {
+    const ms = ledger.retryAfterMs;
+    return { kind: 'ledger', status: ledger.status, ...(Number.isFinite(ms) && ms >= 0 && ms <= 86_400_000 ? { retryAfterMs: ms } : {}) };
+  }
   const resultType = isResultType(result?.resultType) ? result.resultType : result?.task ? 'task' : undefined;
   return { kind: 'result', isError: result?.isError === true, ...(resultType ? { resultType } : {}) };
 }

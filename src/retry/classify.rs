@@ -5,7 +5,7 @@
 //! [`Verdict`]. Whether a re-send is *allowed* is not decided here but in [`decide`](mod@super::decide), from
 //! the delivery and the tool's [`Safety`](super::Safety).
 
-use super::outcome::{AttemptOutcome, ResultType, Revision, Sent};
+use super::outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
 
 /// Whether the server acted on the request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -201,6 +201,12 @@ causes! {
     StreamBroken = "stream_broken",
     /// The caller aborted.
     Aborted = "aborted",
+    /// The server's ledger: the same operation is running.
+    LedgerInProgress = "ledger_in_progress",
+    /// The server's ledger: the outcome is unknown to the server too.
+    LedgerUnknown = "ledger_unknown",
+    /// The server's ledger: the operation id was used with other input.
+    LedgerConflict = "ledger_conflict",
 }
 
 /// The meaning of one attempt's outcome.
@@ -264,6 +270,18 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
                 // 2026-07-28: "a broken response stream loses the in-flight request".
                 Classification::new(Transient, Unknown, Cause::StreamBroken).waiting(retry_ms)
             }
+        }
+        // The ledger answered for a keyed tool: in progress → this copy did not run, check back later with
+        // the same id; unknown → the server does not know either (a retry lets it reconcile); conflict →
+        // the id belongs to other input and nothing ran.
+        AttemptOutcome::Ledger { status: LedgerStatus::InProgress, retry_after_ms } => {
+            Classification::new(Transient, NotProcessed, Cause::LedgerInProgress).waiting(retry_after_ms)
+        }
+        AttemptOutcome::Ledger { status: LedgerStatus::Unknown, .. } => {
+            Classification::new(Transient, Unknown, Cause::LedgerUnknown)
+        }
+        AttemptOutcome::Ledger { status: LedgerStatus::Conflict, .. } => {
+            Classification::new(Permanent, NotProcessed, Cause::LedgerConflict)
         }
         AttemptOutcome::Aborted { sent } => Classification::new(
             Verdict::Cancelled,

@@ -232,7 +232,18 @@ pub fn retry_cost(policy: &Policy, c: &Classification) -> u64 {
 pub fn decide(i: &DecisionInput<'_>) -> Decision {
     let c = i.classification;
     let ambiguous = c.delivery == Delivery::Unknown || i.call.maybe_delivered;
-    let give_up = |reason| Decision::stop(if ambiguous { FinalStatus::Unknown } else { FinalStatus::Failed }, reason);
+    // The server's ledger said the operation is running: giving up leaves it in progress, not failed.
+    let running = c.cause == Cause::LedgerInProgress;
+    let give_up = |reason| {
+        let status = if running {
+            FinalStatus::Pending
+        } else if ambiguous {
+            FinalStatus::Unknown
+        } else {
+            FinalStatus::Failed
+        };
+        Decision::stop(status, reason)
+    };
     match c.verdict {
         Verdict::Success => Decision::stop(FinalStatus::Succeeded, Reason::Succeeded),
         Verdict::ToolError => Decision::stop(FinalStatus::ToolError, Reason::ToolError),
@@ -265,7 +276,7 @@ pub fn decide(i: &DecisionInput<'_>) -> Decision {
                 } else if i.now_ms >= i.call.deadline_ms {
                     give_up(Reason::Deadline)
                 } else if i.call.maybe_delivered && !i.safety.retry_after_unknown() {
-                    Decision::stop(FinalStatus::Unknown, Reason::UnsafeAfterUnknown)
+                    give_up(Reason::UnsafeAfterUnknown)
                 } else {
                     Decision::Retry { delay_ms: 0, recover: Some(action), reason: Reason::Recover }
                 }
@@ -286,7 +297,8 @@ fn backoff_retry(
     let resending = recover.is_none();
     // The gate: an unsafe tool is never sent again once any attempt may have been delivered.
     if resending && !i.safety.retry_after_unknown() && (c.delivery == Delivery::Unknown || call.maybe_delivered) {
-        return Decision::stop(FinalStatus::Unknown, Reason::UnsafeAfterUnknown);
+        // Always `unknown` here (a delivery may have happened), or `pending` if the server's ledger said so.
+        return give_up(Reason::UnsafeAfterUnknown);
     }
     if call.attempts >= p.max_attempts {
         return give_up(Reason::MaxAttempts);

@@ -22,7 +22,7 @@ pub use budget::{BudgetConfig, RetryBudget};
 pub use classify::{classify, Cause, Classification, Delivery, Recover, Verdict};
 pub use decide::{decide, CallState, Decision, DecisionInput, FinalStatus, Reason};
 pub use engine::Engine;
-pub use outcome::{AttemptOutcome, ResultType, Revision, Sent};
+pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
 pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyOptions};
 pub use prng::SplitMix64;
 pub use safety::{safety, Safety, ToolFacts};

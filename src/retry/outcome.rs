@@ -142,4 +142,23 @@ pub enum AttemptOutcome {
         /// Whether the request may have left this machine before the abort.
         sent: Sent,
     },
+    /// The server's operation ledger answered instead of the tool (an `isError` result whose
+    /// `_meta["dev.mcp-retry-policy/ledger"]` names the status).
+    Ledger {
+        /// What the ledger said.
+        status: LedgerStatus,
+        /// When to check back, for `in_progress`.
+        retry_after_ms: Option<u64>,
+    },
+}
+
+/// What a server's operation ledger can answer instead of running the tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LedgerStatus {
+    /// The same operation is running now; this copy was not run.
+    InProgress,
+    /// The operation's outcome is not known to the server either.
+    Unknown,
+    /// The operation id was already used with other input; nothing was run.
+    Conflict,
 }

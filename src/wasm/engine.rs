@@ -39,7 +39,8 @@ export type AttemptOutcome =
   | { kind: "network"; sent: "no" | "maybe" }
   | { kind: "timeout" }
   | { kind: "stream_broken"; eventIdSeen?: boolean; retryMs?: number }
-  | { kind: "aborted"; sent: "no" | "maybe" };
+  | { kind: "aborted"; sent: "no" | "maybe" }
+  | { kind: "ledger"; status: "in_progress" | "unknown" | "conflict"; retryAfterMs?: number };
 export type Delivery = "not_processed" | "unknown" | "processed";
 export type Recover = "reinitialize" | "refresh_tools" | "renegotiate" | "resume_stream" | "poll_task" | "continue_input" | "reauthenticate";
 export interface Classification {

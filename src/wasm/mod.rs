@@ -11,12 +11,14 @@
 
 mod engine;
 mod error;
+mod ledger;
 mod outcome;
 mod policy;
 mod random;
 mod read;
 
 pub use engine::{new_operation_id, revision_for, RetryCall, RetryEngine};
+pub use ledger::{fingerprint_json, is_valid_operation_id, LedgerRules};
 
 /// The result of an exported function: a JS error value on failure.
 type JsResult<T> = Result<T, wasm_bindgen::JsValue>;

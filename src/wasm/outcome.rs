@@ -14,7 +14,7 @@ use super::JsResult;
 use crate::retry::breaker::Transition;
 use crate::retry::engine::{Admission, Step};
 use crate::retry::policy::{check_number, Num, Quoted, MAX_DURATION_MS};
-use crate::retry::{AttemptOutcome, Classification, Decision, ResultType, Sent};
+use crate::retry::{AttemptOutcome, Classification, Decision, LedgerStatus, ResultType, Sent};
 
 fn invalid_value(field: &str, got: &str, expected: &str) -> JsValue {
     range_error("invalid_value", field, &format!("{field} must be one of {expected}, got {}", Quoted(got)))
@@ -87,11 +87,21 @@ pub fn read_outcome(value: &JsValue) -> JsResult<AttemptOutcome> {
             retry_ms: optional_ms(&mut f, "retryMs")?,
         },
         "aborted" => AttemptOutcome::Aborted { sent: sent(&mut f)? },
+        "ledger" => {
+            let s = required(f.string("status")?, "outcome.status", "the ledger's status")?;
+            let status = match s.as_str() {
+                "in_progress" => LedgerStatus::InProgress,
+                "unknown" => LedgerStatus::Unknown,
+                "conflict" => LedgerStatus::Conflict,
+                _ => return Err(invalid_value("outcome.status", &s, "in_progress, unknown, conflict")),
+            };
+            AttemptOutcome::Ledger { status, retry_after_ms: optional_ms(&mut f, "retryAfterMs")? }
+        }
         other => {
             return Err(invalid_value(
                 "outcome.kind",
                 other,
-                "result, jsonrpc_error, http, network, timeout, stream_broken, aborted",
+                "result, jsonrpc_error, http, network, timeout, stream_broken, aborted, ledger",
             ))
         }
     };

@@ -34,7 +34,8 @@ before(async () => {
       { type: 'CompiledWasm', include: ['**/*.wasm'] },
     ],
     compatibilityDate: '2026-04-01',
-    durableObjects: { JOURNAL: 'JournalObject' },
+    durableObjects: { JOURNAL: 'JournalObject', LEDGER: 'LedgerObject' },
+    d1Databases: ['DB'],
     bindings: { MCP_URL: proxy.url },
   });
   await mf.ready;
@@ -88,4 +89,21 @@ test('DurableObjectJournal meets the journal contract in a real Durable Object',
   for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
   const pending = await get('/journal/pending');
   assert.deepEqual(pending.map((e) => e.state), ['unknown'], 'storage kept the entries across requests');
+});
+
+test('DurableObjectLedgerStore meets the store contract in a real Durable Object; concurrent requests claim once', async () => {
+  for (const c of await get('/ledger-do/contract')) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+  const results = await Promise.all(Array.from({ length: 10 }, () => get('/ledger-do/claim?id=race-0001')));
+  assert.equal(results.filter((r) => r.won).length, 1);
+});
+
+test('D1LedgerStore meets the store contract in real workerd D1; the ledger runs over it', async () => {
+  for (const c of await get('/ledger-d1/contract')) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+  const flow = await get('/ledger-d1/flow');
+  assert.deepEqual(flow, {
+    first: 'execute',
+    during: 'in_progress',
+    replay: { action: 'replay', state: 'succeeded', result: { content: [{ type: 'text', text: 'opened T-1' }] } },
+    conflict: 'conflict',
+  });
 });

@@ -7,15 +7,57 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { z } from 'zod';
+import { withIdempotency, OutcomeUnknown } from '../../pkg/node.js';
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 
 /** The effects the tools had, for the tests to count. */
 export function makeEffects() {
-  return { tickets: [], searches: 0, deletes: 0, keyed: new Map() };
+  return { tickets: [], searches: 0, deletes: 0, keyed: new Map(), payments: [], assignAttempts: 0, downstream: { timeoutNext: 0 } };
 }
 
-function buildServer(effects, extraTools) {
+const tenantOf = (extra) => extra?.authInfo?.clientId;
+
+/** Write tools behind the operation ledger (issue #4), when the server has one. */
+function ledgerTools(server, effects, ledger) {
+  server.registerTool(
+    'open_ticket',
+    {
+      description: 'Open a ticket. Pass a fresh operation_id per intended ticket; repeats with the same id return the first ticket.',
+      inputSchema: { title: z.string(), priority: z.number().optional(), operation_id: z.string(), delayMs: z.number().optional() },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    },
+    withIdempotency(ledger, async ({ title, priority, delayMs }, extra) => {
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      const id = `T-${effects.tickets.length + 1}`;
+      effects.tickets.push({ id, title, priority, tenant: tenantOf(extra) });
+      return { ...text(`opened ${id}`), structuredContent: { id } };
+    }, { action: 'open_ticket', tenant: tenantOf, validate: ({ title }) => (title.trim() ? undefined : 'title must not be empty') }),
+  );
+  server.registerTool(
+    'assign_ticket_once',
+    { description: 'Assign a ticket (fails for unknown users).', inputSchema: { user: z.string(), operation_id: z.string() } },
+    withIdempotency(ledger, async ({ user }) => {
+      effects.assignAttempts++;
+      return { ...text(`no such user: ${user}`), isError: true };
+    }, { action: 'assign_ticket_once', tenant: tenantOf }),
+  );
+  server.registerTool(
+    'submit_payment',
+    { description: 'Submit a payment to the bank.', inputSchema: { cents: z.number(), operation_id: z.string() } },
+    withIdempotency(ledger, async ({ cents, operation_id }) => {
+      // The bank always books the payment; sometimes its answer is lost (a timeout after submission).
+      effects.payments.push({ operation_id, cents });
+      if (effects.downstream.timeoutNext > 0) {
+        effects.downstream.timeoutNext--;
+        throw new OutcomeUnknown('the bank did not answer within 5 s');
+      }
+      return { ...text(`paid ${cents}`), structuredContent: { paid: cents } };
+    }, { action: 'submit_payment', tenant: tenantOf }),
+  );
+}
+
+function buildServer(effects, extraTools, ledger) {
   const server = new McpServer({ name: 'ticket-desk', version: '1.0.0' });
   server.registerTool(
     'create_ticket',
@@ -73,6 +115,7 @@ function buildServer(effects, extraTools) {
     { description: 'Assign a ticket; fails for unknown users.', inputSchema: { user: z.string() } },
     async ({ user }) => ({ ...text(`no such user: ${user}`), isError: true }),
   );
+  if (ledger) ledgerTools(server, effects, ledger);
   extraTools?.(server, effects);
   return server;
 }
@@ -81,7 +124,7 @@ function buildServer(effects, extraTools) {
  * Starts the server; resolves to { url, effects, expireSessions(), close() }. `sse: true` answers over SSE
  * with event ids and an event store (resumable, ≤ 2025-11-25); the default answers with plain JSON.
  */
-export async function startMcpServer({ extraTools, sse = false } = {}) {
+export async function startMcpServer({ extraTools, sse = false, ledger } = {}) {
   const effects = makeEffects();
   const sessions = new Map();
   const httpServer = http.createServer(async (req, res) => {
@@ -90,6 +133,9 @@ export async function startMcpServer({ extraTools, sse = false } = {}) {
       for await (const c of req) chunks.push(c);
       const raw = Buffer.concat(chunks).toString('utf8');
       const body = raw ? JSON.parse(raw) : undefined;
+      // A stand-in for real authentication: "Authorization: Bearer <tenant>" names the tenant.
+      const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (bearer) req.auth = { token: bearer, clientId: bearer, scopes: [] };
       const sid = req.headers['mcp-session-id'];
       let transport = sid ? sessions.get(sid) : undefined;
       if (!transport) {
@@ -109,7 +155,7 @@ export async function startMcpServer({ extraTools, sse = false } = {}) {
           ...(sse ? { eventStore: new InMemoryEventStore() } : {}),
           onsessioninitialized: (id) => sessions.set(id, transport),
         });
-        await buildServer(effects, extraTools).connect(transport);
+        await buildServer(effects, extraTools, ledger).connect(transport);
       }
       await transport.handleRequest(req, res, body);
     } catch (e) {

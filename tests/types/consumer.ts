@@ -72,3 +72,40 @@ async function useIt(): Promise<void> {
   void [unknown, opId, meta, pending, f, IndexedDbJournal, DurableObjectJournal, mcp.engine.breakerState];
 }
 void useIt;
+
+// The server face: the ledger, its stores, withIdempotency, fingerprints.
+import {
+  OperationLedger,
+  withIdempotency,
+  OutcomeUnknown,
+  MemoryLedgerStore,
+  SqliteLedgerStore,
+  D1LedgerStore,
+  DurableObjectLedgerStore,
+  fingerprint,
+  isValidOperationId,
+  LEDGER_META_KEY,
+  type LedgerBegin,
+} from '../../pkg/index.js';
+
+const ledger = new OperationLedger({
+  store: new MemoryLedgerStore(),
+  ttlMs: 86_400_000,
+  leaseMs: 60_000,
+  reconcile: async ({ operationId }) => (operationId ? { status: 'not_done' } : { status: 'unknown' }),
+});
+type Extra = { authInfo?: { clientId: string } };
+const handler = withIdempotency(
+  ledger,
+  async (args: { title: string; operation_id: string }, _extra: Extra) => {
+    if (!args.title) throw new OutcomeUnknown('bank timeout');
+    return { content: [{ type: 'text' as const, text: 'ok' }] };
+  },
+  { action: 'open_ticket', tenant: (extra) => extra.authInfo?.clientId },
+);
+async function serve(): Promise<void> {
+  const r = await handler({ title: 't', operation_id: 'op-12345678' }, { authInfo: { clientId: 'acme' } });
+  const b: LedgerBegin = await ledger.begin({ tenant: 't', action: 'a', operationId: 'op-12345678' }, fingerprint({ a: 1 }));
+  void [r, b, isValidOperationId('x'), LEDGER_META_KEY, SqliteLedgerStore, D1LedgerStore, DurableObjectLedgerStore];
+}
+void serve;

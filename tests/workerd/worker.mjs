@@ -1,7 +1,10 @@
 // A Cloudflare Worker that uses the package through its `workerd` entry, run in real workerd by miniflare.
-import { RetryEngine, newOperationId, withRetry, DurableObjectJournal } from '../../pkg/workerd.js';
+import {
+  RetryEngine, newOperationId, withRetry, DurableObjectJournal, DurableObjectLedgerStore, D1LedgerStore, OperationLedger, fingerprint,
+} from '../../pkg/workerd.js';
 import { Client, StreamableHTTPClientTransport } from './sdk-bundle.js';
 import { runJournalContract } from '../support/journal-contract.mjs';
+import { runLedgerStoreContract } from '../support/ledger-store-contract.mjs';
 
 // Module scope: building an engine draws no randomness (workerd would refuse it here).
 const engine = new RetryEngine({ maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 });
@@ -15,6 +18,23 @@ export class JournalObject {
     const journal = new DurableObjectJournal(this.ctx.storage);
     if (url.pathname === '/contract') return Response.json(await runJournalContract(journal));
     if (url.pathname === '/pending') return Response.json(await journal.pending());
+    return new Response('not found', { status: 404 });
+  }
+}
+
+export class LedgerObject {
+  constructor(ctx) {
+    this.store = new DurableObjectLedgerStore(ctx.storage);
+  }
+  async fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname === '/contract') return Response.json(await runLedgerStoreContract(this.store));
+    if (url.pathname === '/claim') {
+      // One claim attempt per request: many requests race for the same key.
+      const key = { tenant: 'acme', action: 'open_ticket', operationId: url.searchParams.get('id') };
+      const won = await this.store.insert(key, { state: 'pending', fingerprint: 'f', leaseUntilMs: 1, createdMs: 0, expiresMs: 9e15, version: 1 });
+      return Response.json({ won });
+    }
     return new Response('not found', { status: 404 });
   }
 }
@@ -35,6 +55,22 @@ export default {
       if (url.pathname.startsWith('/journal/')) {
         const stub = env.JOURNAL.get(env.JOURNAL.idFromName('journal'));
         return stub.fetch(new Request(`https://do${url.pathname.slice('/journal'.length)}`));
+      }
+      if (url.pathname.startsWith('/ledger-do/')) {
+        const stub = env.LEDGER.get(env.LEDGER.idFromName('ledger'));
+        return stub.fetch(new Request(`https://do${url.pathname.slice('/ledger-do'.length)}${url.search}`));
+      }
+      if (url.pathname === '/ledger-d1/contract') return Response.json(await runLedgerStoreContract(new D1LedgerStore(env.DB)));
+      if (url.pathname === '/ledger-d1/flow') {
+        const ledger = new OperationLedger({ store: new D1LedgerStore(env.DB) });
+        const key = { tenant: 'acme', action: 'open_ticket', operationId: `flow-${newOperationId()}` };
+        const fp = fingerprint({ title: 'from D1' });
+        const first = await ledger.begin(key, fp);
+        const during = await ledger.begin(key, fp);
+        await ledger.finish(key, first.claim, 'succeeded', { content: [{ type: 'text', text: 'opened T-1' }] });
+        const replay = await ledger.begin(key, fp);
+        const conflict = await ledger.begin(key, fingerprint({ title: 'other' }));
+        return Response.json({ first: first.action, during: during.action, replay, conflict: conflict.action });
       }
       if (url.pathname === '/call') {
         const client = new Client({ name: 'worker-agent', version: '1.0.0' });

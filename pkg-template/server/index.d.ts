@@ -1,0 +1,84 @@
+import type { LedgerRecord, LedgerRulesOptions, RecordState } from '../mcp_retry_policy.js';
+
+/** A ledger key: the tenant comes from the authenticated request, never from tool arguments. */
+export interface LedgerKey { tenant: string; action: string; operationId: string }
+
+/** Where the ledger keeps records. `insert` and `replace` must be atomic. */
+export interface LedgerStore {
+  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: unknown } | undefined>;
+  insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
+  replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: unknown): Promise<boolean>;
+}
+
+export declare class MemoryLedgerStore implements LedgerStore {
+  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: unknown } | undefined>;
+  insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
+  replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: unknown): Promise<boolean>;
+  readonly size: number;
+}
+/** SQLite through better-sqlite3: pass an open `Database`. */
+export declare class SqliteLedgerStore extends MemoryLedgerStore {
+  constructor(db: { prepare(sql: string): any; exec(sql: string): unknown });
+}
+/** Cloudflare D1: pass the binding; `await store.ready` creates the table. */
+export declare class D1LedgerStore extends MemoryLedgerStore {
+  constructor(db: { prepare(sql: string): any });
+  readonly ready: Promise<unknown>;
+}
+/** A Durable Object's `ctx.storage`. */
+export declare class DurableObjectLedgerStore extends MemoryLedgerStore {
+  constructor(storage: { get(key: string): Promise<any>; transaction<T>(fn: (txn: any) => Promise<T>): Promise<T> });
+}
+
+/** What the reconcile hook answers when an outcome is not known. */
+export type ReconcileVerdict =
+  | { status: 'succeeded' | 'failed'; result: unknown }
+  | { status: 'not_done' }
+  | { status: 'unknown' };
+
+export interface OperationLedgerOptions extends LedgerRulesOptions {
+  store: LedgerStore;
+  reconcile?: (ctx: LedgerKey & { record: LedgerRecord; result?: unknown }) => Promise<ReconcileVerdict> | ReconcileVerdict;
+  now?: () => number;
+}
+
+export type LedgerBegin =
+  | { action: 'execute'; claim: LedgerRecord }
+  | { action: 'replay'; state: RecordState; result: unknown }
+  | { action: 'in_progress'; retryAfterMs: number }
+  | { action: 'conflict' }
+  | { action: 'unknown' };
+
+export declare class OperationLedger {
+  constructor(options: OperationLedgerOptions);
+  readonly ttlMs: number;
+  readonly leaseMs: number;
+  begin(key: LedgerKey, fingerprint: string): Promise<LedgerBegin>;
+  finish(key: LedgerKey, claim: LedgerRecord, state: 'succeeded' | 'failed' | 'unknown', result?: unknown): Promise<boolean>;
+}
+
+/** Thrown by a handler that submitted downstream and cannot tell whether it committed. */
+export declare class OutcomeUnknown extends Error {
+  constructor(message?: string, options?: { cause?: unknown });
+}
+
+export interface IdempotencyOptions<Extra> {
+  /** The ledger's name for this tool's writes (usually the tool name). */
+  action: string;
+  /** The tenant, from the authenticated request context (e.g. `extra.authInfo.clientId`). */
+  tenant: (extra: Extra) => string | undefined | Promise<string | undefined>;
+  operationIdArgument?: string;
+  /** Checks run before any claim; return a message to refuse (nothing is stored). */
+  validate?: (args: any, extra: Extra) => string | undefined | Promise<string | undefined>;
+}
+
+/** Wraps a tool handler for `McpServer.registerTool`: a replayed write returns its first outcome. */
+export declare function withIdempotency<Args extends Record<string, unknown>, Extra, Result>(
+  ledger: OperationLedger,
+  handler: (args: Args, extra: Extra) => Result | Promise<Result>,
+  options: IdempotencyOptions<Extra>,
+): (args: Args, extra: Extra) => Promise<Result>;
+
+export declare const LEDGER_META_KEY: 'dev.mcp-retry-policy/ledger';
+/** RFC 8785 canonical JSON + SHA-256, hex. */
+export declare function fingerprint(value: unknown): string;

@@ -1,0 +1,190 @@
+//! RFC 8785 JSON Canonicalization Scheme (JCS): one byte sequence per JSON value, so that the same input
+//! always has the same fingerprint whatever its key order or whitespace.
+//!
+//! - Object members are sorted by their keys' UTF-16 code units (§3.2.3); a duplicate key is an error.
+//! - Strings are written as ECMAScript's `JSON.stringify` writes them (§3.2.2.2): `"` and `\` escaped,
+//!   `\b \t \n \f \r`, other controls as `\u00xx` (lower-case hex), everything else as is (UTF-8).
+//! - Numbers are written as ECMAScript's `Number.prototype.toString` writes them (§3.2.2.3). How is a
+//!   [`NumberFormat`]: [`EsNumbers`] does it in Rust; [`Verbatim`] keeps the source text, for text that an
+//!   ECMAScript engine's `JSON.stringify` produced (which writes numbers by that very algorithm).
+
+use core::cmp::Ordering;
+
+use super::json::{Json, JsonError};
+
+/// Where canonical output goes (a `String`, a hasher).
+pub trait Sink {
+    /// Appends text.
+    fn put(&mut self, s: &str);
+}
+
+impl Sink for String {
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+/// How numbers are written.
+pub trait NumberFormat {
+    /// Writes the number whose JSON source text is `text`.
+    fn write(&self, text: &str, out: &mut dyn Sink) -> Result<(), JsonError>;
+}
+
+/// Keeps numbers as written: correct for the output of an ECMAScript `JSON.stringify` (the reference
+/// algorithm of RFC 8785), and the cheap choice in wasm, where JS serializes the value first.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Verbatim;
+
+impl NumberFormat for Verbatim {
+    fn write(&self, text: &str, out: &mut dyn Sink) -> Result<(), JsonError> {
+        out.put(text);
+        Ok(())
+    }
+}
+
+/// Parses each number to an IEEE 754 double and writes it as ECMAScript does: shortest round-trip digits,
+/// plain notation for exponents in [-7, 21), `e+`/`e-` otherwise, `-0` as `0`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EsNumbers;
+
+impl NumberFormat for EsNumbers {
+    fn write(&self, text: &str, out: &mut dyn Sink) -> Result<(), JsonError> {
+        let v: f64 = text.parse().map_err(|_| JsonError::NumberOutOfRange(text.to_owned()))?;
+        if !v.is_finite() {
+            return Err(JsonError::NumberOutOfRange(text.to_owned()));
+        }
+        out.put(&es_number(v));
+        Ok(())
+    }
+}
+
+/// ECMAScript `Number.prototype.toString()` of a finite double.
+pub fn es_number(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    // Rust's `{:e}` gives the shortest digit count that round-trips, e.g. "1.2345e-7". ECMAScript also
+    // wants, among the candidates of that length, the one closest to v (RFC 8785 B: 1424953923781206.2):
+    // that is v correctly rounded to that many digits, whenever it still round-trips.
+    let shortest = format!("{:e}", v.abs());
+    let k = shortest.split_once('e').map_or(0, |(m, _)| m.chars().filter(char::is_ascii_digit).count());
+    let closest = format!("{:.*e}", k.saturating_sub(1), v.abs());
+    let sci = if closest.parse::<f64>().ok() == Some(v.abs()) { closest } else { shortest };
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let e: i64 = exp.parse().unwrap_or(0);
+    let k = i64::try_from(digits.len()).unwrap_or(i64::MAX);
+    let n = e.saturating_add(1); // the decimal point sits after n digits
+    let mut s = String::new();
+    if v < 0.0 {
+        s.push('-');
+    }
+    let zeros = |count: i64| "0".repeat(usize::try_from(count).unwrap_or(0));
+    if k <= n && n <= 21 {
+        s.push_str(&digits);
+        s.push_str(&zeros(n.saturating_sub(k)));
+    } else if 0 < n && n <= 21 {
+        let (int, frac) = digits.split_at(usize::try_from(n).unwrap_or(0).min(digits.len()));
+        s.push_str(int);
+        s.push('.');
+        s.push_str(frac);
+    } else if -6 < n && n <= 0 {
+        s.push_str("0.");
+        s.push_str(&zeros(n.saturating_neg()));
+        s.push_str(&digits);
+    } else {
+        let (first, rest) = digits.split_at(1.min(digits.len()));
+        s.push_str(first);
+        if !rest.is_empty() {
+            s.push('.');
+            s.push_str(rest);
+        }
+        let e = n.saturating_sub(1);
+        s.push_str(if e < 0 { "e-" } else { "e+" });
+        s.push_str(&e.unsigned_abs().to_string());
+    }
+    s
+}
+
+/// Compares two strings by their UTF-16 code units (not by code points: they differ above U+FFFF).
+pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+fn write_string(s: &str, out: &mut dyn Sink) {
+    out.put("\"");
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let esc = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\u{8}' => "\\b",
+            '\t' => "\\t",
+            '\n' => "\\n",
+            '\u{c}' => "\\f",
+            '\r' => "\\r",
+            c if (c as u32) < 0x20 => "",
+            _ => continue,
+        };
+        out.put(s.get(start..i).unwrap_or(""));
+        if esc.is_empty() {
+            const HEX: [&str; 16] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"];
+            let n = c as usize;
+            out.put("\\u00");
+            out.put(HEX.get(n >> 4).copied().unwrap_or("0"));
+            out.put(HEX.get(n & 0xf).copied().unwrap_or("0"));
+        } else {
+            out.put(esc);
+        }
+        start = i.saturating_add(c.len_utf8());
+    }
+    out.put(s.get(start..).unwrap_or(""));
+    out.put("\"");
+}
+
+/// Writes `value` canonically into `out`.
+pub fn write(value: &Json, numbers: &dyn NumberFormat, out: &mut dyn Sink) -> Result<(), JsonError> {
+    match value {
+        Json::Null => out.put("null"),
+        Json::Bool(true) => out.put("true"),
+        Json::Bool(false) => out.put("false"),
+        Json::Number(text) => numbers.write(text, out)?,
+        Json::String(s) => write_string(s, out),
+        Json::Array(items) => {
+            out.put("[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.put(",");
+                }
+                write(item, numbers, out)?;
+            }
+            out.put("]");
+        }
+        Json::Object(members) => {
+            let mut sorted: Vec<&(String, Json)> = members.iter().collect();
+            sorted.sort_unstable_by(|a, b| utf16_cmp(&a.0, &b.0));
+            if let Some(w) = sorted.windows(2).find(|w| matches!(w, [a, b] if a.0 == b.0)) {
+                return Err(JsonError::DuplicateKey(w.first().map(|m| m.0.clone()).unwrap_or_default()));
+            }
+            out.put("{");
+            for (i, (k, v)) in sorted.into_iter().enumerate() {
+                if i > 0 {
+                    out.put(",");
+                }
+                write_string(k, out);
+                out.put(":");
+                write(v, numbers, out)?;
+            }
+            out.put("}");
+        }
+    }
+    Ok(())
+}
+
+/// The canonical text of a JSON text, numbers written by ECMAScript's rules.
+pub fn canonicalize(text: &str) -> Result<String, JsonError> {
+    let v = super::json::parse(text)?;
+    let mut out = String::with_capacity(text.len());
+    write(&v, &EsNumbers, &mut out)?;
+    Ok(out)
+}

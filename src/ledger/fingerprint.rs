@@ -1,0 +1,50 @@
+//! Input fingerprints: SHA-256 over the RFC 8785 canonical form, as lower-case hex. Same input in any key
+//! order or spacing → the same fingerprint; any change of a value → another.
+
+use sha2::{Digest, Sha256};
+
+use super::canonical::{self, EsNumbers, NumberFormat, Sink, Verbatim};
+use super::json::{parse, JsonError};
+
+struct Hasher(Sha256);
+
+impl Sink for Hasher {
+    fn put(&mut self, s: &str) {
+        self.0.update(s.as_bytes());
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len().saturating_mul(2));
+    for b in bytes {
+        for nibble in [b >> 4, b & 0x0f] {
+            s.push(char::from(HEX.get(usize::from(nibble)).copied().unwrap_or(b'0')));
+        }
+    }
+    s
+}
+
+fn fingerprint_with(text: &str, numbers: &dyn NumberFormat) -> Result<String, JsonError> {
+    let v = parse(text)?;
+    let mut h = Hasher(Sha256::new());
+    canonical::write(&v, numbers, &mut h)?;
+    Ok(hex(&h.0.finalize()))
+}
+
+/// The fingerprint of any JSON text: canonicalized by RFC 8785 (numbers re-written by ECMAScript's rules),
+/// then SHA-256, hex.
+pub fn fingerprint(text: &str) -> Result<String, JsonError> {
+    fingerprint_with(text, &EsNumbers)
+}
+
+/// The fingerprint of the output of an ECMAScript `JSON.stringify`: its numbers are already in canonical
+/// form, so they are kept as written (this is what the wasm binding uses).
+pub fn fingerprint_of_js_json(text: &str) -> Result<String, JsonError> {
+    fingerprint_with(text, &Verbatim)
+}
+
+/// SHA-256 of bytes, hex (for tests and for callers that canonicalize elsewhere).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}

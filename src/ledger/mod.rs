@@ -1,0 +1,15 @@
+//! The server face: an operation ledger that turns a replayed write into a replay of its first outcome.
+//!
+//! The client can only make a retry *safe to attempt*; the server makes it *harmless*. A write tool takes an
+//! `operation_id`; the ledger keys records by `(tenant, action, operation_id)` and remembers the input's
+//! [`fingerprint`](fingerprint::fingerprint) (RFC 8785 + SHA-256) and outcome. A replay returns the first
+//! outcome, a reused id with other input is a conflict, a concurrent duplicate is in progress, and an
+//! outcome nobody knows stays `unknown` until the app's reconcile hook says otherwise.
+
+pub mod canonical;
+pub mod fingerprint;
+pub mod json;
+pub mod record;
+
+pub use fingerprint::{fingerprint, fingerprint_of_js_json};
+pub use record::{admit, claim, finish, valid_operation_id, Admission, LedgerConfig, Record, RecordState};

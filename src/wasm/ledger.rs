@@ -1,0 +1,192 @@
+//! The ledger's rules for JS (`LedgerRules`) and the fingerprint (`fingerprintJson`). Stores, handlers and
+//! I/O live in the JS layer (`pkg-template/server/`).
+
+use js_sys::Object;
+use wasm_bindgen::prelude::*;
+
+use super::error::{range_error, type_error};
+use super::read::{set, time_ms, Fields};
+use super::JsResult;
+use crate::ledger::{
+    admit, claim, fingerprint_of_js_json, finish, valid_operation_id, Admission, LedgerConfig, Record, RecordState,
+};
+use crate::retry::policy::{check_number, Quoted, MAX_DURATION_MS};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+export type RecordState = "pending" | "succeeded" | "failed" | "unknown";
+/** A ledger record as stores keep it (the recorded result is kept beside it by the JS layer). */
+export interface LedgerRecord {
+  state: RecordState; fingerprint: string; leaseUntilMs: number; createdMs: number; expiresMs: number; version: number;
+}
+export type LedgerAdmission =
+  | { action: "execute" } | { action: "replay" } | { action: "conflict" } | { action: "reconcile" }
+  | { action: "in_progress"; retryAfterMs: number };
+export interface LedgerRulesOptions { ttlMs?: number; leaseMs?: number }
+"#;
+
+/// The ledger's transitions with validated settings.
+#[wasm_bindgen]
+pub struct LedgerRules {
+    config: LedgerConfig,
+}
+
+fn ms(v: u64) -> JsValue {
+    JsValue::from_f64(v as f64)
+}
+
+fn record_to_js(r: &Record) -> JsValue {
+    let o = Object::new();
+    set(&o, "state", r.state.as_str().into());
+    set(&o, "fingerprint", r.fingerprint.as_str().into());
+    set(&o, "leaseUntilMs", ms(r.lease_until_ms));
+    set(&o, "createdMs", ms(r.created_ms));
+    set(&o, "expiresMs", ms(r.expires_ms));
+    set(&o, "version", ms(r.version));
+    o.into()
+}
+
+fn read_record(value: &JsValue) -> JsResult<Option<Record>> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    let Some(mut f) = Fields::new(value, "record", "record")? else { return Ok(None) };
+    let state = f.string("state")?.unwrap_or_default();
+    let state: RecordState = state.parse().map_err(|()| {
+        range_error(
+            "invalid_value",
+            "record.state",
+            &format!("record.state must be pending, succeeded, failed or unknown, got {}", Quoted(&state)),
+        )
+    })?;
+    let fingerprint = f
+        .string("fingerprint")?
+        .ok_or_else(|| type_error("missing", "record.fingerprint", "record.fingerprint is required"))?;
+    let mut time = |key: &'static str| -> JsResult<u64> {
+        let v = f
+            .number(key)?
+            .ok_or_else(|| type_error("missing", &format!("record.{key}"), &format!("record.{key} is required")))?;
+        time_ms(&format!("record.{key}"), v)
+    };
+    let record = Record {
+        state,
+        fingerprint,
+        lease_until_ms: time("leaseUntilMs")?,
+        created_ms: time("createdMs")?,
+        expires_ms: time("expiresMs")?,
+        version: time("version")?,
+    };
+    // Stores may keep more beside the record (the result, the key): other fields are allowed here.
+    Ok(Some(record))
+}
+
+fn read_fingerprint(v: &JsValue) -> JsResult<String> {
+    v.as_string().ok_or_else(|| type_error("invalid_type", "fingerprint", "fingerprint must be a string"))
+}
+
+#[wasm_bindgen]
+impl LedgerRules {
+    /// `ttlMs` (default 24 h) and `leaseMs` (default 60 s), validated.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "LedgerRulesOptions | undefined")] options: JsValue,
+    ) -> JsResult<LedgerRules> {
+        let mut config = LedgerConfig::default();
+        if let Some(mut f) = Fields::new(&options, "", "options")? {
+            if let Some(v) = f.number("ttlMs")? {
+                config.ttl_ms = check_number("ttlMs", v, 1, 366 * MAX_DURATION_MS, false)?;
+            }
+            if let Some(v) = f.number("leaseMs")? {
+                config.lease_ms = check_number("leaseMs", v, 1, MAX_DURATION_MS, false)?;
+            }
+            f.finish()?;
+        }
+        Ok(LedgerRules { config })
+    }
+
+    /// What to do with a write of `fingerprint` at `nowMs`, given the stored record (or `undefined`).
+    #[wasm_bindgen(unchecked_return_type = "LedgerAdmission")]
+    pub fn admit(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "LedgerRecord | undefined | null")] stored: JsValue,
+        fingerprint: JsValue,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> JsResult<JsValue> {
+        let stored = read_record(&stored)?;
+        let fp = read_fingerprint(&fingerprint)?;
+        let now = time_ms("nowMs", now_ms)?;
+        let a = admit(stored.as_ref(), &fp, now);
+        let o = Object::new();
+        set(&o, "action", a.as_str().into());
+        if let Admission::InProgress { retry_after_ms } = a {
+            set(&o, "retryAfterMs", ms(retry_after_ms));
+        }
+        Ok(o.into())
+    }
+
+    /// The pending record that claims a key, replacing `previous` (expired or reconciled) if given.
+    #[wasm_bindgen(unchecked_return_type = "LedgerRecord")]
+    pub fn claim(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "LedgerRecord | undefined | null")] previous: JsValue,
+        fingerprint: JsValue,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> JsResult<JsValue> {
+        let previous = read_record(&previous)?;
+        let fp = read_fingerprint(&fingerprint)?;
+        let now = time_ms("nowMs", now_ms)?;
+        Ok(record_to_js(&claim(previous.as_ref(), &fp, now, &self.config)))
+    }
+
+    /// The record after the handler finished as `state` (`succeeded`, `failed` or `unknown`).
+    #[wasm_bindgen(unchecked_return_type = "LedgerRecord")]
+    pub fn finish(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "LedgerRecord")] claimed: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RecordState")] state: JsValue,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> JsResult<JsValue> {
+        let claimed = read_record(&claimed)?.ok_or_else(|| type_error("missing", "record", "record is required"))?;
+        let s = state.as_string().unwrap_or_default();
+        let state = match s.parse() {
+            Ok(RecordState::Pending) | Err(()) => {
+                return Err(range_error(
+                    "invalid_value",
+                    "state",
+                    &format!("state must be succeeded, failed or unknown, got {}", Quoted(&s)),
+                ))
+            }
+            Ok(st) => st,
+        };
+        let now = time_ms("nowMs", now_ms)?;
+        Ok(record_to_js(&finish(&claimed, state, now)))
+    }
+
+    /// The settings in force.
+    #[wasm_bindgen(getter, js_name = ttlMs)]
+    pub fn ttl_ms(&self) -> f64 {
+        self.config.ttl_ms as f64
+    }
+
+    /// The settings in force.
+    #[wasm_bindgen(getter, js_name = leaseMs)]
+    pub fn lease_ms(&self) -> f64 {
+        self.config.lease_ms as f64
+    }
+}
+
+/// The fingerprint (RFC 8785 + SHA-256, hex) of the output of `JSON.stringify`. Use `fingerprint(value)`
+/// from the package, which serializes for you and rejects NaN, ±Infinity and cycles.
+#[wasm_bindgen(js_name = fingerprintJson)]
+pub fn fingerprint_json(text: JsValue) -> JsResult<String> {
+    let text =
+        text.as_string().ok_or_else(|| type_error("invalid_type", "value", "fingerprintJson needs the JSON text"))?;
+    fingerprint_of_js_json(&text)
+        .map_err(|e| range_error(e.code(), "value", &format!("cannot fingerprint this value: {e}")))
+}
+
+/// Whether an operation id has the accepted form: 8–128 characters of `A–Z a–z 0–9 - _ . :`.
+#[wasm_bindgen(js_name = isValidOperationId)]
+pub fn is_valid_operation_id(id: JsValue) -> bool {
+    id.as_string().is_some_and(|s| valid_operation_id(&s))
+}

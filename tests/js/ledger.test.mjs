@@ -1,0 +1,326 @@
+// The operation ledger: fingerprints, stores (memory, SQLite), and the failure windows over real HTTP — a
+// real McpServer whose write tools are wrapped in withIdempotency, the real SDK client (with withRetry where
+// it matters), our fault proxy between them.
+import test, { after, before, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  fingerprint, OperationLedger, MemoryLedgerStore, SqliteLedgerStore, withRetry, observeFetch, LEDGER_META_KEY, isValidOperationId,
+} from '../../pkg/node.js';
+import { startMcpServer } from '../support/mcp-server.mjs';
+import { startFaultProxy } from '../support/fault-proxy.mjs';
+import { runLedgerStoreContract } from '../support/ledger-store-contract.mjs';
+import { canonicalize } from '../support/jcs.mjs';
+
+const sha = (s) => createHash('sha256').update(s).digest('hex');
+
+// ── Fingerprints ─────────────────────────────────────────────────────────────────────────────────────────
+test('fingerprint equals SHA-256 of a reference JCS canonicalization, over many random values', () => {
+  let seed = 42;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const strings = ['', 'a', 'é', '😀', '\u20ac', '\r\n\t', '"\\', '\u0001\u001f', '\ufb33', 'key', 'Key', '\u0080', 'z'];
+  const gen = (depth) => {
+    const r = rnd();
+    if (depth > 3 || r < 0.3) {
+      const p = rnd();
+      if (p < 0.2) return null;
+      if (p < 0.35) return rnd() < 0.5;
+      if (p < 0.7) return [0, -0, 1, -1, 0.1, 1e21, 1e-7, 123456.789, 2 ** 53, -5e-324, 1.7976931348623157e308, rnd() * 1e6][Math.floor(rnd() * 12)];
+      return strings[Math.floor(rnd() * strings.length)] + strings[Math.floor(rnd() * strings.length)];
+    }
+    if (r < 0.6) return Array.from({ length: Math.floor(rnd() * 4) }, () => gen(depth + 1));
+    const o = {};
+    for (let i = Math.floor(rnd() * 5); i > 0; i--) o[strings[Math.floor(rnd() * strings.length)] + i] = gen(depth + 1);
+    return o;
+  };
+  for (let i = 0; i < 500; i++) {
+    const v = gen(0);
+    assert.equal(fingerprint(v), sha(canonicalize(v)), JSON.stringify(v));
+  }
+});
+
+test('key order does not change a fingerprint; values do; bad values are refused by name', () => {
+  const a = fingerprint({ title: 'x', priority: 2, tags: ['a'], meta: { y: null, x: 1 } });
+  assert.equal(fingerprint({ meta: { x: 1, y: null }, tags: ['a'], priority: 2, title: 'x' }), a);
+  assert.notEqual(fingerprint({ title: 'x', priority: 3, tags: ['a'], meta: { y: null, x: 1 } }), a);
+  assert.notEqual(fingerprint({ title: 'x', priority: 2, tags: ['a'], meta: { y: null, x: '1' } }), a);
+  assert.throws(() => fingerprint({ a: NaN }), (e) => e instanceof RangeError && e.code === 'not_finite');
+  assert.throws(() => fingerprint({ a: Infinity }), (e) => e instanceof RangeError && e.code === 'not_finite');
+  const cyclic = {};
+  cyclic.self = cyclic;
+  assert.throws(() => fingerprint(cyclic), (e) => e instanceof TypeError && e.code === 'invalid_type');
+  assert.throws(() => fingerprint({ n: 10n }), (e) => e instanceof TypeError && e.code === 'invalid_type');
+  assert.throws(() => fingerprint('\ud800'), (e) => e instanceof RangeError && e.code === 'lone_surrogate');
+  assert.throws(() => fingerprint(undefined), (e) => e instanceof TypeError);
+});
+
+test('operation ids: the accepted form', () => {
+  for (const ok of ['0b6f8a4e-2c1d-4f3e-9a7b-1c2d3e4f5a6b', '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'op_12345678']) assert.equal(isValidOperationId(ok), true, ok);
+  for (const bad of ['', 'short', 'with space 123', 'slash/1234567', 'x'.repeat(129), 12345678, null, undefined]) assert.equal(isValidOperationId(bad), false, String(bad));
+});
+
+// ── Stores ───────────────────────────────────────────────────────────────────────────────────────────────
+test('MemoryLedgerStore meets the store contract', async () => {
+  for (const c of await runLedgerStoreContract(new MemoryLedgerStore())) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+});
+
+test('SqliteLedgerStore meets the store contract, and its records survive a process restart', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-'));
+  try {
+    const file = join(dir, 'ledger.db');
+    const db = new Database(file);
+    for (const c of await runLedgerStoreContract(new SqliteLedgerStore(db))) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+    const ledger = new OperationLedger({ store: new SqliteLedgerStore(db) });
+    const key = { tenant: 'acme', action: 'open_ticket', operationId: 'restart-0001' };
+    const b = await ledger.begin(key, fingerprint({ title: 't' }));
+    await ledger.finish(key, b.claim, 'succeeded', { content: [{ type: 'text', text: 'opened T-9' }] });
+    db.close();
+    // Another process opens the same file and replays the outcome.
+    const script = `
+      import Database from 'better-sqlite3';
+      import { OperationLedger, SqliteLedgerStore, fingerprint } from ${JSON.stringify(new URL('../../pkg/node.js', import.meta.url).href)};
+      const ledger = new OperationLedger({ store: new SqliteLedgerStore(new Database(${JSON.stringify(file)})) });
+      const r = await ledger.begin(${JSON.stringify(key)}, fingerprint({ title: 't' }));
+      console.log(JSON.stringify(r));`;
+    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8' }));
+    assert.deepEqual(out, { action: 'replay', state: 'succeeded', result: { content: [{ type: 'text', text: 'opened T-9' }] } });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('OperationLedger: the table, expiry, leases and reconcile, on a clock of our own', async () => {
+  let now = 1_000;
+  const store = new MemoryLedgerStore();
+  const seen = [];
+  const ledger = new OperationLedger({
+    store,
+    ttlMs: 10_000,
+    leaseMs: 2_000,
+    now: () => now,
+    reconcile: async ({ operationId }) => {
+      seen.push(operationId);
+      return operationId.endsWith('found') ? { status: 'succeeded', result: { found: true } } : operationId.endsWith('absent') ? { status: 'not_done' } : { status: 'unknown' };
+    },
+  });
+  const key = (id) => ({ tenant: 't', action: 'a', operationId: id });
+  const fp = fingerprint({ x: 1 });
+  const first = await ledger.begin(key('op-000001'), fp);
+  assert.equal(first.action, 'execute');
+  assert.deepEqual(await ledger.begin(key('op-000001'), fp), { action: 'in_progress', retryAfterMs: 1_000 });
+  assert.deepEqual(await ledger.begin(key('op-000001'), fingerprint({ x: 2 })), { action: 'conflict' });
+  await ledger.finish(key('op-000001'), first.claim, 'failed', { isError: true, content: [] });
+  assert.deepEqual(await ledger.begin(key('op-000001'), fp), { action: 'replay', state: 'failed', result: { isError: true, content: [] } });
+  now += 10_000; // expired: starts fresh
+  assert.equal((await ledger.begin(key('op-000001'), fingerprint({ other: true }))).action, 'execute');
+  // A claim whose lease ran out is reconciled through the hook.
+  for (const id of ['op-found', 'op-absent', 'op-unsure']) await ledger.begin(key(id), fp);
+  now += 2_500;
+  assert.deepEqual(await ledger.begin(key('op-found'), fp), { action: 'replay', state: 'succeeded', result: { found: true } });
+  assert.equal((await ledger.begin(key('op-absent'), fp)).action, 'execute');
+  assert.deepEqual(await ledger.begin(key('op-unsure'), fp), { action: 'unknown' });
+  assert.deepEqual(seen, ['op-found', 'op-absent', 'op-unsure']);
+  // Without a hook: unknown.
+  const plain = new OperationLedger({ store: new MemoryLedgerStore(), leaseMs: 1, now: () => now });
+  await plain.begin(key('op-000002'), fp);
+  now += 5;
+  assert.deepEqual(await plain.begin(key('op-000002'), fp), { action: 'unknown' });
+  assert.throws(() => new OperationLedger({ store: {} }), (e) => e instanceof TypeError && e.field === 'store');
+  assert.throws(() => new OperationLedger({ store, ttlMs: -1 }), (e) => e instanceof RangeError && e.field === 'ttlMs');
+  assert.throws(() => new OperationLedger({ store, leaseMs: NaN }), (e) => e instanceof RangeError && e.code === 'not_finite');
+});
+
+// ── The failure windows, over real HTTP ──────────────────────────────────────────────────────────────────
+let server;
+let proxy;
+let store;
+const clients = [];
+
+before(async () => {
+  store = new MemoryLedgerStore();
+  const ledger = new OperationLedger({
+    store,
+    leaseMs: 1_500,
+    // The app's reconcile hook: ask the bank whether the payment was booked.
+    reconcile: async ({ operationId }) => {
+      const booked = server.effects.payments.find((p) => p.operation_id === operationId);
+      if (!server.reconcileEnabled) return { status: 'unknown' };
+      return booked ? { status: 'succeeded', result: { content: [{ type: 'text', text: `paid ${booked.cents}` }], structuredContent: { paid: booked.cents } } } : { status: 'not_done' };
+    },
+  });
+  server = await startMcpServer({ ledger });
+  proxy = await startFaultProxy(server.url);
+});
+after(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  await proxy.close();
+  await server.close();
+});
+beforeEach(() => {
+  proxy.faults.length = 0;
+  proxy.log.length = 0;
+  server.reconcileEnabled = false;
+});
+
+async function connect(tenant = 'acme') {
+  const client = new Client({ name: 'ledger-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url), { fetch: observeFetch(), requestInit: { headers: { authorization: `Bearer ${tenant}` } } }));
+  clients.push(client);
+  return client;
+}
+const opId = () => `op-${crypto.randomUUID()}`;
+const ticketsFor = (title) => server.effects.tickets.filter((t) => t.title === title);
+const ledgerStatus = (r) => r._meta?.[LEDGER_META_KEY]?.status;
+
+test('1. the same tenant, id and payload twice: one ticket, the same answer', async () => {
+  const client = await connect();
+  const id = opId();
+  const a = await client.callTool({ name: 'open_ticket', arguments: { title: 'w1', operation_id: id } });
+  const b = await client.callTool({ name: 'open_ticket', arguments: { title: 'w1', operation_id: id } });
+  assert.deepEqual(b, a);
+  assert.equal(ticketsFor('w1').length, 1);
+});
+
+test('2. the same id with changed input: conflict, no second write', async () => {
+  const client = await connect();
+  const id = opId();
+  await client.callTool({ name: 'open_ticket', arguments: { title: 'w2', operation_id: id } });
+  const c = await client.callTool({ name: 'open_ticket', arguments: { title: 'w2', priority: 1, operation_id: id } });
+  assert.equal(c.isError, true);
+  assert.equal(ledgerStatus(c), 'conflict');
+  assert.match(c.content[0].text, /already used for a different request/);
+  assert.equal(ticketsFor('w2').length, 1);
+});
+
+test('3. two identical calls at once: the store\'s claim lets one write; the other hears in_progress', async () => {
+  const client = await connect();
+  const id = opId();
+  const args = { title: 'w3', delayMs: 300, operation_id: id };
+  const [a, b] = await Promise.all([client.callTool({ name: 'open_ticket', arguments: args }), client.callTool({ name: 'open_ticket', arguments: args })]);
+  const statuses = [a, b].map((r) => ledgerStatus(r) ?? 'ran').sort();
+  assert.deepEqual(statuses, ['in_progress', 'ran']);
+  assert.equal(ticketsFor('w3').length, 1);
+  // With withRetry, the in-progress copy checks back with the same id and gets the first ticket.
+  const mcp = withRetry(await connect(), { trusted: true, policy: { baseDelayMs: 10, maxDelayMs: 50 } });
+  const id2 = opId();
+  const args2 = { title: 'w3b', delayMs: 300, operation_id: id2 };
+  const [x, y] = await Promise.all([mcp.call({ name: 'open_ticket', arguments: args2 }), mcp.call({ name: 'open_ticket', arguments: args2 })]);
+  assert.deepEqual([x.status, y.status], ['succeeded', 'succeeded']);
+  assert.deepEqual(x.result.structuredContent, y.result.structuredContent);
+  assert.equal(ticketsFor('w3b').length, 1);
+  assert.ok([x, y].some((o) => o.attempts[0].outcome.kind === 'ledger' && o.attempts[0].outcome.status === 'in_progress'));
+});
+
+test('4. the answer is cut after the ticket was written: withRetry retries with the same id and gets the first ticket', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: { baseDelayMs: 10, maxDelayMs: 50 } });
+  proxy.faults.push('cut');
+  const out = await mcp.call({ name: 'open_ticket', arguments: { title: 'w4' } });
+  assert.equal(out.safety, 'keyed');
+  assert.equal(out.status, 'succeeded');
+  assert.equal(out.attempts.length, 2);
+  assert.equal(ticketsFor('w4').length, 1);
+  assert.equal(out.result.structuredContent.id, ticketsFor('w4')[0].id);
+});
+
+test('5. the same id under another tenant: its own operation, never the first tenant\'s result', async () => {
+  const acme = await connect('acme');
+  const globex = await connect('globex');
+  const id = opId();
+  const a = await acme.callTool({ name: 'open_ticket', arguments: { title: 'w5', operation_id: id } });
+  const g = await globex.callTool({ name: 'open_ticket', arguments: { title: 'w5', operation_id: id } });
+  assert.notDeepEqual(g.structuredContent, a.structuredContent, 'globex did not get acme\'s ticket');
+  const g2 = await globex.callTool({ name: 'open_ticket', arguments: { title: 'w5-other', operation_id: id } });
+  assert.equal(ledgerStatus(g2), 'conflict', 'and globex\'s own use of the id is what it conflicts with');
+  assert.deepEqual(ticketsFor('w5').map((t) => t.tenant).sort(), ['acme', 'globex']);
+  // No tenant, no claim: nothing runs under anyone's authority.
+  const anon = new Client({ name: 'anon', version: '1' });
+  await anon.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
+  clients.push(anon);
+  const r = await anon.callTool({ name: 'open_ticket', arguments: { title: 'w5-anon', operation_id: opId() } });
+  assert.equal(ledgerStatus(r), 'unauthenticated');
+  assert.equal(ticketsFor('w5-anon').length, 0);
+});
+
+test('6. a downstream timeout after submission is unknown; a retry reconciles through the hook, or stays unknown without one', async () => {
+  const client = await connect();
+  const id = opId();
+  server.effects.downstream.timeoutNext = 1;
+  const first = await client.callTool({ name: 'submit_payment', arguments: { cents: 500, operation_id: id } });
+  assert.equal(ledgerStatus(first), 'unknown');
+  assert.match(first.content[0].text, /may or may not have taken effect/);
+  const stillUnknown = await client.callTool({ name: 'submit_payment', arguments: { cents: 500, operation_id: id } });
+  assert.equal(ledgerStatus(stillUnknown), 'unknown', 'the hook cannot tell yet');
+  server.reconcileEnabled = true;
+  const reconciled = await client.callTool({ name: 'submit_payment', arguments: { cents: 500, operation_id: id } });
+  assert.deepEqual(reconciled.structuredContent, { paid: 500 });
+  assert.equal(server.effects.payments.filter((p) => p.operation_id === id).length, 1, 'paid once');
+  // Through withRetry: an unknown ledger answer is reported as unknown, never as success or failure.
+  const mcp = withRetry(client, { trusted: true, policy: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } });
+  server.reconcileEnabled = false;
+  server.effects.downstream.timeoutNext = 1;
+  const out = await mcp.call({ name: 'submit_payment', arguments: { cents: 700 } });
+  assert.equal(out.status, 'unknown');
+  assert.deepEqual(out.attempts.map((a) => a.outcome.kind === 'ledger' ? a.outcome.status : a.outcome.kind), ['unknown', 'unknown']);
+});
+
+test('validation failures run nothing and store nothing; recorded failures are replayed', async () => {
+  const client = await connect();
+  const before = store.size;
+  const bad = await client.callTool({ name: 'open_ticket', arguments: { title: 'v', operation_id: 'bad id!' } });
+  assert.equal(ledgerStatus(bad), 'invalid_operation_id');
+  const empty = await client.callTool({ name: 'open_ticket', arguments: { title: '   ', operation_id: opId() } });
+  assert.equal(empty.isError, true);
+  assert.match(empty.content[0].text, /title must not be empty/);
+  assert.equal(store.size, before, 'nothing stored');
+  const id = opId();
+  const attempts = server.effects.assignAttempts;
+  const f1 = await client.callTool({ name: 'assign_ticket_once', arguments: { user: 'nobody', operation_id: id } });
+  const f2 = await client.callTool({ name: 'assign_ticket_once', arguments: { user: 'nobody', operation_id: id } });
+  assert.equal(f1.isError, true);
+  assert.deepEqual(f2, f1, 'the recorded failure is replayed');
+  assert.equal(server.effects.assignAttempts, attempts + 1);
+});
+
+test('a randomized run: 200 fault schedules, withRetry on the client, zero duplicate writes, every ambiguous call unknown or replayed', async () => {
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+  const faultsPool = ['pass', 'cut', 'drop', 'reset', { status: 503 }, { status: 429 }, { status: 502 }];
+  const mcp = withRetry(await connect('fuzz'), { trusted: true, policy: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 4, breaker: false, budget: false }, seed: 99 });
+  const summary = { succeeded: 0, unknown: 0, pending: 0, failed: 0, concurrent: 0 };
+  for (let i = 0; i < 200; i++) {
+    const title = `fuzz-${i}`;
+    const n = 1 + Math.floor(rnd() * 4);
+    for (let k = 0; k < n; k++) proxy.faults.push(faultsPool[Math.floor(rnd() * faultsPool.length)]);
+    const concurrent = rnd() < 0.2;
+    const operation_id = opId();
+    const calls = concurrent
+      ? [mcp.call({ name: 'open_ticket', arguments: { title, operation_id } }), mcp.call({ name: 'open_ticket', arguments: { title, operation_id } })]
+      : [mcp.call({ name: 'open_ticket', arguments: { title } })];
+    if (concurrent) summary.concurrent++;
+    const outs = await Promise.all(calls);
+    proxy.faults.length = 0;
+    const written = ticketsFor(title);
+    assert.ok(written.length <= 1, `schedule ${i}: ${written.length} tickets`);
+    for (const out of outs) {
+      summary[out.status]++;
+      assert.ok(['succeeded', 'unknown', 'pending', 'failed'].includes(out.status), out.status);
+      if (out.status === 'succeeded') assert.equal(out.result.structuredContent.id, written[0]?.id, `schedule ${i}: a success names the one ticket`);
+      if (out.status === 'failed') {
+        // "failed" must mean definitely not done: no attempt may have been delivered.
+        assert.ok(out.attempts.every((a) => a.classification.delivery === 'not_processed'), `schedule ${i}: failed after a possible delivery`);
+      }
+      if (written.length === 1 && out.status !== 'succeeded') {
+        assert.ok(['unknown', 'pending'].includes(out.status), `schedule ${i}: a written ticket reported as ${out.status}`);
+      }
+    }
+  }
+  assert.ok(summary.succeeded > 100, JSON.stringify(summary));
+  console.log(`randomized run: ${JSON.stringify(summary)}`);
+});
