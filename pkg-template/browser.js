@@ -1,7 +1,4 @@
-// Browser (and bundler) entry: fetch and instantiate the wasm beside this file. Bundlers such as Vite
-// resolve `new URL(..., import.meta.url)` and emit the .wasm as an asset.
-import init from './mcp_retry_policy.js';
-
-await init({ module_or_path: new URL('./mcp_retry_policy_bg.wasm', import.meta.url) });
-
-export * from './api.js';
+// The whole package for browser: the client face (withRetry, the engine, journals) and the server face (the
+// operation ledger). A browser front end that needs only the client imports 'mcp-retry-policy/client'.
+export * from './client.browser.js';
+export * from './server.browser.js';

@@ -1,7 +1,4 @@
-// Node entry: compile the wasm synchronously from the file beside this one.
-import { readFileSync } from 'node:fs';
-import { initSync } from './mcp_retry_policy.js';
-
-initSync({ module: readFileSync(new URL('./mcp_retry_policy_bg.wasm', import.meta.url)) });
-
-export * from './api.js';
+// The whole package for node: the client face (withRetry, the engine, journals) and the server face (the
+// operation ledger). A browser front end that needs only the client imports 'mcp-retry-policy/client'.
+export * from './client.node.js';
+export * from './server.node.js';

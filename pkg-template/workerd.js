@@ -1,8 +1,4 @@
-// Cloudflare Workers entry: the runtime compiles imported .wasm modules ahead of time (CompiledWasm).
-// Initialization draws no randomness, so it is safe at module scope; randomness is drawn inside calls.
-import wasm from './mcp_retry_policy_bg.wasm';
-import { initSync } from './mcp_retry_policy.js';
-
-initSync({ module: wasm });
-
-export * from './api.js';
+// The whole package for workerd: the client face (withRetry, the engine, journals) and the server face (the
+// operation ledger). A browser front end that needs only the client imports 'mcp-retry-policy/client'.
+export * from './client.workerd.js';
+export * from './server.workerd.js';

@@ -14,6 +14,10 @@ export CARGO_TERM_COLOR=never
 step "cargo fmt --check" cargo fmt --all --check
 step "clippy (native, all targets)" cargo clippy --quiet --all-targets -- -D warnings
 step "clippy (wasm32, all targets)" cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
+for face in client server; do
+  step "clippy (wasm32, the $face face alone)" \
+    cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features --features "$face" -- -D warnings
+done
 step "cargo doc (broken links denied)" env RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
 step "native tests: unit, table, properties, doctests" cargo test
 step "build the package" bash scripts/build.sh

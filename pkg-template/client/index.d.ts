@@ -1,4 +1,4 @@
-import type { PolicyOptions, Revision, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine } from '../mcp_retry_policy.js';
+import type { PolicyOptions, Revision, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine } from '../mcp_retry_policy_client.js';
 
 /** The final status of a call. `unknown`: it may or may not have happened — never success, never a clean failure. */
 export type CallStatus = 'succeeded' | 'tool_error' | 'failed' | 'unknown' | 'pending';

@@ -1,7 +1,7 @@
 // fingerprint(value): RFC 8785 canonical JSON + SHA-256, hex. JS serializes (JSON.stringify writes numbers
 // by the very ECMAScript algorithm RFC 8785 prescribes); the wasm core parses, sorts keys by UTF-16 code
 // units, escapes strings canonically and hashes.
-import { fingerprintJson } from '../mcp_retry_policy.js';
+import { fingerprintJson } from '../mcp_retry_policy_server.js';
 
 function rejectNonFinite(key, v) {
   if (typeof v === 'number' && !Number.isFinite(v)) {

@@ -1,7 +1,7 @@
 // The operation ledger and withIdempotency: a replayed write returns its first outcome. The rules (what to
 // do with a write, how a record changes) come from the wasm core; this file does the store I/O and talks
 // to the tool handler.
-import { LedgerRules, isValidOperationId } from '../mcp_retry_policy.js';
+import { LedgerRules, isValidOperationId } from '../mcp_retry_policy_server.js';
 import { fingerprint } from './fingerprint.js';
 
 /** The `_meta` key of the ledger's own answers (in progress, unknown, conflict, invalid id). */

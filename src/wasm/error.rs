@@ -25,6 +25,7 @@ pub fn type_error(code: &str, field: &str, message: &str) -> JsValue {
 }
 
 /// A plain `Error` with `code` (for failures that are not about an argument, e.g. no randomness).
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub fn plain_error(code: &str, field: &str, message: &str) -> JsValue {
     tag(&Error::new(message), code, field)
 }

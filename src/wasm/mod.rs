@@ -9,15 +9,22 @@
 //! - exported methods take `&self` and borrow their state with `try_borrow_mut` only *after* all JS
 //!   input was read, so a re-entrant getter meets an error, not a borrow panic.
 
+#[cfg(feature = "client")]
 mod engine;
 mod error;
+#[cfg(feature = "server")]
 mod ledger;
+#[cfg(feature = "client")]
 mod outcome;
+#[cfg(feature = "client")]
 mod policy;
+#[cfg(feature = "client")]
 mod random;
 mod read;
 
+#[cfg(feature = "client")]
 pub use engine::{new_operation_id, revision_for, RetryCall, RetryEngine};
+#[cfg(feature = "server")]
 pub use ledger::{fingerprint_json, is_valid_operation_id, LedgerRules};
 
 /// The result of an exported function: a JS error value on failure.

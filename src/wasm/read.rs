@@ -67,6 +67,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A boolean, or `None` when absent.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub fn boolean(&mut self, key: &'static str) -> JsResult<Option<bool>> {
         let v = self.get(key)?;
         if v.is_undefined() {

@@ -116,3 +116,14 @@ test('Chromium may itself re-send a POST whose reused connection closed before a
   assert.equal(server.effects.tickets.length, before + 1, 'however often it was sent, the server made one ticket');
   assert.ok(proxy.calls().filter((c) => c.tool === 'create_ticket_keyed').length >= 2, 'it was sent more than once');
 });
+
+test('a front end that imports only mcp-retry-policy/client downloads only the client wasm', async () => {
+  const fresh = await browser.newPage();
+  const wasm = [];
+  fresh.on('request', (r) => r.url().endsWith('.wasm') && wasm.push(new URL(r.url()).pathname));
+  await fresh.goto(`${origin}/tests/browser/client-only.html`);
+  await fresh.waitForFunction(() => document.getElementById('log').textContent !== 'loading…', null, { timeout: 10_000 });
+  assert.equal(await fresh.evaluate(() => document.getElementById('log').textContent), 'unknown');
+  assert.deepEqual(wasm, ['/pkg/mcp_retry_policy_client_bg.wasm']);
+  await fresh.close();
+});

@@ -78,3 +78,32 @@ test('MemoryJournal meets the journal contract', async () => {
   assert.ok(checks.length >= 10);
   for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
 });
+
+test('the package resolves by name through its exports map: root, /client and /server, in Node', async () => {
+  const { mkdtempSync, mkdirSync, symlinkSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { execFileSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const dir = mkdtempSync(join(tmpdir(), 'consumer-'));
+  try {
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(fileURLToPath(new URL('../../pkg', import.meta.url)), join(dir, 'node_modules', 'mcp-retry-policy'), 'dir');
+    writeFileSync(join(dir, 'app.mjs'), `
+      import * as all from 'mcp-retry-policy';
+      import * as client from 'mcp-retry-policy/client';
+      import * as server from 'mcp-retry-policy/server';
+      const e = new client.RetryEngine();
+      console.log(JSON.stringify({
+        root: ['withRetry', 'RetryEngine', 'OperationLedger', 'withIdempotency', 'fingerprint', 'MemoryJournal', 'SqliteLedgerStore'].every((n) => n in all),
+        clientOnly: 'withRetry' in client && !('OperationLedger' in client),
+        serverOnly: 'OperationLedger' in server && !('withRetry' in server),
+        fp: server.fingerprint({ b: 1, a: 2 }) === server.fingerprint({ a: 2, b: 1 }),
+        engine: e.policy.maxAttempts,
+      }));`);
+    const out = JSON.parse(execFileSync(process.execPath, [join(dir, 'app.mjs')], { encoding: 'utf8' }));
+    assert.deepEqual(out, { root: true, clientOnly: true, serverOnly: true, fp: true, engine: 3 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -312,7 +312,8 @@ test('a stream that broke after an SSE event id is resumed, not re-sent: one tic
   const sseServer = await startMcpServer({ sse: true });
   const sseProxy = await startFaultProxy(sseServer.url);
   try {
-    const mcp = withRetry(await connect(sseProxy.url), { trusted: true, policy: fast, seed: 16 });
+    // The SDK waits 1 s before it reconnects: leave the attempt plenty of time, even on a loaded machine.
+    const mcp = withRetry(await connect(sseProxy.url), { trusted: true, policy: { ...fast, attemptTimeoutMs: 15_000 }, seed: 16 });
     sseProxy.faults.push('cut');
     const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'resumable' } });
     assert.equal(out.status, 'succeeded');
@@ -332,7 +333,8 @@ test('when the SDK does not resume by itself, withRetry resumes with the resumpt
   const sseProxy = await startFaultProxy(sseServer.url);
   try {
     const client = await connect(sseProxy.url, { reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 10, maxReconnectionDelay: 10, reconnectionDelayGrowFactor: 1 } });
-    const mcp = withRetry(client, { trusted: true, policy: { ...fast, attemptTimeoutMs: 500 }, seed: 18 });
+    // Our timeout ends the first attempt (the SDK will not reconnect); the resume then has as long.
+    const mcp = withRetry(client, { trusted: true, policy: { ...fast, attemptTimeoutMs: 2_000, maxAttempts: 2 }, seed: 18 });
     sseProxy.faults.push('cut');
     const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'resumed by us' } });
     assert.equal(out.status, 'succeeded');

@@ -1,0 +1,15 @@
+// Public types of the server face ('mcp-retry-policy/server'): the operation ledger.
+export { LedgerRules, isValidOperationId } from './mcp_retry_policy_server.js';
+export type { LedgerRecord, LedgerAdmission, LedgerRulesOptions, RecordState } from './mcp_retry_policy_server.js';
+export {
+  OperationLedger,
+  withIdempotency,
+  OutcomeUnknown,
+  LEDGER_META_KEY,
+  fingerprint,
+  MemoryLedgerStore,
+  SqliteLedgerStore,
+  D1LedgerStore,
+  DurableObjectLedgerStore,
+} from './server/index.js';
+export type { LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions } from './server/index.js';
