@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
+import { OrderedEventStore } from './event-store.mjs';
 import { z } from 'zod';
 import { withIdempotency, OutcomeUnknown } from '../../pkg/node.js';
 
@@ -152,7 +152,7 @@ export async function startMcpServer({ extraTools, sse = false, ledger } = {}) {
         transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           enableJsonResponse: !sse,
-          ...(sse ? { eventStore: new InMemoryEventStore() } : {}),
+          ...(sse ? { eventStore: new OrderedEventStore() } : {}),
           onsessioninitialized: (id) => sessions.set(id, transport),
         });
         await buildServer(effects, extraTools, ledger).connect(transport);
