@@ -1,4 +1,5 @@
 // How one attempt ended, mapped to the engine's outcome vocabulary. Observation only: no decision here.
+import { typeError } from '../errors.js';
 
 /** The `_meta` key that tags each attempt, so `observeFetch` can tell which HTTP response belongs to it. */
 export const ATTEMPT_META_KEY = 'dev.mcp-retry-policy/attempt';
@@ -109,8 +110,5 @@ export function errorOutcome(error, ctx) {
 }
 
 export function typeOptionError(field, expected) {
-  const e = new TypeError(`${field} must be ${expected}`);
-  e.code = 'invalid_type';
-  e.field = field;
-  return e;
+  return typeError(field, `${field} must be ${expected}`);
 }

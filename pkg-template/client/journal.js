@@ -10,15 +10,13 @@
 //   pending() → entries not known to be finished: state 'pending' (in flight or crashed) or 'unknown'.
 //
 // Entries: { operationId, tool, intent?, arguments?, state, createdAt, settledAt? }.
+import { typeError } from '../errors.js';
 
 const UNRESOLVED = new Set(['pending', 'unknown']);
 
 function checkBegin(e) {
   if (!e || typeof e.operationId !== 'string' || typeof e.tool !== 'string') {
-    const err = new TypeError('journal entry needs a string operationId and tool');
-    err.code = 'invalid_type';
-    err.field = 'entry';
-    throw err;
+    throw typeError('entry', 'journal entry needs a string operationId and tool');
   }
 }
 
@@ -71,12 +69,7 @@ export class IndexedDbJournal {
 
   /** `name`: the database name (one per app); `indexedDB`: the factory (default: the global one). */
   constructor(name = 'mcp-retry-policy', factory = globalThis.indexedDB) {
-    if (!factory) {
-      const err = new TypeError('IndexedDB is not available here');
-      err.code = 'unsupported';
-      err.field = 'indexedDB';
-      throw err;
-    }
+    if (!factory) throw typeError('indexedDB', 'IndexedDB is not available here', 'unsupported');
     this.#name = name;
     this.#db = new Promise((resolve, reject) => {
       const req = factory.open(name, 1);
@@ -163,10 +156,7 @@ export class DurableObjectJournal {
 
   constructor(storage) {
     if (!storage || typeof storage.get !== 'function' || typeof storage.put !== 'function') {
-      const err = new TypeError('DurableObjectJournal needs a Durable Object storage (ctx.storage)');
-      err.code = 'invalid_type';
-      err.field = 'storage';
-      throw err;
+      throw typeError('storage', 'DurableObjectJournal needs a Durable Object storage (ctx.storage)');
     }
     this.#storage = storage;
   }

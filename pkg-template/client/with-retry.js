@@ -1,5 +1,6 @@
 // withRetry: the MCP SDK client, made safe to retry. This file observes, waits and acts; every decision
 // (retry or not, how long, what status) comes from the wasm engine.
+import { rangeError, typeError } from '../errors.js';
 import { RetryEngine, newOperationId } from '../mcp_retry_policy_client.js';
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from './attempt.js';
 import { MemoryJournal } from './journal.js';
@@ -23,23 +24,11 @@ const OPTION_KEYS = new Set([
 ]);
 const SAFETIES = new Set(['read_only', 'idempotent', 'keyed', 'unsafe']);
 
-function rangeError(field, message, code = 'invalid_value') {
-  const e = new RangeError(message);
-  e.code = code;
-  e.field = field;
-  return e;
-}
-
 function checkOptions(client, o) {
   if (!client || typeof client.request !== 'function') throw typeOptionError('client', 'an MCP SDK Client');
   if (o === null || typeof o !== 'object' || Array.isArray(o)) throw typeOptionError('options', 'an object');
   for (const k of Object.keys(o)) {
-    if (!OPTION_KEYS.has(k)) {
-      const e = new TypeError(`${k} is not a known option`);
-      e.code = 'unknown_option';
-      e.field = k;
-      throw e;
-    }
+    if (!OPTION_KEYS.has(k)) throw typeError(k, `${k} is not a known option`, 'unknown_option');
   }
   if (o.trusted !== undefined && typeof o.trusted !== 'boolean') throw typeOptionError('trusted', 'a boolean');
   if (o.operationIdArgument !== undefined && (typeof o.operationIdArgument !== 'string' || !o.operationIdArgument))

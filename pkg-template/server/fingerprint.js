@@ -1,14 +1,12 @@
 // fingerprint(value): RFC 8785 canonical JSON + SHA-256, hex. JS serializes (JSON.stringify writes numbers
 // by the very ECMAScript algorithm RFC 8785 prescribes); the wasm core parses, sorts keys by UTF-16 code
 // units, escapes strings canonically and hashes.
+import { rangeError, typeError } from '../errors.js';
 import { fingerprintJson } from '../mcp_retry_policy_server.js';
 
 function rejectNonFinite(key, v) {
   if (typeof v === 'number' && !Number.isFinite(v)) {
-    const e = new RangeError(`cannot fingerprint ${v} (at ${JSON.stringify(key)}): JSON has no NaN or Infinity`);
-    e.code = 'not_finite';
-    e.field = 'value';
-    throw e;
+    throw rangeError('value', `cannot fingerprint ${v} (at ${JSON.stringify(key)}): JSON has no NaN or Infinity`, 'not_finite');
   }
   return v;
 }
@@ -20,16 +18,8 @@ export function fingerprint(value) {
     text = JSON.stringify(value, rejectNonFinite);
   } catch (e) {
     if (e?.code) throw e;
-    const err = new TypeError(`cannot fingerprint this value: ${e?.message ?? e}`); // cycles, BigInt
-    err.code = 'invalid_type';
-    err.field = 'value';
-    throw err;
+    throw typeError('value', `cannot fingerprint this value: ${e?.message ?? e}`); // cycles, BigInt
   }
-  if (text === undefined) {
-    const err = new TypeError('cannot fingerprint undefined or a function');
-    err.code = 'invalid_type';
-    err.field = 'value';
-    throw err;
-  }
+  if (text === undefined) throw typeError('value', 'cannot fingerprint undefined or a function');
   return fingerprintJson(text);
 }

@@ -1,6 +1,7 @@
 // The operation ledger and withIdempotency: a replayed write returns its first outcome. The rules (what to
 // do with a write, how a record changes) come from the wasm core; this file does the store I/O and talks
 // to the tool handler.
+import { typeError } from '../errors.js';
 import { LedgerRules, isValidOperationId } from '../mcp_retry_policy_server.js';
 import { fingerprint } from './fingerprint.js';
 
@@ -18,12 +19,7 @@ export class OutcomeUnknown extends Error {
   }
 }
 
-function optError(field, expected, Type = TypeError, code = 'invalid_type') {
-  const e = new Type(`${field} must be ${expected}`);
-  e.code = code;
-  e.field = field;
-  return e;
-}
+const optError = (field, expected) => typeError(field, `${field} must be ${expected}`);
 
 /**
  * `new OperationLedger({ store, ttlMs?, leaseMs?, reconcile?, now? })`. `reconcile({ tenant, action,

@@ -7,13 +7,11 @@
 // `key` = { tenant, action, operationId }; `record` = the core's LedgerRecord; `result` = the tool's
 // result to replay (JSON-serializable). KV stores are not ledger stores: eventual consistency cannot make
 // a claim atomic.
+import { typeError } from '../errors.js';
 
 function keyError(key) {
   if (!key || typeof key.tenant !== 'string' || typeof key.action !== 'string' || typeof key.operationId !== 'string') {
-    const e = new TypeError('a ledger key is { tenant, action, operationId }, all strings');
-    e.code = 'invalid_type';
-    e.field = 'key';
-    throw e;
+    throw typeError('key', 'a ledger key is { tenant, action, operationId }, all strings');
   }
 }
 
@@ -93,10 +91,7 @@ export class SqliteLedgerStore {
 
   constructor(db) {
     if (!db || typeof db.prepare !== 'function' || typeof db.exec !== 'function') {
-      const e = new TypeError('SqliteLedgerStore needs a better-sqlite3 Database');
-      e.code = 'invalid_type';
-      e.field = 'db';
-      throw e;
+      throw typeError('db', 'SqliteLedgerStore needs a better-sqlite3 Database');
     }
     db.exec(CREATE);
     this.#get = db.prepare(SELECT);
@@ -126,12 +121,7 @@ export class D1LedgerStore {
   #db;
 
   constructor(db) {
-    if (!db || typeof db.prepare !== 'function') {
-      const e = new TypeError('D1LedgerStore needs a D1 database binding');
-      e.code = 'invalid_type';
-      e.field = 'db';
-      throw e;
-    }
+    if (!db || typeof db.prepare !== 'function') throw typeError('db', 'D1LedgerStore needs a D1 database binding');
     this.#db = db;
     this.ready = db.prepare(CREATE).run();
   }
@@ -167,10 +157,7 @@ export class DurableObjectLedgerStore {
 
   constructor(storage) {
     if (!storage || typeof storage.get !== 'function' || typeof storage.transaction !== 'function') {
-      const e = new TypeError('DurableObjectLedgerStore needs a Durable Object storage (ctx.storage)');
-      e.code = 'invalid_type';
-      e.field = 'storage';
-      throw e;
+      throw typeError('storage', 'DurableObjectLedgerStore needs a Durable Object storage (ctx.storage)');
     }
     this.#storage = storage;
   }

@@ -1,0 +1,15 @@
+// Errors for bad input, shaped like the wasm's: a TypeError (wrong kind of value) or a RangeError (a value
+// out of range), with a stable `code` and the offending `field`.
+export function typeError(field, message, code = 'invalid_type') {
+  const e = new TypeError(message);
+  e.code = code;
+  e.field = field;
+  return e;
+}
+
+export function rangeError(field, message, code = 'invalid_value') {
+  const e = new RangeError(message);
+  e.code = code;
+  e.field = field;
+  return e;
+}
