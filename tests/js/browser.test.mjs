@@ -47,7 +47,8 @@ before(async () => {
     const ext = path.slice(path.lastIndexOf('.'));
     if (!types[ext] || !/^\/(pkg|tests)\//.test(path) || path.includes('..')) return res.writeHead(404).end();
     try {
-      res.writeHead(200, { 'content-type': types[ext] }).end(await readFile(root + path.slice(1)));
+      const body = await readFile(root + path.slice(1));
+      res.writeHead(200, { 'content-type': types[ext] }).end(body);
     } catch {
       res.writeHead(404).end();
     }

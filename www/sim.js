@@ -1,0 +1,223 @@
+// A retry-storm simulator on a simulated clock: N clients call one server at a steady rate; the server is
+// down for a window, and can serve only `capacity` requests a second at any time. Each strategy decides
+// how its clients retry. Pure JS and deterministic for a seed; runs in the browser (playground) and in
+// Node (the benchmark). No timers: time is an event queue.
+//
+// Our engine is driven for real (the wasm RetryEngine, one per client: its own budget and breaker).
+// cockatiel's ExponentialBackoff code is driven for real. p-retry and the AWS SDK's standard mode use real
+// timers, so they are modelled from their documented defaults, and labelled so.
+
+/** A small seeded PRNG (mulberry32) for arrivals and modelled jitter. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+class Heap {
+  #a = [];
+  push(x) {
+    const a = this.#a;
+    a.push(x);
+    for (let i = a.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (a[p].t <= a[i].t) break;
+      [a[p], a[i]] = [a[i], a[p]];
+      i = p;
+    }
+  }
+  pop() {
+    const a = this.#a;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length) {
+      a[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && a[l].t < a[m].t) m = l;
+        if (r < a.length && a[r].t < a[m].t) m = r;
+        if (m === i) break;
+        [a[m], a[i]] = [a[i], a[m]];
+        i = m;
+      }
+    }
+    return top;
+  }
+  get size() {
+    return this.#a.length;
+  }
+}
+
+/** Our engine, for real. `policy` as RetryEngine takes it. */
+export function oursStrategy(RetryEngine, policy, label) {
+  return {
+    label,
+    kind: 'ours (wasm engine, for real)',
+    client(index) {
+      const engine = new RetryEngine(policy, { seed: index + 1 });
+      return {
+        begin: (t) => engine.begin(t),
+        admit: (call, t) => engine.admit(call, t).admitted,
+        failed: (call, t) => {
+          const d = engine.record(call, { kind: 'http', status: 503 }, 'read_only', t).decision;
+          return d.action === 'retry' ? d.delayMs : null;
+        },
+        succeeded: (call, t) => {
+          engine.record(call, { kind: 'result' }, 'read_only', t);
+        },
+      };
+    },
+  };
+}
+
+/** cockatiel's own ExponentialBackoff (decorrelated jitter, 128 ms, 30 s cap) with `maxAttempts`. */
+export function cockatielStrategy(ExponentialBackoff, maxAttempts = 3) {
+  return {
+    label: `cockatiel (ExponentialBackoff defaults, ${maxAttempts} attempts)`,
+    kind: 'its own backoff code, for real',
+    client() {
+      return {
+        begin: () => ({ attempts: 0, backoff: new ExponentialBackoff() }),
+        admit: () => true,
+        failed: (call) => {
+          call.attempts++;
+          if (call.attempts >= maxAttempts) return null;
+          call.backoff = call.backoff.next();
+          return call.backoff.duration;
+        },
+        succeeded: () => {},
+      };
+    },
+  };
+}
+
+/** p-retry's documented defaults: 10 retries, 1 s · 2^n, no jitter, no cap (modelled: it uses real timers). */
+export function pRetryStrategy() {
+  return {
+    label: 'p-retry defaults',
+    kind: 'modelled from its defaults',
+    client() {
+      return {
+        begin: () => ({ retries: 0 }),
+        admit: () => true,
+        failed: (call) => {
+          if (call.retries >= 10) return null;
+          const d = Math.round(1000 * 2 ** call.retries);
+          call.retries++;
+          return d;
+        },
+        succeeded: () => {},
+      };
+    },
+  };
+}
+
+/** AWS SDK v3 standard mode: 3 attempts, full jitter on 100 ms · 2^n (cap 20 s), a 500-token quota per
+ * client (a retry costs 5, a success returns 1). Modelled: it uses real timers. */
+export function awsStandardStrategy(random) {
+  return {
+    label: 'AWS SDK standard mode',
+    kind: 'modelled from its defaults',
+    client() {
+      let tokens = 500;
+      return {
+        begin: () => ({ attempts: 0, spent: 0 }),
+        admit: () => true,
+        failed: (call) => {
+          call.attempts++;
+          if (call.attempts >= 3 || tokens < 5) return null;
+          tokens -= 5;
+          call.spent += 5;
+          return Math.floor(random() * Math.min(20_000, 100 * 2 ** (call.attempts - 1)));
+        },
+        succeeded: (call) => {
+          tokens = Math.min(500, tokens + (call.spent ? call.spent : 1));
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Runs one strategy. Returns per-second series and the summary figures.
+ * amplification = attempts sent ÷ calls started, over the outage window (below 1 when a breaker sheds calls);
+ * recoveryS = seconds after the outage until ≥ 95 % of new calls succeed at their first attempt, 5 s running
+ * (calls a breaker sheds count as not succeeding; so do first attempts crowded out by a retry backlog).
+ * failureRate < 1 makes a brownout: each request in the window fails with that probability.
+ */
+export function simulate(strategy, { clients = 100, ratePerClient = 1, durationS = 150, outageStartS = 30, outageS = 60, failureRate = 1, capacityFactor = 1.2, seed = 1 } = {}) {
+  const random = rng(seed);
+  const q = new Heap();
+  const perS = Array.from({ length: durationS }, () => ({ sent: 0, first: 0, started: 0, ok: 0, firstOk: 0, failed: 0, shed: 0 }));
+  const capacity = Math.floor(clients * ratePerClient * capacityFactor);
+  const served = new Map(); // second → requests handled
+  const outageStart = outageStartS * 1000;
+  const outageEnd = (outageStartS + outageS) * 1000;
+  const end = durationS * 1000;
+  const cs = [];
+  for (let i = 0; i < clients; i++) {
+    cs.push(strategy.client(i));
+    const phase = random() * (1000 / ratePerClient);
+    q.push({ t: phase, client: i, call: null, first: true });
+  }
+  let calls = 0;
+  let seq = 0;
+  while (q.size) {
+    const ev = q.pop();
+    if (ev.t >= end) continue;
+    const s = Math.floor(ev.t / 1000);
+    const c = cs[ev.client];
+    if (ev.first) {
+      // The next call of this client, then this one's first attempt.
+      q.push({ t: ev.t + 1000 / ratePerClient, client: ev.client, call: null, first: true, seq: seq++ });
+      ev.call = c.begin(ev.t);
+      calls++;
+      perS[s].started++;
+    }
+    if (!c.admit(ev.call, ev.t)) {
+      perS[s].shed++;
+      continue;
+    }
+    perS[s].sent++;
+    if (ev.first) perS[s].first++;
+    const handled = served.get(s) ?? 0;
+    const down = ev.t >= outageStart && ev.t < outageEnd && random() < failureRate;
+    if (!down && handled < capacity) {
+      served.set(s, handled + 1);
+      perS[s].ok++;
+      if (ev.first) perS[s].firstOk++;
+      c.succeeded(ev.call, ev.t + 20);
+    } else {
+      perS[s].failed++;
+      const delay = c.failed(ev.call, ev.t + 20);
+      if (delay !== null && delay !== undefined) q.push({ t: ev.t + 20 + delay, client: ev.client, call: ev.call, first: false, seq: seq++ });
+    }
+  }
+  const window = perS.slice(outageStartS, outageStartS + outageS);
+  const sent = window.reduce((n, x) => n + x.sent, 0);
+  const started = window.reduce((n, x) => n + x.started, 0);
+  const baseline = clients * ratePerClient;
+  let recoveryS = null;
+  for (let s = outageStartS + outageS; s + 5 <= durationS; s++) {
+    if (perS.slice(s, s + 5).every((x) => x.firstOk >= 0.95 * x.started)) {
+      recoveryS = s - (outageStartS + outageS);
+      break;
+    }
+  }
+  return {
+    label: strategy.label,
+    kind: strategy.kind,
+    perSecond: perS,
+    amplification: started ? sent / started : 0,
+    peakLoad: Math.max(...perS.map((x) => x.sent)) / baseline,
+    recoveryS,
+    calls,
+  };
+}
