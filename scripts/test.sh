@@ -20,6 +20,7 @@ for face in client server; do
 done
 step "cargo doc (broken links denied)" env RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
 step "native tests: unit, table, properties, doctests" cargo test
+step "native benchmarks compile and run once (criterion test mode)" cargo test --bench core
 step "build the package" bash scripts/build.sh
 
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner

@@ -20,6 +20,9 @@ pub enum Delivery {
 }
 
 impl Delivery {
+    /// Every delivery, in declaration order (the order of the `as u8` codes).
+    pub const ALL: [Delivery; 3] = [Delivery::NotProcessed, Delivery::Unknown, Delivery::Processed];
+
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -50,6 +53,17 @@ pub enum Recover {
 }
 
 impl Recover {
+    /// Every action, in declaration order (the order of the `as u8` codes).
+    pub const ALL: [Recover; 7] = [
+        Recover::Reinitialize,
+        Recover::RefreshTools,
+        Recover::Renegotiate,
+        Recover::ResumeStream,
+        Recover::PollTask,
+        Recover::ContinueInput,
+        Recover::Reauthenticate,
+    ];
+
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -84,6 +98,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in declaration order (the order of the `as u8` codes).
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Success,
+        Verdict::ToolError,
+        Verdict::Permanent,
+        Verdict::Transient,
+        Verdict::Throttled,
+        Verdict::Recover,
+        Verdict::Cancelled,
+    ];
+
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -209,6 +234,23 @@ causes! {
     LedgerConflict = "ledger_conflict",
 }
 
+impl Cause {
+    /// The recovery step this row of the table asks for, if any. ([`classify`] builds its classifications
+    /// from it, so the two cannot disagree; the wasm hot path uses it to name the step without sending it.)
+    pub const fn recover(self) -> Option<Recover> {
+        match self {
+            Cause::InputRequired => Some(Recover::ContinueInput),
+            Cause::TaskCreated => Some(Recover::PollTask),
+            Cause::HeaderMismatch => Some(Recover::RefreshTools),
+            Cause::UnsupportedProtocolVersion => Some(Recover::Renegotiate),
+            Cause::SdkSessionTerminated | Cause::HttpSessionExpired => Some(Recover::Reinitialize),
+            Cause::HttpUnauthorized => Some(Recover::Reauthenticate),
+            Cause::StreamBrokenResumable => Some(Recover::ResumeStream),
+            _ => None,
+        }
+    }
+}
+
 /// The meaning of one attempt's outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Classification {
@@ -228,8 +270,8 @@ impl Classification {
     const fn new(verdict: Verdict, delivery: Delivery, cause: Cause) -> Self {
         Classification { verdict, delivery, recover: None, retry_after_ms: None, cause }
     }
-    const fn recovering(action: Recover, delivery: Delivery, cause: Cause) -> Self {
-        Classification { verdict: Verdict::Recover, delivery, recover: Some(action), retry_after_ms: None, cause }
+    const fn recovering(delivery: Delivery, cause: Cause) -> Self {
+        Classification { verdict: Verdict::Recover, delivery, recover: cause.recover(), retry_after_ms: None, cause }
     }
     const fn waiting(mut self, retry_after_ms: Option<u64>) -> Self {
         self.retry_after_ms = retry_after_ms;
@@ -246,10 +288,8 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
         AttemptOutcome::Result { is_error, result_type } => match (result_type, is_error) {
             // An input request and a task are answered by the protocol, not by retry; isError wins over
             // neither because a server that sets both is describing the continuation, not a failure.
-            (ResultType::InputRequired, _) => {
-                Classification::recovering(Recover::ContinueInput, Processed, Cause::InputRequired)
-            }
-            (ResultType::Task, _) => Classification::recovering(Recover::PollTask, Processed, Cause::TaskCreated),
+            (ResultType::InputRequired, _) => Classification::recovering(Processed, Cause::InputRequired),
+            (ResultType::Task, _) => Classification::recovering(Processed, Cause::TaskCreated),
             (ResultType::Complete, true) => Classification::new(Verdict::ToolError, Processed, Cause::ToolError),
             (ResultType::Complete, false) => Classification::new(Verdict::Success, Processed, Cause::Result),
         },
@@ -264,8 +304,7 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
         AttemptOutcome::StreamBroken { event_id_seen, retry_ms } => {
             if event_id_seen && revision.has_sessions() {
                 // ≤ 2025-11-25: GET with Last-Event-ID may recover the lost response without a re-send.
-                Classification::recovering(Recover::ResumeStream, Unknown, Cause::StreamBrokenResumable)
-                    .waiting(retry_ms)
+                Classification::recovering(Unknown, Cause::StreamBrokenResumable).waiting(retry_ms)
             } else {
                 // 2026-07-28: "a broken response stream loses the in-flight request".
                 Classification::new(Transient, Unknown, Cause::StreamBroken).waiting(retry_ms)
@@ -306,16 +345,12 @@ fn classify_code(code: i64, revision: Revision) -> Classification {
             // Needs the user to open a URL: never a backoff retry.
             Classification::new(Permanent, NotProcessed, Cause::UrlElicitationRequired)
         }
-        -32020 if latest => Classification::recovering(Recover::RefreshTools, NotProcessed, Cause::HeaderMismatch),
+        -32020 if latest => Classification::recovering(NotProcessed, Cause::HeaderMismatch),
         -32021 if latest => Classification::new(Permanent, NotProcessed, Cause::MissingClientCapability),
-        -32022 if latest => {
-            Classification::recovering(Recover::Renegotiate, NotProcessed, Cause::UnsupportedProtocolVersion)
-        }
+        -32022 if latest => Classification::recovering(NotProcessed, Cause::UnsupportedProtocolVersion),
         // Python SDK: a timeout surfaces as 408, an HTTP 404 of a session as 32600 (both positive).
         408 => Classification::new(Transient, Unknown, Cause::SdkRequestTimeout),
-        32600 if revision.has_sessions() => {
-            Classification::recovering(Recover::Reinitialize, NotProcessed, Cause::SdkSessionTerminated)
-        }
+        32600 if revision.has_sessions() => Classification::recovering(NotProcessed, Cause::SdkSessionTerminated),
         // -32000..-32099: implementation-defined; "receivers must not assign cross-implementation
         // semantics to them" — the work may have happened.
         -32099..=-32000 => Classification::new(Transient, Unknown, Cause::ImplementationDefined),
@@ -329,12 +364,12 @@ fn classify_http(status: u16, had_session: bool, revision: Revision) -> Classifi
     match status {
         // Missing session id, bad MCP-Protocol-Version: rejected before dispatch.
         400 => Classification::new(Permanent, NotProcessed, Cause::HttpBadRequest),
-        401 => Classification::recovering(Recover::Reauthenticate, NotProcessed, Cause::HttpUnauthorized),
+        401 => Classification::recovering(NotProcessed, Cause::HttpUnauthorized),
         // Invalid Origin, insufficient scope.
         403 => Classification::new(Permanent, NotProcessed, Cause::HttpForbidden),
         // ≤ 2025-11-25: a 404 on a session means the session is gone and the request was not processed.
         404 if had_session && revision.has_sessions() => {
-            Classification::recovering(Recover::Reinitialize, NotProcessed, Cause::HttpSessionExpired)
+            Classification::recovering(NotProcessed, Cause::HttpSessionExpired)
         }
         // 2026-07-28: 404 means not implemented (-32601).
         404 => Classification::new(Permanent, NotProcessed, Cause::HttpNotFound),

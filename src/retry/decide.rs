@@ -36,6 +36,15 @@ pub enum FinalStatus {
 }
 
 impl FinalStatus {
+    /// Every status, in declaration order (the order of the `as u8` codes).
+    pub const ALL: [FinalStatus; 5] = [
+        FinalStatus::Succeeded,
+        FinalStatus::ToolError,
+        FinalStatus::Failed,
+        FinalStatus::Unknown,
+        FinalStatus::Pending,
+    ];
+
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -91,6 +100,28 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in declaration order (the order of the `as u8` codes).
+    pub const ALL: [Reason; 18] = [
+        Reason::Succeeded,
+        Reason::ToolError,
+        Reason::TaskPending,
+        Reason::Permanent,
+        Reason::UnsafeAfterUnknown,
+        Reason::MaxAttempts,
+        Reason::Deadline,
+        Reason::BudgetExhausted,
+        Reason::BreakerOpen,
+        Reason::RetryAfterBeyondDeadline,
+        Reason::Aborted,
+        Reason::RecoverExhausted,
+        Reason::ReauthenticationRequired,
+        Reason::Transient,
+        Reason::Throttled,
+        Reason::Recover,
+        Reason::ContinueInput,
+        Reason::InputRoundsExceeded,
+    ];
+
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -323,4 +354,32 @@ fn backoff_retry(
         }
     }
     Decision::Retry { delay_ms, recover, reason }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_tables_follow_declaration_order() {
+        for (i, r) in Reason::ALL.iter().enumerate() {
+            assert_eq!(*r as usize, i, "{r:?}");
+        }
+        for (i, s) in FinalStatus::ALL.iter().enumerate() {
+            assert_eq!(*s as usize, i, "{s:?}");
+        }
+        for (i, r) in Recover::ALL.iter().enumerate() {
+            assert_eq!(*r as usize, i, "{r:?}");
+        }
+        for (i, v) in crate::retry::Verdict::ALL.iter().enumerate() {
+            assert_eq!(*v as usize, i, "{v:?}");
+        }
+        for (i, d) in Delivery::ALL.iter().enumerate() {
+            assert_eq!(*d as usize, i, "{d:?}");
+        }
+        for (i, c) in crate::retry::Cause::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, i, "{c:?}");
+        }
+        assert!(crate::retry::Cause::ALL.len() <= 64 && Reason::ALL.len() <= 32);
+    }
 }

@@ -84,6 +84,19 @@ pub struct RetryCall {
     state: RefCell<CallState>,
 }
 
+impl State {
+    /// 64 random bits for jitter: from the seeded generator, seeded from `getrandom` on first use.
+    fn next_random(&mut self) -> JsResult<u64> {
+        if let Some(rng) = self.rng.as_mut() {
+            return Ok(rng.next_u64());
+        }
+        let mut rng = SplitMix64::new(random::seed()?);
+        let r = rng.next_u64();
+        self.rng = Some(rng);
+        Ok(r)
+    }
+}
+
 fn busy() -> JsValue {
     plain_error("reentrant_call", "", "the engine was called again from inside one of its own calls")
 }
@@ -255,18 +268,57 @@ impl RetryEngine {
         let now = time_ms("nowMs", now_ms)?;
         let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
         let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-        let random = match st.rng.as_mut() {
-            Some(rng) => rng.next_u64(),
-            None => {
-                let mut rng = SplitMix64::new(random::seed()?);
-                let r = rng.next_u64();
-                st.rng = Some(rng);
-                r
-            }
-        };
+        let random = st.next_random()?;
         let revision = st.revision;
         let step = st.engine.record(&mut c, &outcome, safety, revision, now, random);
         Ok(step_to_js(&step))
+    }
+
+    /// The hot path of `record` (see `packed.rs`): the outcome as a kind code and three numbers, the safety
+    /// as a code, the step back as one packed number. `client.api.js` wraps it; prefer `record`.
+    #[wasm_bindgen(js_name = recordPacked)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_packed(
+        &self,
+        call: &RetryCall,
+        kind: u32,
+        a: f64,
+        b: f64,
+        c: f64,
+        safety: u32,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> JsResult<f64> {
+        let outcome = super::packed::unpack_outcome(kind, a, b, c)?;
+        let safety = super::packed::unpack_safety(safety)?;
+        let now = time_ms("nowMs", now_ms)?;
+        let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
+        let random = st.next_random()?;
+        let revision = st.revision;
+        Ok(super::packed::pack_step(&st.engine.record(&mut c, &outcome, safety, revision, now, random)))
+    }
+
+    /// The hot path of `classify`: the classification bits of a packed step (see `packed.rs`).
+    #[wasm_bindgen(js_name = classifyPacked)]
+    pub fn classify_packed(&self, kind: u32, a: f64, b: f64, c: f64) -> JsResult<f64> {
+        let outcome = super::packed::unpack_outcome(kind, a, b, c)?;
+        let revision = self.inner.try_borrow().map_err(|_| busy())?.revision;
+        Ok(super::packed::pack_classification(&classify(&outcome, revision)))
+    }
+
+    /// The hot path of `admit`: one packed number (see `packed.rs`).
+    #[wasm_bindgen(js_name = admitPacked)]
+    pub fn admit_packed(&self, call: &RetryCall, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<f64> {
+        let now = time_ms("nowMs", now_ms)?;
+        let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
+        Ok(super::packed::pack_admission(&st.engine.admit(&mut c, now)))
+    }
+
+    /// The names behind the packed codes.
+    #[wasm_bindgen(js_name = codeTables)]
+    pub fn code_tables() -> JsValue {
+        super::packed::code_tables()
     }
 
     /// The retry budget's tokens left, or `undefined` without a budget.

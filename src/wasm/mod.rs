@@ -17,6 +17,8 @@ mod ledger;
 #[cfg(feature = "client")]
 mod outcome;
 #[cfg(feature = "client")]
+mod packed;
+#[cfg(feature = "client")]
 mod policy;
 #[cfg(feature = "client")]
 mod random;

@@ -107,3 +107,58 @@ test('the package resolves by name through its exports map: root, /client and /s
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the hot path (packed numbers) and the wasm object reader agree on every outcome, good or bad', async () => {
+  const { RetryEngine: Fast, RetryCall } = await import('../../pkg/client.node.js');
+  const { RetryEngine: Raw } = await import('../../pkg/mcp_retry_policy_client.js');
+  const slowRecord = Raw.prototype.record;
+  const slowAdmit = Raw.prototype.admit;
+  let seed = 3;
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+  const values = [undefined, true, false, 0, 1, -1, 0.5, 503, 1e300, NaN, Infinity, 'no', 'maybe', 'task', 'in_progress', null, {}];
+  const kinds = ['result', 'jsonrpc_error', 'http', 'network', 'timeout', 'stream_broken', 'aborted', 'ledger', 'teapot'];
+  const fields = ['isError', 'resultType', 'code', 'status', 'retryAfterMs', 'hadSession', 'sent', 'eventIdSeen', 'retryMs', 'extra'];
+  const good = [{ kind: 'http', status: 503 }, { kind: 'http', status: 503, retryAfterMs: 40 }, { kind: 'timeout' }, { kind: 'network', sent: 'maybe' },
+    { kind: 'result' }, { kind: 'result', isError: true }, { kind: 'jsonrpc_error', code: -32603 }, { kind: 'ledger', status: 'in_progress', retryAfterMs: 5 }];
+  const outcomeOf = () => {
+    if (rnd() < 0.6) return { ...pick(good) };
+    const o = { kind: pick(kinds) };
+    for (const f of fields) if (rnd() < 0.3) o[f] = pick(values);
+    if (o.kind === 'http' && rnd() < 0.7) o.status = pick([200, 404, 429, 500, 502, 503, 504, 42]);
+    if (o.kind === 'jsonrpc_error' && rnd() < 0.7) o.code = pick([-32603, -32602, -32020, -32001, 408, 1.5]);
+    return o;
+  };
+  const run = (record, admit, classify) => {
+    const e = new Fast({ maxAttempts: 4, breaker: { consecutiveFailures: 3 } }, { seed: 11 });
+    const out = [];
+    let call = e.begin(0);
+    for (let i = 0; i < 400; i++) {
+      const o = outcomeOf();
+      const safety = pick(['read_only', 'idempotent', 'keyed', 'unsafe', 'bogus']);
+      try {
+        out.push(classify.call(e, o));
+      } catch (err) {
+        out.push({ error: [err.constructor.name, err.code, err.field, err.message] });
+      }
+      try {
+        out.push(admit.call(e, call, i * 10));
+        out.push(record.call(e, call, o, safety, i * 10 + 5));
+      } catch (err) {
+        out.push({ error: [err.constructor.name, err.code, err.field, err.message] });
+      }
+      if (i % 5 === 4) call = e.begin(i * 10);
+    }
+    return out;
+  };
+  const fast = () => run(Fast.prototype.record, Fast.prototype.admit, Fast.prototype.classify);
+  const slow = () => run(slowRecord, slowAdmit, Raw.prototype.classify);
+  seed = 3;
+  const a = fast();
+  seed = 3;
+  const b = slow();
+  assert.equal(a.length, b.length);
+  for (let i = 0; i < a.length; i++) assert.deepStrictEqual(a[i], b[i], `step ${i}`);
+  assert.ok(a.some((x) => x.error) && a.some((x) => x.decision?.action === 'retry') && a.some((x) => x.breaker), 'the run covered errors, retries and breaker changes');
+  assert.ok(RetryCall);
+});

@@ -1,0 +1,202 @@
+// The benchmark: markdown tables on stdout (and in target/bench.md). Ratios are against peers measured in
+// the same run; nothing here asserts a time.
+import { readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { ExponentialBackoff } from 'cockatiel';
+import { RetryEngine } from '../../pkg/client.node.js';
+import { fingerprint } from '../../pkg/server.node.js';
+import { canonicalize } from '../../tests/support/jcs.mjs';
+import { simulate, oursStrategy, cockatielStrategy, pRetryStrategy, awsStandardStrategy, rng } from '../../www/sim.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const out = [];
+const say = (s = '') => {
+  out.push(s);
+  console.log(s);
+};
+const fmt = (n, d = 2) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** ns per op: the median of `rounds` timed loops of `n` ops, after a warm-up. */
+function measure(fn, n, rounds = 7) {
+  for (let i = 0; i < Math.min(n, 2000); i++) fn(i);
+  const times = [];
+  for (let r = 0; r < rounds; r++) {
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) fn(i);
+    times.push(Number(process.hrtime.bigint() - t) / n);
+  }
+  return median(times);
+}
+
+async function measureAsync(fn, n, rounds = 5) {
+  for (let i = 0; i < Math.min(n, 3); i++) await fn(i);
+  const times = [];
+  for (let r = 0; r < rounds; r++) {
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) await fn(i);
+    times.push(Number(process.hrtime.bigint() - t) / n);
+  }
+  return median(times);
+}
+
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+say(`# mcp-retry-policy benchmarks`);
+say();
+say(`${new Date().toISOString().slice(0, 10)} · ${cpu} · ${cpus().length} cores · ${Math.round(totalmem() / 2 ** 30)} GiB · Node ${process.version}`);
+
+// 1. The decision hot path.
+{
+  const engine = new RetryEngine({ breaker: false, budget: false }, { seed: 1 });
+  const outcome = { kind: 'http', status: 503 };
+  const probe = engine.begin(0);
+  const empty = measure(() => probe.attempts, 1_000_000);
+  const classify = measure(() => engine.classify(outcome), 1_000_000);
+  const long = new RetryEngine({ breaker: false, budget: false, maxAttempts: 100, totalTimeoutMs: 86_400_000 }, { seed: 2 });
+  let lc = long.begin(0);
+  const attempt = measure((i) => {
+    if (i % 90 === 0) lc = long.begin(0);
+    long.admit(lc, 1);
+    return long.record(lc, outcome, 'read_only', 2);
+  }, 500_000);
+  const step = measure((i) => {
+    const c = engine.begin(i);
+    engine.admit(c, i);
+    engine.record(c, outcome, 'read_only', i);
+    c.free();
+  }, 200_000);
+  let backoff = new ExponentialBackoff();
+  const cockatiel = measure((i) => {
+    // cockatiel's work per failure in its retry loop: the error filter, then the backoff's next delay.
+    if (i % 3 === 0) backoff = new ExponentialBackoff();
+    backoff = backoff.next({ attempt: i % 3, result: { error: outcome } });
+    return backoff.duration;
+  }, 1_000_000);
+  say();
+  say('## 1. Decision hot path (ns per operation, median of 7 runs)');
+  say();
+  say('| operation | ns/op | × cockatiel step | × empty wasm call |');
+  say('|---|---:|---:|---:|');
+  say(`| empty wasm export call (\`call.attempts\` getter) | ${fmt(empty, 0)} | ${fmt(empty / cockatiel)} | 1.00 |`);
+  say(`| ours: \`engine.classify(outcome)\` | ${fmt(classify, 0)} | ${fmt(classify / cockatiel)} | ${fmt(classify / empty)} |`);
+  say(`| ours: one attempt, \`admit\` + \`record\` (classify, breaker, budget, decide) | ${fmt(attempt, 0)} | ${fmt(attempt / cockatiel)} | ${fmt(attempt / empty)} |`);
+  say(`| ours: a whole call, \`begin\` + \`admit\` + \`record\` + \`free\` | ${fmt(step, 0)} | ${fmt(step / cockatiel)} | ${fmt(step / empty)} |`);
+  say(`| cockatiel: error filter + \`ExponentialBackoff.next()\` | ${fmt(cockatiel, 0)} | 1.00 | ${fmt(cockatiel / empty)} |`);
+}
+
+// 2. Instantiation.
+{
+  const runs = (face) => {
+    const script = `
+      import { readFileSync } from 'node:fs';
+      import { initSync } from ${JSON.stringify(`${root}pkg/mcp_retry_policy_${face}.js`)};
+      const bytes = readFileSync(${JSON.stringify(`${root}pkg/mcp_retry_policy_${face}_bg.wasm`)});
+      const t = performance.now();
+      initSync({ module: new WebAssembly.Module(bytes) });
+      console.log(performance.now() - t);`;
+    return median(Array.from({ length: 7 }, () => Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))));
+  };
+  say();
+  say('## 2. Instantiation in Node (compile + init, fresh process, median of 7)');
+  say();
+  say('| module | ms |');
+  say('|---|---:|');
+  say(`| client wasm | ${fmt(runs('client'))} |`);
+  say(`| server wasm | ${fmt(runs('server'))} |`);
+}
+
+// 3. Fingerprints.
+{
+  const argsOf = (bytes) => {
+    const items = [];
+    let len = 0;
+    for (let i = 0; len < bytes; i++) {
+      const item = { id: i, title: `ticket number ${i} ünïcödé`, priority: i % 5, tags: ['a', 'b', 'c'], ratio: (i % 100) + 0.25, open: i % 2 === 0 };
+      len += JSON.stringify(item).length + 1;
+      items.push(item);
+    }
+    return { operation_id: 'x', items };
+  };
+  const hex = (buf) => Buffer.from(buf).toString('hex');
+  const enc = new TextEncoder();
+  say();
+  say('## 3. Fingerprint: RFC 8785 canonical JSON + SHA-256 (µs per value)');
+  say();
+  say('| arguments | ours (`fingerprint`, wasm) | JS reference canonicalizer + WebCrypto SHA-256 | ours ÷ JS |');
+  say('|---|---:|---:|---:|');
+  for (const [label, size, n] of [['1 KB', 1_000, 3_000], ['100 KB', 100_000, 60], ['1 MB', 1_000_000, 8]]) {
+    const v = argsOf(size);
+    const a = fingerprint(v);
+    const b = hex(await crypto.subtle.digest('SHA-256', enc.encode(canonicalize(v))));
+    if (a !== b) throw new Error(`fingerprints differ for ${label}`);
+    const ours = measure(() => fingerprint(v), n, 5) / 1000;
+    const js = (await measureAsync(async () => hex(await crypto.subtle.digest('SHA-256', enc.encode(canonicalize(v)))), n)) / 1000;
+    say(`| ${label} | ${fmt(ours, 1)} | ${fmt(js, 1)} | ${fmt(ours / js)} |`);
+  }
+}
+
+// 4. Size.
+{
+  mkdirSync(`${root}target/size`, { recursive: true });
+  const bundle = async (contents, name) => {
+    const outfile = `${root}target/size/${name}.min.js`;
+    await build({ stdin: { contents, resolveDir: root, loader: 'js' }, bundle: true, minify: true, format: 'esm', platform: 'browser', outfile, logLevel: 'error' });
+    const code = readFileSync(outfile);
+    return { raw: code.length, gz: gzipSync(code, { level: 9 }).length };
+  };
+  const wasm = (face) => {
+    const b = readFileSync(`${root}pkg/mcp_retry_policy_${face}_bg.wasm`);
+    return { raw: b.length, gz: gzipSync(b, { level: 9 }).length };
+  };
+  const add = (...xs) => xs.reduce((a, x) => ({ raw: a.raw + x.raw, gz: a.gz + x.gz }), { raw: 0, gz: 0 });
+  const client = add(await bundle(`export { withRetry, RetryEngine } from './pkg/client.browser.js';`, 'ours-client'), wasm('client'));
+  const whole = add(await bundle(`export * from './pkg/browser.js';`, 'ours-all'), wasm('client'), wasm('server'));
+  const cockatiel = await bundle(`export * from 'cockatiel';`, 'cockatiel');
+  const cockatielRetry = await bundle(`export { retry, handleAll, ExponentialBackoff } from 'cockatiel';`, 'cockatiel-retry');
+  const pRetry = await bundle(`export { default } from 'p-retry';`, 'p-retry');
+  say();
+  say('## 4. Size as shipped to a browser (bundled with esbuild, minified; gzip -9)');
+  say();
+  say('| package | raw | gzip | × cockatiel (gzip) |');
+  say('|---|---:|---:|---:|');
+  const row = (name, s) => say(`| ${name} | ${fmt(s.raw / 1024, 1)} KB | ${fmt(s.gz / 1024, 1)} KB | ${fmt(s.gz / cockatiel.gz)} |`);
+  row('ours: `mcp-retry-policy/client` (JS + client wasm)', client);
+  row('ours: the whole package (both faces, both wasm modules)', whole);
+  row('cockatiel (whole library)', cockatiel);
+  row('cockatiel (`retry`, `handleAll`, `ExponentialBackoff`, tree-shaken)', cockatielRetry);
+  row('p-retry', pRetry);
+}
+
+// 5. Storms.
+{
+  const strategies = () => [
+    oursStrategy(RetryEngine, undefined, 'ours, defaults'),
+    oursStrategy(RetryEngine, { budget: false }, 'ours, no budget'),
+    pRetryStrategy(),
+    cockatielStrategy(ExponentialBackoff, 3),
+    awsStandardStrategy(rng(9)),
+    oursStrategy(RetryEngine, { jitter: 'none', budget: false, breaker: false }, 'no jitter (exponential, 3 attempts)'),
+  ];
+  for (const [title, opts] of [
+    ['a 60 s full outage', { outageS: 60 }],
+    ['a 60 s brownout (half the requests fail)', { outageS: 60, failureRate: 0.5 }],
+  ]) {
+    say();
+    say(`## 5. Retry storm: 100 clients × 1 call/s, ${title}, server capacity 1.2× normal`);
+    say();
+    say('| strategy | how it runs | amplification | peak load | recovery after |');
+    say('|---|---|---:|---:|---:|');
+    for (const st of strategies()) {
+      const r = simulate(st, { clients: 100, durationS: 150, outageStartS: 30, ...opts });
+      say(`| ${r.label} | ${r.kind} | ${fmt(r.amplification)}× | ${fmt(r.peakLoad)}× | ${r.recoveryS === null ? '> 60 s' : `${r.recoveryS} s`} |`);
+    }
+  }
+}
+
+mkdirSync(`${root}target`, { recursive: true });
+writeFileSync(`${root}target/bench.md`, `${out.join('\n')}\n`);
+void statSync;
