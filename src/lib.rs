@@ -16,7 +16,7 @@
 //! let mut engine = Engine::new(Policy::default());
 //! let now = 1_000;
 //! let mut call = engine.begin(now);
-//! engine.admit(&mut call, now).expect("the breaker is closed");
+//! assert!(engine.admit(&mut call, now).is_ok(), "the breaker is closed");
 //!
 //! // The connection dropped after the request went out: the write may or may not have happened.
 //! let lost = AttemptOutcome::Network { sent: Sent::Maybe };
@@ -25,7 +25,7 @@
 //!
 //! // The same failure on a read-only tool is retried after a jittered backoff.
 //! let mut call = engine.begin(now);
-//! engine.admit(&mut call, now).expect("closed");
+//! assert!(engine.admit(&mut call, now).is_ok());
 //! let step = engine.record(&mut call, &lost, Safety::ReadOnly, Revision::LATEST, now + 50, 7);
 //! assert!(step.decision.is_retry());
 //! ```

@@ -2,7 +2,7 @@
 // own code for the comparison, and the simulator.
 import { RetryEngine } from 'mcp-retry-policy/client';
 import { ExponentialBackoff } from 'cockatiel';
-import { simulate, oursStrategy, cockatielStrategy, pRetryStrategy, awsStandardStrategy, rng } from './sim.js';
+import { simulate, standardStrategies } from './sim.js';
 
 const $ = (sel) => document.querySelector(sel);
 const NS = 'http://www.w3.org/2000/svg';
@@ -142,16 +142,7 @@ function drawTimeline(rows) {
   }
 }
 
-export function strategies() {
-  return [
-    oursStrategy(RetryEngine, undefined, 'ours, defaults'),
-    oursStrategy(RetryEngine, { budget: false }, 'ours, no budget'),
-    pRetryStrategy(),
-    cockatielStrategy(ExponentialBackoff, 3),
-    awsStandardStrategy(rng(9)),
-    oursStrategy(RetryEngine, { jitter: 'none', budget: false, breaker: false }, 'no jitter (exponential, 3 attempts)'),
-  ];
-}
+export const strategies = () => standardStrategies(RetryEngine, ExponentialBackoff);
 
 const lineColours = ['#2b8a3e', '#74b816', '#e03131', '#f08c00', '#1971c2', '#868e96'];
 

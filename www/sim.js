@@ -145,6 +145,18 @@ export function awsStandardStrategy(random) {
   };
 }
 
+/** The six strategies compared in the playground and the benchmark, in that order. */
+export function standardStrategies(RetryEngine, ExponentialBackoff) {
+  return [
+    oursStrategy(RetryEngine, undefined, 'ours, defaults'),
+    oursStrategy(RetryEngine, { budget: false }, 'ours, no budget'),
+    pRetryStrategy(),
+    cockatielStrategy(ExponentialBackoff, 3),
+    awsStandardStrategy(rng(9)),
+    oursStrategy(RetryEngine, { jitter: 'none', budget: false, breaker: false }, 'no jitter (exponential, 3 attempts)'),
+  ];
+}
+
 /**
  * Runs one strategy. Returns per-second series and the summary figures.
  * amplification = attempts sent ÷ calls started, over the outage window (below 1 when a breaker sheds calls);

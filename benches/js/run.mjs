@@ -1,6 +1,6 @@
 // The benchmark: markdown tables on stdout (and in target/bench.md). Ratios are against peers measured in
 // the same run; nothing here asserts a time.
-import { readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { cpus, totalmem } from 'node:os';
@@ -10,7 +10,7 @@ import { ExponentialBackoff } from 'cockatiel';
 import { RetryEngine } from '../../pkg/client.node.js';
 import { fingerprint } from '../../pkg/server.node.js';
 import { canonicalize } from '../../tests/support/jcs.mjs';
-import { simulate, oursStrategy, cockatielStrategy, pRetryStrategy, awsStandardStrategy, rng } from '../../www/sim.js';
+import { simulate, standardStrategies } from '../../www/sim.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const out = [];
@@ -173,14 +173,7 @@ say(`${new Date().toISOString().slice(0, 10)} · ${cpu} · ${cpus().length} core
 
 // 5. Storms.
 {
-  const strategies = () => [
-    oursStrategy(RetryEngine, undefined, 'ours, defaults'),
-    oursStrategy(RetryEngine, { budget: false }, 'ours, no budget'),
-    pRetryStrategy(),
-    cockatielStrategy(ExponentialBackoff, 3),
-    awsStandardStrategy(rng(9)),
-    oursStrategy(RetryEngine, { jitter: 'none', budget: false, breaker: false }, 'no jitter (exponential, 3 attempts)'),
-  ];
+  const strategies = () => standardStrategies(RetryEngine, ExponentialBackoff);
   for (const [title, opts] of [
     ['a 60 s full outage', { outageS: 60 }],
     ['a 60 s brownout (half the requests fail)', { outageS: 60, failureRate: 0.5 }],
@@ -199,4 +192,3 @@ say(`${new Date().toISOString().slice(0, 10)} · ${cpu} · ${cpus().length} core
 
 mkdirSync(`${root}target`, { recursive: true });
 writeFileSync(`${root}target/bench.md`, `${out.join('\n')}\n`);
-void statSync;

@@ -107,7 +107,7 @@ impl Parser<'_> {
         }
     }
 
-    fn expect(&mut self, lit: &[u8]) -> Result<(), JsonError> {
+    fn eat(&mut self, lit: &[u8]) -> Result<(), JsonError> {
         let end = self.i.saturating_add(lit.len());
         if self.s.get(self.i..end) == Some(lit) {
             self.i = end;
@@ -122,9 +122,9 @@ impl Parser<'_> {
             return Err(JsonError::TooDeep);
         }
         match self.peek() {
-            Some(b'n') => self.expect(b"null").map(|()| Json::Null),
-            Some(b't') => self.expect(b"true").map(|()| Json::Bool(true)),
-            Some(b'f') => self.expect(b"false").map(|()| Json::Bool(false)),
+            Some(b'n') => self.eat(b"null").map(|()| Json::Null),
+            Some(b't') => self.eat(b"true").map(|()| Json::Bool(true)),
+            Some(b'f') => self.eat(b"false").map(|()| Json::Bool(false)),
             Some(b'"') => self.string().map(Json::String),
             Some(b'[') => {
                 self.bump();
@@ -163,7 +163,7 @@ impl Parser<'_> {
                     }
                     let key = self.string()?;
                     self.ws();
-                    self.expect(b":")?;
+                    self.eat(b":")?;
                     self.ws();
                     let v = self.value(depth.saturating_add(1))?;
                     members.push((key, v));
