@@ -89,8 +89,10 @@ export function errorOutcome(error, ctx) {
   const code = error?.code;
   const name = error?.name ?? error?.constructor?.name;
   if (typeof code === 'number' && (name === 'McpError' || name === 'UrlElicitationRequiredError')) {
-    // The SDK's own timeout carries { timeout } in data; a server's -32001 does not.
-    if (code === -32001 && error.data && typeof error.data.timeout === 'number') return { kind: 'timeout' };
+    // The SDK's own timeouts carry { timeout } or { maxTotalTimeout } in data; a server's -32001 does not.
+    if (code === -32001 && (typeof error.data?.timeout === 'number' || typeof error.data?.maxTotalTimeout === 'number')) {
+      return { kind: 'timeout' };
+    }
     return { kind: 'jsonrpc_error', code };
   }
   if (name === 'StreamableHTTPError' || (typeof code === 'number' && /^Streamable HTTP error/.test(error?.message ?? ''))) {

@@ -89,6 +89,16 @@ export function withRetry(client, options = {}) {
       // A listener's failure must not change the call.
     }
   };
+  // The SDK reports a broken SSE stream to client.onerror, not to the request: note when it happens, so a
+  // timeout after a break (and after an event id) can be resumed instead of re-sent. Chained, not replaced.
+  let streamBrokeAt = -Infinity;
+  const previousOnError = client.onerror;
+  client.onerror = (error) => {
+    if (/SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/.test(String(error?.message ?? ''))) {
+      streamBrokeAt = now();
+    }
+    previousOnError?.call(client, error);
+  };
   let tools; // name → Tool, from tools/list
   let toolsLoading;
   let revisionSource;
@@ -193,10 +203,13 @@ export function withRetry(client, options = {}) {
           {
             timeout: admission.timeoutMs,
             signal,
-            ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, maxTotalTimeout: admission.timeoutMs } : {}),
+            // With progress resets, attemptTimeoutMs is the longest silence; the call's deadline stays the hard cap.
+            ...(options.resetTimeoutOnProgress
+              ? { resetTimeoutOnProgress: true, maxTotalTimeout: Math.max(1, state.deadlineMs - now()), onprogress: requestOptions.onprogress ?? (() => {}) }
+              : {}),
             ...(recover === 'resume_stream' && resumptionToken ? { resumptionToken } : {}),
             onresumptiontoken: (t) => (resumptionToken = t),
-            ...(requestOptions.onprogress ? { onprogress: requestOptions.onprogress } : {}),
+            ...(requestOptions.onprogress && !options.resetTimeoutOnProgress ? { onprogress: requestOptions.onprogress } : {}),
           },
         );
         outcome = resultOutcome(result);
@@ -205,8 +218,9 @@ export function withRetry(client, options = {}) {
         outcome = sent || signal?.aborted
           ? errorOutcome(error, { tag, aborted: !!signal?.aborted, sent, hadSession: !!client.transport?.sessionId })
           : { kind: 'network', sent: 'no' }; // the recovery step failed: the call itself never left
-        // A stream that broke after the server gave an event id can be resumed instead of re-sent.
-        if (outcome.kind === 'timeout' && resumptionToken) outcome = { kind: 'stream_broken', eventIdSeen: true };
+        // A stream that broke during this attempt, after the server gave an event id, can be resumed instead
+        // of re-sent. A plain timeout on a live stream stays a timeout.
+        if (outcome.kind === 'timeout' && resumptionToken && streamBrokeAt >= started) outcome = { kind: 'stream_broken', eventIdSeen: true };
       }
       const step = engine.record(state, outcome, safety, now());
       attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs: now() - started, outcome, ...step });

@@ -200,6 +200,28 @@ test('an abort during an attempt is told apart from a timeout', async () => {
   await new Promise((r) => setTimeout(r, 1_000)); // let the held answers drain
 });
 
+test('progress resets the per-attempt timeout when asked to; the call deadline stays the cap', async () => {
+  // Progress needs a stream to travel on: an SSE server.
+  const sseServer = await startMcpServer({ sse: true });
+  try {
+    const policy = { ...fast, attemptTimeoutMs: 400, maxAttempts: 1 };
+    const plain = withRetry(await connect(sseServer.url), { trusted: true, policy });
+    const timedOut = await plain.call({ name: 'build_report', arguments: { steps: 6 } });
+    assert.deepEqual(timedOut.attempts[0].outcome, { kind: 'timeout' });
+    const seen = [];
+    const patient = withRetry(await connect(sseServer.url), { trusted: true, policy, resetTimeoutOnProgress: true });
+    const done = await patient.call({ name: 'build_report', arguments: { steps: 6 } }, { onprogress: (p) => seen.push(p.progress) });
+    assert.equal(done.status, 'succeeded');
+    assert.deepEqual(seen, [1, 2, 3, 4, 5, 6]);
+    const capped = withRetry(await connect(sseServer.url), { trusted: true, policy: { ...policy, totalTimeoutMs: 500 }, resetTimeoutOnProgress: true });
+    const cut = await capped.call({ name: 'build_report', arguments: { steps: 6 } });
+    assert.deepEqual(cut.attempts[0].outcome, { kind: 'timeout' }, 'progress never extends past the deadline');
+    await new Promise((r) => setTimeout(r, 700));
+  } finally {
+    await sseServer.close();
+  }
+});
+
 test('the total deadline stops retries', async () => {
   const mcp = withRetry(await connect(), {
     trusted: true,

@@ -111,6 +111,20 @@ function buildServer(effects, extraTools, ledger) {
     },
   );
   server.registerTool(
+    'build_report',
+    { description: 'Build a report slowly, reporting progress.', inputSchema: { steps: z.number() }, annotations: { readOnlyHint: true } },
+    async ({ steps }, extra) => {
+      for (let i = 1; i <= steps; i++) {
+        await new Promise((r) => setTimeout(r, 150));
+        const progressToken = extra._meta?.progressToken;
+        if (progressToken !== undefined) {
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: i, total: steps } });
+        }
+      }
+      return text(`report of ${steps} steps`);
+    },
+  );
+  server.registerTool(
     'assign_ticket',
     { description: 'Assign a ticket; fails for unknown users.', inputSchema: { user: z.string() } },
     async ({ user }) => ({ ...text(`no such user: ${user}`), isError: true }),
