@@ -1,6 +1,13 @@
 // Public types of the client face ('mcp-retry-policy/client'). The engine's types are generated from the
 // Rust sources (mcp_retry_policy_client.d.ts); the entries hide the wasm initialization functions.
-export { RetryEngine, RetryCall, newOperationId, revisionFor } from './mcp_retry_policy_client.js';
+import { RetryEngine as WasmRetryEngine, RetryCall, type AttemptOutcome as Outcome, type Safety as SafetyName, type Step as StepResult } from './mcp_retry_policy_client.js';
+export { RetryCall, newOperationId, revisionFor } from './mcp_retry_policy_client.js';
+
+/** The per-server engine (the wasm class, with a packed hot path behind `record`, `admit`, `classify`). */
+export declare class RetryEngine extends WasmRetryEngine {
+  /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */
+  decide(call: RetryCall, outcome: Outcome, safety: SafetyName, nowMs: number): StepResult;
+}
 export type {
   PolicyOptions,
   Policy,

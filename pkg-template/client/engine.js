@@ -141,6 +141,11 @@ export class RetryEngine extends WasmRetryEngine {
     return decodeStep(this.recordPacked(call, e[0], e[1], e[2], e[3], s, nowMs), outcome);
   }
 
+  /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */
+  decide(call, outcome, safety, nowMs) {
+    return this.record(call, outcome, safety, nowMs);
+  }
+
   /** Asks to send the next attempt of `call` at `nowMs`. */
   admit(call, nowMs) {
     if (typeof nowMs !== 'number' || !(call instanceof RetryCall)) return super.admit(call, nowMs);

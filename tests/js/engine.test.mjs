@@ -162,3 +162,15 @@ test('the hot path (packed numbers) and the wasm object reader agree on every ou
   assert.ok(a.some((x) => x.error) && a.some((x) => x.decision?.action === 'retry') && a.some((x) => x.breaker), 'the run covered errors, retries and breaker changes');
   assert.ok(RetryCall);
 });
+
+test('by path: pkg/index.js is the Node entry; decide is record under its DESIGN name', async () => {
+  const pkg = await import('../../pkg/index.js');
+  for (const name of ['withRetry', 'RetryEngine', 'OperationLedger', 'withIdempotency', 'OutcomeUnknown', 'MemoryLedgerStore',
+    'SqliteLedgerStore', 'DurableObjectLedgerStore', 'D1LedgerStore', 'MemoryJournal', 'IndexedDbJournal', 'DurableObjectJournal', 'fingerprint']) {
+    assert.ok(name in pkg, name);
+  }
+  const e = new pkg.RetryEngine(undefined, { seed: 1 });
+  const c = e.begin(0);
+  e.admit(c, 0);
+  assert.deepEqual(e.decide(c, { kind: 'timeout' }, 'unsafe', 1).decision, { action: 'stop', status: 'unknown', reason: 'unsafe_after_unknown' });
+});

@@ -25,6 +25,8 @@ if (admission.admitted) {
 }
 const outcome: AttemptOutcome = { kind: 'http', status: 503, retryAfterMs: 1000 };
 const step: Step = engine.record(call, outcome, safety, Date.now());
+const same: Step = engine.decide(call, outcome, safety, Date.now());
+void same;
 const d: Decision = step.decision;
 const wait: number = d.action === 'retry' ? d.delayMs : 0;
 const status: string = d.action === 'stop' ? d.status : 'retrying';
