@@ -143,7 +143,7 @@ fn write_string(s: &str, out: &mut dyn Sink) {
 }
 
 /// Writes `value` canonically into `out`.
-pub fn write(value: &Json, numbers: &dyn NumberFormat, out: &mut dyn Sink) -> Result<(), JsonError> {
+pub fn write(value: &Json<'_>, numbers: &dyn NumberFormat, out: &mut dyn Sink) -> Result<(), JsonError> {
     match value {
         Json::Null => out.put("null"),
         Json::Bool(true) => out.put("true"),
@@ -161,10 +161,10 @@ pub fn write(value: &Json, numbers: &dyn NumberFormat, out: &mut dyn Sink) -> Re
             out.put("]");
         }
         Json::Object(members) => {
-            let mut sorted: Vec<&(String, Json)> = members.iter().collect();
+            let mut sorted: Vec<_> = members.iter().collect();
             sorted.sort_unstable_by(|a, b| utf16_cmp(&a.0, &b.0));
             if let Some(w) = sorted.windows(2).find(|w| matches!(w, [a, b] if a.0 == b.0)) {
-                return Err(JsonError::DuplicateKey(w.first().map(|m| m.0.clone()).unwrap_or_default()));
+                return Err(JsonError::DuplicateKey(w.first().map(|m| m.0.to_string()).unwrap_or_default()));
             }
             out.put("{");
             for (i, (k, v)) in sorted.into_iter().enumerate() {

@@ -6,11 +6,25 @@ use sha2::{Digest, Sha256};
 use super::canonical::{self, EsNumbers, NumberFormat, Sink, Verbatim};
 use super::json::{parse, JsonError};
 
-struct Hasher(Sha256);
+/// Feeds the hasher in blocks: the canonical writer emits many tiny pieces, and each `update` has a cost.
+struct Hasher {
+    sha: Sha256,
+    buf: Vec<u8>,
+}
+
+const BLOCK: usize = 16 * 1024;
 
 impl Sink for Hasher {
     fn put(&mut self, s: &str) {
-        self.0.update(s.as_bytes());
+        if self.buf.len().saturating_add(s.len()) > BLOCK {
+            self.sha.update(&self.buf);
+            self.buf.clear();
+        }
+        if s.len() > BLOCK {
+            self.sha.update(s.as_bytes());
+        } else {
+            self.buf.extend_from_slice(s.as_bytes());
+        }
     }
 }
 
@@ -27,9 +41,10 @@ fn hex(bytes: &[u8]) -> String {
 
 fn fingerprint_with(text: &str, numbers: &dyn NumberFormat) -> Result<String, JsonError> {
     let v = parse(text)?;
-    let mut h = Hasher(Sha256::new());
+    let mut h = Hasher { sha: Sha256::new(), buf: Vec::with_capacity(BLOCK) };
     canonical::write(&v, numbers, &mut h)?;
-    Ok(hex(&h.0.finalize()))
+    h.sha.update(&h.buf);
+    Ok(hex(&h.sha.finalize()))
 }
 
 /// The fingerprint of any JSON text: canonicalized by RFC 8785 (numbers re-written by ECMAScript's rules),

@@ -3,25 +3,27 @@
 //! how to write them.
 
 use core::fmt;
+use std::borrow::Cow;
 
 /// The deepest nesting accepted. Deeper input is rejected (a recursive parser must not overflow the stack).
 pub const MAX_DEPTH: usize = 256;
 
-/// A parsed JSON value. Object members keep their order of appearance; numbers keep their text.
+/// A parsed JSON value, borrowing from the source text where it can (numbers always; strings without
+/// escapes). Object members keep their order of appearance; numbers keep their text.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Json {
+pub enum Json<'a> {
     /// `null`.
     Null,
     /// `true` / `false`.
     Bool(bool),
     /// A number, as written in the source (grammar-checked).
-    Number(String),
+    Number(&'a str),
     /// A string (decoded).
-    String(String),
+    String(Cow<'a, str>),
     /// An array.
-    Array(Vec<Json>),
+    Array(Vec<Json<'a>>),
     /// An object's members, in source order.
-    Object(Vec<(String, Json)>),
+    Object(Vec<(Cow<'a, str>, Json<'a>)>),
 }
 
 /// Why a text is not acceptable JSON for a fingerprint.
@@ -76,8 +78,8 @@ impl fmt::Display for JsonError {
 impl std::error::Error for JsonError {}
 
 /// Parses one JSON text (surrounding whitespace allowed).
-pub fn parse(text: &str) -> Result<Json, JsonError> {
-    let mut p = Parser { s: text.as_bytes(), i: 0 };
+pub fn parse(text: &str) -> Result<Json<'_>, JsonError> {
+    let mut p = Parser { text, s: text.as_bytes(), i: 0 };
     p.ws();
     let v = p.value(0)?;
     p.ws();
@@ -88,11 +90,12 @@ pub fn parse(text: &str) -> Result<Json, JsonError> {
 }
 
 struct Parser<'a> {
+    text: &'a str,
     s: &'a [u8],
     i: usize,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
@@ -117,7 +120,7 @@ impl Parser<'_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Json, JsonError> {
+    fn value(&mut self, depth: usize) -> Result<Json<'a>, JsonError> {
         if depth > MAX_DEPTH {
             return Err(JsonError::TooDeep);
         }
@@ -150,7 +153,7 @@ impl Parser<'_> {
             }
             Some(b'{') => {
                 self.bump();
-                let mut members: Vec<(String, Json)> = Vec::new();
+                let mut members: Vec<(Cow<'a, str>, Json<'a>)> = Vec::new();
                 self.ws();
                 if self.peek() == Some(b'}') {
                     self.bump();
@@ -191,7 +194,7 @@ impl Parser<'_> {
         self.i.saturating_sub(start)
     }
 
-    fn number(&mut self) -> Result<String, JsonError> {
+    fn number(&mut self) -> Result<&'a str, JsonError> {
         let start = self.i;
         if self.peek() == Some(b'-') {
             self.bump();
@@ -218,9 +221,8 @@ impl Parser<'_> {
                 return Err(JsonError::Syntax { at: self.i });
             }
         }
-        let text = self.s.get(start..self.i).ok_or(JsonError::Syntax { at: start })?;
-        // ASCII by construction.
-        Ok(text.iter().map(|b| char::from(*b)).collect())
+        // ASCII by construction, so the byte offsets are char boundaries.
+        self.text.get(start..self.i).ok_or(JsonError::Syntax { at: start })
     }
 
     fn hex4(&mut self) -> Result<u32, JsonError> {
@@ -233,8 +235,19 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<String, JsonError> {
+    fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
         self.bump(); // the opening quote
+                     // The common case: no escapes, so the string is a slice of the source.
+        let start = self.i;
+        while matches!(self.peek(), Some(b) if b != b'"' && b != b'\\' && b >= 0x20) {
+            self.bump();
+        }
+        if self.peek() == Some(b'"') {
+            let s = self.text.get(start..self.i).ok_or(JsonError::Syntax { at: start })?;
+            self.bump();
+            return Ok(Cow::Borrowed(s));
+        }
+        self.i = start;
         let mut out = String::new();
         loop {
             // Copy a run of plain bytes at once (the input is a &str: runs split at ASCII are valid UTF-8).
@@ -247,7 +260,7 @@ impl Parser<'_> {
             match self.peek() {
                 Some(b'"') => {
                     self.bump();
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
                     let at = self.i;
@@ -304,8 +317,8 @@ mod tests {
         assert_eq!(
             parse(" [1, -0.5e+3, \"a\\u00e9\\ud83d\\ude00\", null, {}] "),
             Ok(Json::Array(vec![
-                Json::Number("1".into()),
-                Json::Number("-0.5e+3".into()),
+                Json::Number("1"),
+                Json::Number("-0.5e+3"),
                 Json::String("aé😀".into()),
                 Json::Null,
                 Json::Object(vec![]),
