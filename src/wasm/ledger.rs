@@ -5,7 +5,7 @@ use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::error::{range_error, type_error};
-use super::read::{set, time_ms, Fields};
+use super::read::{ms, set, time_ms, Fields};
 use super::JsResult;
 use crate::ledger::{
     admit, claim, fingerprint_of_js_json, finish, valid_operation_id, Admission, LedgerConfig, Record, RecordState,
@@ -29,10 +29,6 @@ export interface LedgerRulesOptions { ttlMs?: number; leaseMs?: number }
 #[wasm_bindgen]
 pub struct LedgerRules {
     config: LedgerConfig,
-}
-
-fn ms(v: u64) -> JsValue {
-    JsValue::from_f64(v as f64)
 }
 
 fn record_to_js(r: &Record) -> JsValue {

@@ -9,7 +9,7 @@ use js_sys::Object;
 use wasm_bindgen::JsValue;
 
 use super::error::range_error;
-use super::read::{set, Fields};
+use super::read::{ms, set, Fields};
 use super::JsResult;
 use crate::retry::breaker::Transition;
 use crate::retry::engine::{Admission, Step};
@@ -41,6 +41,24 @@ fn optional_ms(f: &mut Fields<'_>, key: &'static str) -> JsResult<Option<u64>> {
     }
 }
 
+/// `outcome.code`: a safe integer (shared by the object reader and the packed hot path).
+pub fn jsonrpc_code(v: f64) -> JsResult<i64> {
+    if !v.is_finite() || v.fract() != 0.0 || v.abs() > 9_007_199_254_740_991.0 {
+        return Err(range_error(
+            "not_integer",
+            "outcome.code",
+            &format!("outcome.code must be a safe integer, got {}", Num(v)),
+        ));
+    }
+    Ok(v as i64)
+}
+
+/// `outcome.status`: a three-digit HTTP status (shared by the object reader and the packed hot path).
+pub fn http_status(v: f64) -> JsResult<u16> {
+    let status = check_number("outcome.status", v, 100, 999, true)?;
+    Ok(u16::try_from(status).unwrap_or(999))
+}
+
 /// Reads an attempt outcome object.
 pub fn read_outcome(value: &JsValue) -> JsResult<AttemptOutcome> {
     let Some(mut f) = Fields::new(value, "outcome", "outcome")? else {
@@ -60,22 +78,13 @@ pub fn read_outcome(value: &JsValue) -> JsResult<AttemptOutcome> {
             };
             AttemptOutcome::Result { is_error, result_type }
         }
-        "jsonrpc_error" => {
-            let code = required(f.number("code")?, "outcome.code", "the JSON-RPC error code")?;
-            if !code.is_finite() || code.fract() != 0.0 || code.abs() > 9_007_199_254_740_991.0 {
-                return Err(range_error(
-                    "not_integer",
-                    "outcome.code",
-                    &format!("outcome.code must be a safe integer, got {}", Num(code)),
-                ));
-            }
-            AttemptOutcome::JsonRpcError { code: code as i64 }
-        }
+        "jsonrpc_error" => AttemptOutcome::JsonRpcError {
+            code: jsonrpc_code(required(f.number("code")?, "outcome.code", "the JSON-RPC error code")?)?,
+        },
         "http" => {
             let status = required(f.number("status")?, "outcome.status", "the HTTP status")?;
-            let status = check_number("outcome.status", status, 100, 999, true)?;
             AttemptOutcome::Http {
-                status: u16::try_from(status).unwrap_or(999),
+                status: http_status(status)?,
                 retry_after_ms: optional_ms(&mut f, "retryAfterMs")?,
                 had_session: f.boolean("hadSession")?.unwrap_or(false),
             }
@@ -110,7 +119,7 @@ pub fn read_outcome(value: &JsValue) -> JsResult<AttemptOutcome> {
 }
 
 fn opt_ms(v: Option<u64>) -> JsValue {
-    v.map_or(JsValue::UNDEFINED, |ms| JsValue::from_f64(ms as f64))
+    v.map_or(JsValue::UNDEFINED, ms)
 }
 
 /// `{ verdict, delivery, recover?, retryAfterMs?, cause }`.
@@ -130,7 +139,7 @@ pub fn decision_to_js(d: &Decision) -> JsValue {
     match *d {
         Decision::Retry { delay_ms, recover, reason } => {
             set(&o, "action", "retry".into());
-            set(&o, "delayMs", JsValue::from_f64(delay_ms as f64));
+            set(&o, "delayMs", ms(delay_ms));
             set(&o, "recover", recover.map_or(JsValue::UNDEFINED, |r| r.as_str().into()));
             set(&o, "reason", reason.as_str().into());
         }
@@ -171,7 +180,7 @@ pub fn admission_to_js(a: &Result<Admission, Decision>) -> JsValue {
         Ok(a) => {
             set(&o, "admitted", JsValue::TRUE);
             set(&o, "attempt", a.attempt.into());
-            set(&o, "timeoutMs", JsValue::from_f64(a.timeout_ms as f64));
+            set(&o, "timeoutMs", ms(a.timeout_ms));
             set(&o, "breaker", transition_to_js(a.breaker));
         }
         Err(d) => {

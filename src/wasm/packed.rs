@@ -9,6 +9,7 @@ use js_sys::{Array, Object};
 use wasm_bindgen::JsValue;
 
 use super::error::range_error;
+use super::outcome::{http_status, jsonrpc_code};
 use super::read::set;
 use super::JsResult;
 use crate::retry::breaker::{BreakerState, Transition};
@@ -103,24 +104,12 @@ pub fn unpack_outcome(kind: u32, a: f64, b: f64, c: f64) -> JsResult<AttemptOutc
                 _ => ResultType::Complete,
             },
         },
-        1 => {
-            if !a.is_finite() || a.fract() != 0.0 || a.abs() > 9_007_199_254_740_991.0 {
-                return Err(range_error(
-                    "not_integer",
-                    "outcome.code",
-                    &format!("outcome.code must be a safe integer, got {}", crate::retry::policy::Num(a)),
-                ));
-            }
-            AttemptOutcome::JsonRpcError { code: a as i64 }
-        }
-        2 => {
-            let status = check_number("outcome.status", a, 100, 999, true)?;
-            AttemptOutcome::Http {
-                status: u16::try_from(status).unwrap_or(999),
-                retry_after_ms: optional_ms("outcome.retryAfterMs", b)?,
-                had_session: flag(c),
-            }
-        }
+        1 => AttemptOutcome::JsonRpcError { code: jsonrpc_code(a)? },
+        2 => AttemptOutcome::Http {
+            status: http_status(a)?,
+            retry_after_ms: optional_ms("outcome.retryAfterMs", b)?,
+            had_session: flag(c),
+        },
         3 => AttemptOutcome::Network { sent: sent(a) },
         4 => AttemptOutcome::Timeout,
         5 => AttemptOutcome::StreamBroken { event_id_seen: flag(a), retry_ms: optional_ms("outcome.retryMs", b)? },

@@ -4,7 +4,7 @@
 use js_sys::Object;
 use wasm_bindgen::JsValue;
 
-use super::read::{set, type_name, Fields};
+use super::read::{ms, set, type_name, Fields};
 use super::JsResult;
 use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyError, PolicyErrorKind, Section};
 use crate::retry::{Policy, PolicyOptions};
@@ -68,11 +68,6 @@ fn section<T>(
             Ok(Section::On(t))
         }
     }
-}
-
-fn ms(v: u64) -> JsValue {
-    // Validated durations are at most a day: exact in f64.
-    JsValue::from_f64(v as f64)
 }
 
 fn tokens(milli: u64) -> JsValue {

@@ -115,3 +115,9 @@ pub fn time_ms(field: &str, value: f64) -> JsResult<u64> {
 pub fn set(o: &Object, key: &str, value: JsValue) {
     let _ = Reflect::set(o, &key.into(), &value);
 }
+
+/// A whole number of milliseconds (or tokens, versions) as a JS number: every value the core produces
+/// here is at most a day's worth of milliseconds or a counter, exact in an `f64`.
+pub fn ms(v: u64) -> JsValue {
+    JsValue::from_f64(v as f64)
+}

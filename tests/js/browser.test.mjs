@@ -6,7 +6,7 @@ import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../support/chromium.mjs';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
 
@@ -55,11 +55,7 @@ before(async () => {
   });
   await new Promise((r) => web.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${web.address().port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   await page.goto(`${origin}/tests/browser/page.html`);
   await page.waitForFunction(() => document.getElementById('log').textContent === 'ready', null, { timeout: 10_000 });

@@ -6,7 +6,7 @@ import { mkdirSync, symlinkSync, rmSync, existsSync, lstatSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../support/chromium.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const out = `${root}target/www/`;
@@ -35,10 +35,7 @@ before(async () => {
     }
   });
   await new Promise((r) => web.listen(0, '127.0.0.1', r));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1000, height: 1500 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e));
