@@ -45,7 +45,8 @@ mod native {
     }
 
     fn bench(c: &mut Criterion) {
-        let outcome = AttemptOutcome::Http { status: 503, retry_after_ms: None, had_session: false };
+        let outcome =
+            AttemptOutcome::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
         c.bench_function("classify", |b| b.iter(|| classify(black_box(&outcome), Revision::LATEST)));
 
         let policy = Policy::default();

@@ -13,6 +13,7 @@ export type {
   Policy,
   EngineOptions,
   Revision,
+  RevisionSetting,
   Safety,
   AttemptOutcome,
   Delivery,

@@ -97,6 +97,18 @@ reset();
   console.log(`    tickets on the server: ${c(32, tickets())}\n`);
 }
 
+// 5. A gateway's 503 without Retry-After proves nothing: it may have forwarded the request first.
+reset();
+{
+  console.log(bold('5. withRetry, a gateway answers 503 after forwarding (no Retry-After): the unsafe tool is not re-sent'));
+  const mcp = withRetry(await connect(), { trusted: true, onEvent: trace });
+  proxy.faults.push({ status: 503, afterForward: true });
+  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'Printer on fire' } });
+  console.log(`    status: ${paint(out.status)}  (${out.reason})`);
+  console.log(`    message for the model: ${out.message}`);
+  console.log(`    tickets on the server: ${c(32, tickets())}  ← the server did act; a blind retry would have made two\n`);
+}
+
 await proxy.close();
 await server.close();
 process.exit(0);

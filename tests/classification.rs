@@ -24,7 +24,15 @@ const fn rpc(code: i64) -> O {
     O::JsonRpcError { code }
 }
 const fn http(status: u16, had_session: bool) -> O {
-    O::Http { status, retry_after_ms: None, had_session }
+    O::Http { status, retry_after_ms: None, had_session, jsonrpc_code: None }
+}
+/// An HTTP error answer that carried `Retry-After`.
+const fn http_ra(status: u16) -> O {
+    O::Http { status, retry_after_ms: Some(1_000), had_session: false, jsonrpc_code: None }
+}
+/// An HTTP error answer whose body held a JSON-RPC error object with `code`.
+const fn http_body(status: u16, had_session: bool, code: i64) -> O {
+    O::Http { status, retry_after_ms: None, had_session, jsonrpc_code: Some(code) }
 }
 
 use D::{NotProcessed as NP, Processed as P, Unknown as U};
@@ -45,8 +53,11 @@ const TABLE: &[Row] = &[
     (ALL, rpc(-32700), Perm, NP, None, C::ParseError),
     (ALL, rpc(-32600), Perm, NP, None, C::InvalidRequest),
     (ALL, rpc(-32601), Perm, NP, None, C::MethodNotFound),
-    // Invalid arguments: a protocol error in 2025-06-18 and in the 2026-07-28 schema doc.
-    (ALL, rpc(-32602), Perm, NP, None, C::InvalidParams),
+    // Invalid params. 2025-06-18: TS SDK 1.12–1.20 run the tool, then answer -32602 when the output fails
+    // its outputSchema — no proof, unknown. From 2025-11-25 input validation is an isError result (SEP-1303)
+    // and SDK servers wrap every handler error (output validation too) into one, so -32602 is pre-dispatch.
+    (R0,      rpc(-32602), Perm, U,  None, C::InvalidParams),
+    (&[Revision::V2025_11_25, Revision::V2026_07_28], rpc(-32602), Perm, NP, None, C::InvalidParams),
     // Internal error: the server may have acted before failing (and mcp-remote maps every forwarding failure here).
     (ALL, rpc(-32603), Tr,   U,  None, C::InternalError),
 
@@ -56,11 +67,13 @@ const TABLE: &[Row] = &[
     (ALL, rpc(-32001), Tr, U, None, C::ImplementationDefined),
     (ALL, rpc(-32010), Tr, U, None, C::ImplementationDefined),
     (ALL, rpc(-32019), Tr, U, None, C::ImplementationDefined),
-    (ALL, rpc(-32099), Tr, U, None, C::ImplementationDefined),
+    (UPTO_R1, rpc(-32099), Tr, U, None, C::ImplementationDefined),
 
     // ── -32002 resource not found: defined up to 2025-11-25, retired in 2026-07-28 (becomes -32602).
-    (UPTO_R1, rpc(-32002), Perm, NP, None, C::ResourceNotFound),
-    (R2,      rpc(-32002), Tr,   U,  None, C::ImplementationDefined),
+    // On a tools/call no revision proves it was not acted on: permanent, delivery unknown. 2026-07-28 keeps the
+    // code reserved without a meaning.
+    (UPTO_R1, rpc(-32002), Perm, U,  None, C::ResourceNotFound),
+    (R2,      rpc(-32002), Tr,   U,  None, C::ReservedCode),
 
     // ── 2026-07-28: -32020 HeaderMismatch → tools/list, then re-send once; -32021 missing capability;
     // -32022 unsupported version → renegotiate, no backoff. Before 2026-07-28 they are implementation-defined.
@@ -72,9 +85,14 @@ const TABLE: &[Row] = &[
     (UPTO_R1, rpc(-32022), Tr,         U,  None,                  C::ImplementationDefined),
 
     // ── -32042 URL elicitation required (2025-11-25): needs the user, never a backoff retry; retired after.
-    (R1, rpc(-32042), Perm, NP, None, C::UrlElicitationRequired),
+    // The user must finish the elicitation, then the call may be made again; nothing proves it was not acted on.
+    (R1, rpc(-32042), Perm, U,  None, C::UrlElicitationRequired),
     (R0, rpc(-32042), Tr,   U,  None, C::ImplementationDefined),
-    (R2, rpc(-32042), Tr,   U,  None, C::ImplementationDefined),
+    (R2, rpc(-32042), Tr,   U,  None, C::ReservedCode),
+    // 2026-07-28 reserves -32020..-32099 for the specification: a code there without a meaning is reserved.
+    (R2,      rpc(-32099), Tr, U, None, C::ReservedCode),
+    (R2,      rpc(-32050), Tr, U, None, C::ReservedCode),
+    (UPTO_R1, rpc(-32050), Tr, U, None, C::ImplementationDefined),
 
     // ── Python SDK local codes: a timeout is 408; an HTTP 404 of a session is 32600 "Session terminated".
     (ALL,     rpc(408),   Tr,         U,  None,                  C::SdkRequestTimeout),
@@ -103,15 +121,34 @@ const TABLE: &[Row] = &[
     // 409: a concurrent duplicate (idempotency-key draft); this copy was not processed.
     (ALL, http(409, false), Tr,   NP, None, C::HttpConflict),
     (ALL, http(413, false), Perm, NP, None, C::HttpPayloadTooLarge),
-    (ALL, http(422, false), Perm, NP, None, C::HttpOtherClientError),
-    (ALL, http(429, false), V::Throttled, NP, None, C::HttpTooManyRequests),
-    // 5xx: the server (or a gateway's upstream) may have acted — except 503, refused before processing.
+    // Other 4xx: "the client seems to have erred" (RFC 9110 §15.5) is not "nothing happened".
+    (ALL, http(422, false), Perm, U, None, C::HttpOtherClientError),
+    (ALL, http(499, false), Perm, U, None, C::HttpOtherClientError),
+    // 429: a rate limiter's refusal only with Retry-After (RFC 6585 §4; express-rate-limit, nginx limit_req).
+    (ALL, http(429, false), V::Throttled, U,  None, C::HttpTooManyRequests),
+    (ALL, http_ra(429),     V::Throttled, NP, None, C::HttpTooManyRetryAfter),
+    // 5xx: an intermediary may have forwarded the request before it failed (Envoy/Istio 503 after an upstream
+    // reset, Heroku H12, nginx 502/504, HAProxy 502/503/504). 503 is a refusal only with Retry-After.
     (ALL, http(500, false), Tr, U,  None, C::HttpInternalServerError),
+    (ALL, http_ra(500),     Tr, U,  None, C::HttpInternalServerError),
     (ALL, http(502, false), Tr, U,  None, C::HttpBadGateway),
-    (ALL, http(503, false), Tr, NP, None, C::HttpServiceUnavailable),
-    (ALL, http(503, true),  Tr, NP, None, C::HttpServiceUnavailable),
+    (ALL, http(503, false), Tr, U,  None, C::HttpServiceUnavailable),
+    (ALL, http(503, true),  Tr, U,  None, C::HttpServiceUnavailable),
+    (ALL, http_ra(503),     Tr, NP, None, C::HttpServiceUnavailableRetryAfter),
     (ALL, http(504, false), Tr, U,  None, C::HttpGatewayTimeout),
+    (ALL, http_ra(504),     Tr, U,  None, C::HttpGatewayTimeout),
     (ALL, http(520, false), Tr, U,  None, C::HttpOtherServerError),
+
+    // ── The body of a non-2xx answer (2026-07-28: the client SHOULD inspect it). A JSON-RPC code with a meaning
+    // of its own decides; one without (implementation- or application-defined) leaves the status to decide.
+    (R2,      http_body(400, false, -32020), V::Recover, NP, Some(R::RefreshTools), C::HeaderMismatch),
+    (R2,      http_body(400, false, -32022), V::Recover, NP, Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
+    (R2,      http_body(400, false, -32021), Perm,       NP, None,                  C::MissingClientCapability),
+    (ALL,     http_body(400, false, -32600), Perm,       NP, None,                  C::InvalidRequest),
+    (ALL,     http_body(503, false, -32603), Tr,         U,  None,                  C::InternalError),
+    // The TS SDK answers a gone session with 404 and body -32001 "Session not found": the status decides.
+    (UPTO_R1, http_body(404, true, -32001),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
+    (ALL,     http_body(502, false, 7),      Tr,         U,  None,                  C::HttpBadGateway),
     // A 2xx/3xx without a JSON-RPC answer (e.g. 202 to a request): nothing says it was not acted on.
     (ALL, http(202, false), Tr, U,  None, C::HttpUnexpected),
 
@@ -132,7 +169,46 @@ const TABLE: &[Row] = &[
     (ALL, O::Ledger { status: LedgerStatus::InProgress, retry_after_ms: None }, Tr,   NP, None, C::LedgerInProgress),
     (ALL, O::Ledger { status: LedgerStatus::Unknown,    retry_after_ms: None }, Tr,   U,  None, C::LedgerUnknown),
     (ALL, O::Ledger { status: LedgerStatus::Conflict,   retry_after_ms: None }, Perm, NP, None, C::LedgerConflict),
+    (ALL, O::Ledger { status: LedgerStatus::Rejected,   retry_after_ms: None }, Perm, NP, None, C::LedgerRejected),
 ];
+
+/// No revision visible (stdio, a transport that hides it): the most conservative reading across revisions.
+#[rustfmt::skip]
+const CONSERVATIVE: &[(O, V, D, Option<R>, C)] = &[
+    (rpc(-32602), Perm,       U,  None,                  C::InvalidParams),
+    (rpc(-32020), Tr,         U,  None,                  C::ImplementationDefined),
+    (rpc(-32022), Tr,         U,  None,                  C::ImplementationDefined),
+    (rpc(-32042), Tr,         U,  None,                  C::ImplementationDefined),
+    (rpc(32600),  Tr,         U,  None,                  C::ApplicationDefined),
+    (rpc(-32601), Perm,       NP, None,                  C::MethodNotFound),
+    (http(404, true), V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
+    (http_ra(503), Tr,        NP, None,                  C::HttpServiceUnavailableRetryAfter),
+    (http(503, false), Tr,    U,  None,                  C::HttpServiceUnavailable),
+    (O::StreamBroken { event_id_seen: true, retry_ms: None }, V::Recover, U, Some(R::ResumeStream), C::StreamBrokenResumable),
+];
+
+#[test]
+fn unknown_revision_takes_the_most_conservative_row() {
+    for (outcome, verdict, delivery, recover, cause) in CONSERVATIVE {
+        let c = mcp_retry_policy::retry::classify_under(outcome, None);
+        assert_eq!((c.verdict, c.delivery, c.recover, c.cause), (*verdict, *delivery, *recover, *cause), "{outcome:?}");
+    }
+}
+
+#[test]
+fn unknown_revision_is_never_more_certain_than_any_revision() {
+    let rank = |d: D| match d {
+        D::Processed => 0,
+        D::NotProcessed => 1,
+        D::Unknown => 2,
+    };
+    for (_, outcome, ..) in TABLE {
+        let none = mcp_retry_policy::retry::classify_under(outcome, None);
+        for rev in Revision::ALL {
+            assert!(rank(none.delivery) >= rank(classify(outcome, rev).delivery), "{outcome:?} under {rev}");
+        }
+    }
+}
 
 #[test]
 fn the_table() {
@@ -164,7 +240,8 @@ fn every_cause_appears_in_the_table() {
 #[test]
 fn retry_after_and_sse_retry_are_carried() {
     for rev in Revision::ALL {
-        let c = classify(&O::Http { status: 429, retry_after_ms: Some(1500), had_session: false }, rev);
+        let c =
+            classify(&O::Http { status: 429, retry_after_ms: Some(1500), had_session: false, jsonrpc_code: None }, rev);
         assert_eq!(c.retry_after_ms, Some(1500));
         let c = classify(&O::StreamBroken { event_id_seen: true, retry_ms: Some(3000) }, rev);
         assert_eq!(c.retry_after_ms, Some(3000));

@@ -145,13 +145,16 @@ fn every_stop() {
         "retry-after past the deadline",
         Case {
             call: CallState { deadline_ms: NOW + 5_000, ..call() },
-            ..case(O::Http { status: 429, retry_after_ms: Some(9_000), had_session: false }, Safety::Unsafe)
+            ..case(
+                O::Http { status: 429, retry_after_ms: Some(9_000), had_session: false, jsonrpc_code: None },
+                Safety::Unsafe,
+            )
         },
         Decision::stop(F::Failed, Reason::RetryAfterBeyondDeadline),
     ));
     rows.push((
         "401",
-        case(O::Http { status: 401, retry_after_ms: None, had_session: false }, Safety::ReadOnly),
+        case(O::Http { status: 401, retry_after_ms: None, had_session: false, jsonrpc_code: None }, Safety::ReadOnly),
         Decision::stop(F::Failed, Reason::ReauthenticationRequired),
     ));
     rows.push((
@@ -159,7 +162,10 @@ fn every_stop() {
         Case {
             revision: Revision::V2025_11_25,
             call: CallState { used_recover: 1 << (Recover::Reinitialize as u8), ..call() },
-            ..case(O::Http { status: 404, retry_after_ms: None, had_session: true }, Safety::ReadOnly)
+            ..case(
+                O::Http { status: 404, retry_after_ms: None, had_session: true, jsonrpc_code: None },
+                Safety::ReadOnly,
+            )
         },
         Decision::stop(F::Failed, Reason::RecoverExhausted),
     ));
@@ -186,14 +192,20 @@ fn every_retry_shape() {
     let rows: Vec<(&str, Case, Decision)> = vec![
         (
             "429 waits for Retry-After",
-            case(O::Http { status: 429, retry_after_ms: Some(2_500), had_session: false }, Safety::Unsafe),
+            case(
+                O::Http { status: 429, retry_after_ms: Some(2_500), had_session: false, jsonrpc_code: None },
+                Safety::Unsafe,
+            ),
             Decision::Retry { delay_ms: 2_500, recover: None, reason: Reason::Throttled },
         ),
         (
             "Retry-After is clamped",
             Case {
                 policy: Policy { max_retry_after_ms: 1_500, ..policy() },
-                ..case(O::Http { status: 503, retry_after_ms: Some(30_000), had_session: false }, Safety::Unsafe)
+                ..case(
+                    O::Http { status: 503, retry_after_ms: Some(30_000), had_session: false, jsonrpc_code: None },
+                    Safety::Unsafe,
+                )
             },
             Decision::Retry { delay_ms: 1_500, recover: None, reason: Reason::Transient },
         ),
@@ -201,7 +213,10 @@ fn every_retry_shape() {
             "session 404: re-initialize at once",
             Case {
                 revision: Revision::V2025_11_25,
-                ..case(O::Http { status: 404, retry_after_ms: None, had_session: true }, Safety::Unsafe)
+                ..case(
+                    O::Http { status: 404, retry_after_ms: None, had_session: true, jsonrpc_code: None },
+                    Safety::Unsafe,
+                )
             },
             Decision::Retry { delay_ms: 0, recover: Some(Recover::Reinitialize), reason: Reason::Recover },
         ),

@@ -45,17 +45,28 @@ fn outcome() -> impl Strategy<Value = AttemptOutcome> {
         )
             .prop_map(|(is_error, result_type)| AttemptOutcome::Result { is_error, result_type }),
         codes.prop_map(|code| AttemptOutcome::JsonRpcError { code }),
-        (statuses, ms(), any::<bool>()).prop_map(|(status, retry_after_ms, had_session)| AttemptOutcome::Http {
-            status,
-            retry_after_ms,
-            had_session
-        }),
+        (statuses, ms(), any::<bool>(), proptest::option::of(-33_000i64..33_000)).prop_map(
+            |(status, retry_after_ms, had_session, jsonrpc_code)| AttemptOutcome::Http {
+                status,
+                retry_after_ms,
+                had_session,
+                jsonrpc_code
+            },
+        ),
         sent().prop_map(|sent| AttemptOutcome::Network { sent }),
         Just(AttemptOutcome::Timeout),
         (any::<bool>(), ms())
             .prop_map(|(event_id_seen, retry_ms)| AttemptOutcome::StreamBroken { event_id_seen, retry_ms }),
         sent().prop_map(|sent| AttemptOutcome::Aborted { sent }),
-        (prop_oneof![Just(LedgerStatus::InProgress), Just(LedgerStatus::Unknown), Just(LedgerStatus::Conflict)], ms())
+        (
+            prop_oneof![
+                Just(LedgerStatus::InProgress),
+                Just(LedgerStatus::Unknown),
+                Just(LedgerStatus::Conflict),
+                Just(LedgerStatus::Rejected)
+            ],
+            ms()
+        )
             .prop_map(|(status, retry_after_ms)| AttemptOutcome::Ledger { status, retry_after_ms }),
     ]
 }

@@ -145,6 +145,16 @@ export function awsStandardStrategy(random) {
   };
 }
 
+/**
+ * The storm scenarios of the benchmark: [title, simulate() options]. The long brownout is where the retry
+ * budget binds: the breaker never opens at a 20 % failure rate, so only the budget keeps retries in check.
+ */
+export const STORMS = [
+  ['a 60 s full outage', { outageS: 60 }],
+  ['a 60 s brownout (half the requests fail)', { outageS: 60, failureRate: 0.5 }],
+  ['a 5-minute brownout (20 % of requests fail)', { outageS: 300, failureRate: 0.2 }],
+];
+
 /** The six strategies compared in the playground and the benchmark, in that order. */
 export function standardStrategies(RetryEngine, ExponentialBackoff) {
   return [

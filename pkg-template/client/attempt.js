@@ -4,21 +4,58 @@ import { typeError } from '../errors.js';
 /** The `_meta` key that tags each attempt, so `observeFetch` can tell which HTTP response belongs to it. */
 export const ATTEMPT_META_KEY = 'dev.mcp-retry-policy/attempt';
 
-// Failures that happen before a request can leave this machine: nothing was sent.
-const NOT_SENT = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
+// Failures that prove the request never left this machine. A socket error is proof only when the failing
+// step was `connect` (or the DNS lookup before it): on a reused keep-alive socket Linux reports a stored ICMP
+// error (EHOSTUNREACH, ENETUNREACH) on the next read, after the request was written.
+const NOT_SENT_AT_CONNECT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ENETDOWN', 'EHOSTDOWN']);
+const CONNECT_STEPS = new Set(['connect', 'getaddrinfo']);
+// Failures that only exist before a request is written: DNS answers, undici's connect timeout, a URL that
+// cannot be fetched, a TLS handshake that failed (it precedes the request on its connection).
+const NOT_SENT_ALWAYS = new Set([
+  'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL',
+  'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'SELF_SIGNED_CERT_IN_CHAIN',
 ]);
 
 const observed = new Map(); // attempt tag → { status, retryAfterMs }
 const OBSERVED_MAX = 1024;
 
-function errorCode(error) {
+/** The first `{ code, syscall }` with a string code along the error's cause chain. */
+function systemError(error) {
   for (let e = error, depth = 0; e && depth < 4; e = e.cause, depth++) {
-    if (typeof e.code === 'string') return e.code;
+    if (typeof e.code === 'string') return { code: e.code, syscall: typeof e.syscall === 'string' ? e.syscall : undefined };
   }
   return undefined;
+}
+
+/** Whether a network failure proves the request was not sent (see NOT_SENT_* above). */
+export function provablyNotSent(error) {
+  const sys = systemError(error);
+  if (!sys) return false;
+  if (NOT_SENT_ALWAYS.has(sys.code)) return true;
+  return NOT_SENT_AT_CONNECT.has(sys.code) && CONNECT_STEPS.has(sys.syscall);
+}
+
+/**
+ * The JSON-RPC error code in the body of a non-2xx answer, if the body held one. The SDK puts the body text
+ * into its StreamableHTTPError message ("Error POSTing to endpoint: <body>"); 2026-07-28 says a client SHOULD
+ * inspect it (-32020/-32021/-32022 arrive inside 4xx answers). Only a well-formed JSON-RPC error object counts.
+ */
+export function bodyErrorCode(message) {
+  if (typeof message !== 'string') return undefined;
+  const at = message.indexOf('{');
+  const arr = message.indexOf('[');
+  const start = at < 0 ? arr : arr < 0 ? at : Math.min(at, arr);
+  if (start < 0 || message.length - start > 65_536) return undefined;
+  let body;
+  try {
+    body = JSON.parse(message.slice(start));
+  } catch {
+    return undefined;
+  }
+  const one = Array.isArray(body) ? (body.length === 1 ? body[0] : undefined) : body;
+  const code = one?.jsonrpc === '2.0' && one.error && typeof one.error === 'object' ? one.error.code : undefined;
+  return Number.isSafeInteger(code) ? code : undefined;
 }
 
 /** Parses `Retry-After` (delta-seconds or an HTTP date) into milliseconds from `now`. */
@@ -67,7 +104,7 @@ function isResultType(t) {
 }
 
 const LEDGER_META_KEY = 'dev.mcp-retry-policy/ledger';
-const LEDGER_STATUSES = new Set(['in_progress', 'unknown', 'conflict']);
+const LEDGER_STATUSES = new Set(['in_progress', 'unknown', 'conflict', 'rejected']);
 
 /** The outcome of an attempt that returned a result (or the server ledger's answer in its place). */
 export function resultOutcome(result) {
@@ -100,13 +137,14 @@ export function errorOutcome(error, ctx) {
       const seen = ctx.tag ? takeObserved(ctx.tag) : undefined;
       const out = { kind: 'http', status: code, hadSession: !!ctx.hadSession };
       if (seen?.status === code && seen.retryAfterMs !== undefined) out.retryAfterMs = seen.retryAfterMs;
+      const jsonrpcCode = bodyErrorCode(error?.message);
+      if (jsonrpcCode !== undefined) out.jsonrpcCode = jsonrpcCode;
       return out;
     }
     return { kind: 'network', sent: 'maybe' };
   }
   if (name === 'UnauthorizedError') return { kind: 'http', status: 401, hadSession: !!ctx.hadSession };
-  const sys = errorCode(error);
-  if (sys && NOT_SENT.has(sys)) return { kind: 'network', sent: 'no' };
+  if (provablyNotSent(error)) return { kind: 'network', sent: 'no' };
   // A browser's bare TypeError, a reset after the request was written, a body cut mid-way: maybe sent.
   return { kind: 'network', sent: 'maybe' };
 }

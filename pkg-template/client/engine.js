@@ -18,7 +18,7 @@ const KEYS = {
   ledger: ['kind', 'status', 'retryAfterMs'],
 };
 const RESULT_TYPES = new Map([[undefined, 0], ['complete', 0], ['input_required', 1], ['task', 2]]);
-const LEDGER = new Map([['in_progress', 0], ['unknown', 1], ['conflict', 2]]);
+const LEDGER = new Map([['in_progress', 0], ['unknown', 1], ['conflict', 2], ['rejected', 3]]);
 const SHIFT = 67108864; // 2^26
 
 const bool = (v) => (v === undefined ? 0 : v === true ? 1 : v === false ? 0 : NaN);

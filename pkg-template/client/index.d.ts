@@ -1,4 +1,4 @@
-import type { PolicyOptions, Revision, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine } from '../mcp_retry_policy_client.js';
+import type { PolicyOptions, RevisionSetting, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine } from '../mcp_retry_policy_client.js';
 
 /** The final status of a call. `unknown`: it may or may not have happened — never success, never a clean failure. */
 export type CallStatus = 'succeeded' | 'tool_error' | 'failed' | 'unknown' | 'pending';
@@ -102,8 +102,9 @@ export interface WithRetryOptions {
   /** Where operation ids are persisted before the first send (default: in memory). */
   journal?: Journal;
   onEvent?: (event: RetryEvent) => void;
-  /** The server's revision when it cannot be learned from the transport. */
-  revision?: Revision;
+  /** The server's revision when it cannot be learned from the transport (stdio cannot tell it). Without one, and
+   * until a negotiated version is seen, each outcome gets its most conservative reading across revisions. */
+  revision?: RevisionSetting;
   /** Makes jitter repeatable (tests, simulations). */
   seed?: number;
   /** How to re-initialize after a lost session (default: a new transport like the old one). */

@@ -260,6 +260,7 @@ export function withRetry(client, options = {}) {
         tool: name,
         status,
         reason,
+        cause: attempts.at(-1)?.classification?.cause,
         operationId,
         operationIdArgument: idArg,
         breakerOpenForMs: breakerState === 'open' ? engine.policy.breaker?.openMs : undefined,

@@ -4,9 +4,17 @@
 //! Max attempts bounds one call; it does not bound a fleet. With 3 attempts, a server that fails every
 //! request receives 3× its normal load exactly when it can least take it. A budget bounds retries across
 //! *all* calls to one server: every retry spends tokens, every success earns a few back (AWS SDK "standard"
-//! retry mode: 500 tokens, a retry costs 5, a timeout 10, a first-try success returns 1). When the bucket
-//! is empty, failures are reported at once instead of retried. In a full outage there are no successes, so
-//! the retries one client adds are at most `capacity / retry_cost` in total, however long the outage lasts.
+//! retry mode: 500 tokens, a retry costs 5, a timeout 10, a first-try success returns 1; gRPC retry
+//! throttling: every failure costs a token, every success pays back a fraction). When the bucket is empty,
+//! failures are reported at once instead of retried. In a full outage there are no successes, so the
+//! retries one client adds are at most `capacity / retry_cost` in total, however long the outage lasts.
+//!
+//! ## Which semantics, and why
+//! AWS standard mode refunds a retry's cost when the retry succeeds; under a brownout where most first
+//! attempts fail and most retries succeed, that refund keeps the bucket full and the budget never binds
+//! (our storm benchmark showed "defaults" equal to "no budget"). We follow gRPC's throttling instead: a
+//! retry's cost is never refunded; an attempt the tool answered returns `success_refill` (0.1 token). So in
+//! steady state **retries ≤ capacity + successes / 10**, which is what the README promises.
 //!
 //! Tokens are kept in thousandths, in integers: no float drift, no overflow (saturating), never negative.
 
@@ -70,11 +78,14 @@ impl RetryBudget {
         }
     }
 
-    /// A call succeeded: returns the success refill, plus `spent_milli` (what that call's own retries
-    /// spent, as AWS returns a retry's cost when it succeeds), up to capacity.
-    pub fn on_success(&mut self, spent_milli: u64) {
-        let gain = self.config.success_refill_milli.saturating_add(spent_milli);
-        self.tokens_milli = self.tokens_milli.saturating_add(gain).min(self.config.capacity_milli);
+    /// An attempt got an answer from the tool: returns the success refill, up to capacity. What the call's
+    /// own retries spent is **not** refunded (gRPC retry throttling, not AWS standard mode): a retry that
+    /// succeeded still added load, and refunding it would let a server that fails every first attempt
+    /// draw one retry per call forever. In steady state this allows one retry per
+    /// `retry_cost / success_refill` successes (10 with the defaults).
+    pub fn on_success(&mut self) {
+        self.tokens_milli =
+            self.tokens_milli.saturating_add(self.config.success_refill_milli).min(self.config.capacity_milli);
     }
 }
 
@@ -93,13 +104,15 @@ mod tests {
         assert_eq!(b.tokens_milli(), 0);
         assert!(!b.try_withdraw(1));
         for _ in 0..9 {
-            b.on_success(0);
+            b.on_success();
         }
         assert_eq!(b.tokens_milli(), 900);
         assert!(!b.try_withdraw(1_000));
-        b.on_success(0);
+        b.on_success();
         assert!(b.try_withdraw(1_000));
-        b.on_success(u64::MAX);
+        for _ in 0..200 {
+            b.on_success();
+        }
         assert_eq!(b.tokens_milli(), 10_000);
     }
 }

@@ -10,10 +10,12 @@ use super::outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
 /// Whether the server acted on the request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Delivery {
-    /// Provably not acted on: connection refused, 429/503 before processing, 401, an expired session,
-    /// a header or version mismatch the server rejects before dispatch.
+    /// Provably not acted on: each row of [`classify`] that says so cites its proof (a failed connect,
+    /// a 429/503 with `Retry-After`, 401, an expired session, a header or version mismatch the server rejects
+    /// before dispatch, …).
     NotProcessed,
-    /// May or may not have been acted on: timeout, reset after send, broken stream, 5xx, -32603.
+    /// May or may not have been acted on: timeout, reset after send, broken stream, a 5xx an intermediary
+    /// may have produced after forwarding, -32603, and every case without proof.
     Unknown,
     /// The tool answered (success or `isError`).
     Processed,
@@ -178,6 +180,9 @@ causes! {
     SdkSessionTerminated = "sdk_session_terminated",
     /// -32000..-32099 without a meaning in this revision: implementation-defined.
     ImplementationDefined = "jsonrpc_implementation_defined",
+    /// A code the specification reserves without a meaning in this revision (2026-07-28: the retired
+    /// -32002/-32042, and -32020..-32099 beyond the defined ones).
+    ReservedCode = "jsonrpc_reserved",
     /// Any other code: application-defined.
     ApplicationDefined = "jsonrpc_application_defined",
     /// HTTP 400.
@@ -198,14 +203,18 @@ causes! {
     HttpConflict = "http_409",
     /// HTTP 413.
     HttpPayloadTooLarge = "http_413",
-    /// HTTP 429.
+    /// HTTP 429 without `Retry-After`.
     HttpTooManyRequests = "http_429",
+    /// HTTP 429 with `Retry-After`: a rate limiter's refusal before the handler.
+    HttpTooManyRetryAfter = "http_429_retry_after",
     /// HTTP 500.
     HttpInternalServerError = "http_500",
     /// HTTP 502.
     HttpBadGateway = "http_502",
-    /// HTTP 503.
+    /// HTTP 503 without `Retry-After`: possibly an intermediary after it forwarded the request.
     HttpServiceUnavailable = "http_503",
+    /// HTTP 503 with `Retry-After`: an overloaded server's refusal.
+    HttpServiceUnavailableRetryAfter = "http_503_retry_after",
     /// HTTP 504.
     HttpGatewayTimeout = "http_504",
     /// Another 4xx.
@@ -232,6 +241,8 @@ causes! {
     LedgerUnknown = "ledger_unknown",
     /// The server's ledger: the operation id was used with other input.
     LedgerConflict = "ledger_conflict",
+    /// The server's ledger refused the request before any claim (operation id, tenant, validation).
+    LedgerRejected = "ledger_rejected",
 }
 
 impl Cause {
@@ -283,6 +294,10 @@ use Delivery::{NotProcessed, Processed, Unknown};
 use Verdict::{Permanent, Transient};
 
 /// Classifies one attempt's outcome under a spec revision. Total: every input has a row.
+///
+/// **Every row that says [`Delivery::NotProcessed`] cites its proof** (spec text, or documented behaviour of
+/// real software), because `not_processed` licenses re-sending an unsafe tool. A row without proof says
+/// [`Delivery::Unknown`]. See `../shared/MCP-FACTS.md`, "What a status or error does NOT prove".
 pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification {
     match *outcome {
         AttemptOutcome::Result { is_error, result_type } => match (result_type, is_error) {
@@ -294,10 +309,20 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
             (ResultType::Complete, false) => Classification::new(Verdict::Success, Processed, Cause::Result),
         },
         AttemptOutcome::JsonRpcError { code } => classify_code(code, revision),
-        AttemptOutcome::Http { status, retry_after_ms, had_session } => {
-            classify_http(status, had_session, revision).waiting(retry_after_ms)
+        AttemptOutcome::Http { status, retry_after_ms, had_session, jsonrpc_code } => {
+            // The body of a non-2xx answer is inspected (2026-07-28 streamable-http.mdx: the client SHOULD):
+            // a JSON-RPC error code with a meaning of its own in this revision decides the row. A code without
+            // one (-32000..-32019, an application code) says less than the status, so the status decides.
+            let by_code = jsonrpc_code.map(|code| classify_code(code, revision)).filter(|c| c.cause.is_specific());
+            by_code
+                .unwrap_or_else(|| classify_http(status, had_session, retry_after_ms.is_some(), revision))
+                .waiting(retry_after_ms)
         }
+        // Proof: the failing step was `connect` or a DNS lookup (JS reports `sent: no` only then), so no
+        // byte of the request left this machine.
         AttemptOutcome::Network { sent: Sent::No } => Classification::new(Transient, NotProcessed, Cause::NotSent),
+        // A reset after the request was written, a stored ICMP error on a reused socket (Linux reports
+        // EHOSTUNREACH on the next read), a browser's bare TypeError: the request may have arrived.
         AttemptOutcome::Network { sent: Sent::Maybe } => Classification::new(Transient, Unknown, Cause::MaybeSent),
         // A cancellation may arrive after the work completed (cancellation.mdx): a timed-out call is unknown.
         AttemptOutcome::Timeout => Classification::new(Transient, Unknown, Cause::Timeout),
@@ -310,17 +335,22 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
                 Classification::new(Transient, Unknown, Cause::StreamBroken).waiting(retry_ms)
             }
         }
-        // The ledger answered for a keyed tool: in progress → this copy did not run, check back later with
-        // the same id; unknown → the server does not know either (a retry lets it reconcile); conflict →
-        // the id belongs to other input and nothing ran.
+        // The ledger answered for a keyed tool. Proof for each `not_processed`: our own server half
+        // (`withIdempotency`) sends these answers only without running the handler.
+        // in progress → this copy did not run; check back later with the same id.
         AttemptOutcome::Ledger { status: LedgerStatus::InProgress, retry_after_ms } => {
             Classification::new(Transient, NotProcessed, Cause::LedgerInProgress).waiting(retry_after_ms)
         }
+        // unknown → the server does not know either (a retry with the same id lets it reconcile).
         AttemptOutcome::Ledger { status: LedgerStatus::Unknown, .. } => {
             Classification::new(Transient, Unknown, Cause::LedgerUnknown)
         }
+        // conflict → the id belongs to other input; rejected → refused before any claim. Nothing ran.
         AttemptOutcome::Ledger { status: LedgerStatus::Conflict, .. } => {
             Classification::new(Permanent, NotProcessed, Cause::LedgerConflict)
+        }
+        AttemptOutcome::Ledger { status: LedgerStatus::Rejected, .. } => {
+            Classification::new(Permanent, NotProcessed, Cause::LedgerRejected)
         }
         AttemptOutcome::Aborted { sent } => Classification::new(
             Verdict::Cancelled,
@@ -330,29 +360,89 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
     }
 }
 
+/// Classifies an outcome when the server's revision is not known (stdio, a transport that hides the
+/// negotiated version): each row takes the most conservative reading across every known revision — the
+/// least certain delivery, and among equals the oldest revision's row. Never assumes the newest.
+pub fn classify_conservatively(outcome: &AttemptOutcome) -> Classification {
+    let rank = |d: Delivery| match d {
+        Processed => 0u8,
+        NotProcessed => 1,
+        Unknown => 2,
+    };
+    let mut best = classify(outcome, Revision::V2025_06_18);
+    for revision in Revision::ALL {
+        let c = classify(outcome, revision);
+        if rank(c.delivery) > rank(best.delivery) {
+            best = c;
+        }
+    }
+    best
+}
+
+/// [`classify`] under a known revision, [`classify_conservatively`] without one.
+pub fn classify_under(outcome: &AttemptOutcome, revision: Option<Revision>) -> Classification {
+    match revision {
+        Some(r) => classify(outcome, r),
+        None => classify_conservatively(outcome),
+    }
+}
+
+impl Cause {
+    /// Whether this row gives a JSON-RPC code a meaning of its own (as opposed to "implementation- or
+    /// application-defined", or reserved without a meaning): such a code in an HTTP error body decides.
+    pub const fn is_specific(self) -> bool {
+        !matches!(self, Cause::ImplementationDefined | Cause::ApplicationDefined | Cause::ReservedCode)
+    }
+}
+
 fn classify_code(code: i64, revision: Revision) -> Classification {
     let latest = revision >= Revision::V2026_07_28;
     match code {
+        // JSON-RPC 2.0 §5.1: "Invalid JSON was received by the server", "The JSON sent is not a valid
+        // Request object", "The method does not exist / is not available": each is answered before any
+        // method runs.
         -32700 => Classification::new(Permanent, NotProcessed, Cause::ParseError),
         -32600 => Classification::new(Permanent, NotProcessed, Cause::InvalidRequest),
         -32601 => Classification::new(Permanent, NotProcessed, Cause::MethodNotFound),
-        // Invalid arguments are rejected before the tool runs (2025-06-18 and the 2026-07-28 schema doc).
+        // -32602 under 2025-06-18 is NOT proof: TS SDK 1.12–1.20 McpServer (protocol 2025-06-18) runs the
+        // tool, then throws -32602 when its output fails the outputSchema (src/server/mcp.ts, checked in
+        // the 1.20.2 package). Permanent (the same request fails the same way) but the delivery is unknown.
+        -32602 if revision == Revision::V2025_06_18 => Classification::new(Permanent, Unknown, Cause::InvalidParams),
+        // From 2025-11-25 input validation is a tool result with isError (SEP-1303, tools.mdx), so a -32602
+        // is a protocol error raised before dispatch (unknown tool, malformed params: tools.mdx "Protocol
+        // Errors"); SDK servers that speak 2025-11-25 (1.2x, 1.32) turn every error of a running handler,
+        // output validation included, into an isError result (dist/esm/server/mcp.js, CallToolRequest
+        // handler's catch → createToolError). 2026-07-28 keeps -32602 for invalid arguments.
         -32602 => Classification::new(Permanent, NotProcessed, Cause::InvalidParams),
         // "The server may have acted before failing"; mcp-remote maps every forwarding failure here.
         -32603 => Classification::new(Transient, Unknown, Cause::InternalError),
-        -32002 if !latest => Classification::new(Permanent, NotProcessed, Cause::ResourceNotFound),
+        // 2025-06-18 and 2025-11-25 define -32002 only for resources/read ("Resource not found"); on a
+        // tools/call no revision gives it a meaning we can prove, so the delivery is unknown (permanent: a
+        // missing resource stays missing).
+        -32002 if !latest => Classification::new(Permanent, Unknown, Cause::ResourceNotFound),
+        // 2025-11-25 elicitation.mdx: the server cannot go on until the user finishes a URL elicitation;
+        // "the request was not processed" is not promised, so: permanent, unknown delivery.
         -32042 if revision == Revision::V2025_11_25 => {
-            // Needs the user to open a URL: never a backoff retry.
-            Classification::new(Permanent, NotProcessed, Cause::UrlElicitationRequired)
+            Classification::new(Permanent, Unknown, Cause::UrlElicitationRequired)
         }
+        // 2026-07-28 streamable-http.mdx: the server rejects a request whose headers disagree with its body
+        // before dispatch (-32020: call tools/list, then retry once), refuses a version it does not speak
+        // (-32022) and a request that needs a capability the client did not declare (-32021).
         -32020 if latest => Classification::recovering(NotProcessed, Cause::HeaderMismatch),
         -32021 if latest => Classification::new(Permanent, NotProcessed, Cause::MissingClientCapability),
         -32022 if latest => Classification::recovering(NotProcessed, Cause::UnsupportedProtocolVersion),
-        // Python SDK: a timeout surfaces as 408, an HTTP 404 of a session as 32600 (both positive).
+        // Python SDK (client side, local): a timeout surfaces as 408 → unknown.
         408 => Classification::new(Transient, Unknown, Cause::SdkRequestTimeout),
+        // Python SDK: an HTTP 404 on a session surfaces as 32600 "Session terminated"; the 404 is the
+        // spec's proof (≤ 2025-11-25 streamable-http.mdx: a terminated session id gets 404, and the client
+        // MUST start a new session).
         32600 if revision.has_sessions() => Classification::recovering(NotProcessed, Cause::SdkSessionTerminated),
-        // -32000..-32099: implementation-defined; "receivers must not assign cross-implementation
-        // semantics to them" — the work may have happened.
+        // 2026-07-28 retired -32002 (now -32602) and -32042 and reserves -32020..-32099 for the
+        // specification: a server that sends one gives it no meaning we can rely on.
+        -32002 | -32042 if latest => Classification::new(Transient, Unknown, Cause::ReservedCode),
+        -32099..=-32020 if latest => Classification::new(Transient, Unknown, Cause::ReservedCode),
+        // -32000..-32099: implementation-defined (JSON-RPC 2.0 §5.1); 2026-07-28: "receivers must not assign
+        // cross-implementation semantics to them" — the work may have happened.
         -32099..=-32000 => Classification::new(Transient, Unknown, Cause::ImplementationDefined),
         _ => Classification::new(Transient, Unknown, Cause::ApplicationDefined),
     }
@@ -360,33 +450,57 @@ fn classify_code(code: i64, revision: Revision) -> Classification {
 
 // Specific rows first, then the class ranges: the overlap is the table's shape.
 #[allow(clippy::match_overlapping_arm)]
-fn classify_http(status: u16, had_session: bool, revision: Revision) -> Classification {
+fn classify_http(status: u16, had_session: bool, retry_after: bool, revision: Revision) -> Classification {
     match status {
-        // Missing session id, bad MCP-Protocol-Version: rejected before dispatch.
+        // Streamable HTTP (all revisions): a missing session id or a bad MCP-Protocol-Version header gets 400,
+        // an invalid Origin 403 — checks the transport makes before it dispatches the message.
         400 => Classification::new(Permanent, NotProcessed, Cause::HttpBadRequest),
+        // The authorization spec: a request without valid credentials gets 401 before it is handled. The
+        // user or the auth provider must act; the call stops (`reauthentication_required`).
         401 => Classification::recovering(NotProcessed, Cause::HttpUnauthorized),
-        // Invalid Origin, insufficient scope.
         403 => Classification::new(Permanent, NotProcessed, Cause::HttpForbidden),
-        // ≤ 2025-11-25: a 404 on a session means the session is gone and the request was not processed.
+        // ≤ 2025-11-25 streamable-http.mdx: a request with a terminated session id gets 404 and the client
+        // MUST start a new session; the request was not processed.
         404 if had_session && revision.has_sessions() => {
             Classification::recovering(NotProcessed, Cause::HttpSessionExpired)
         }
-        // 2026-07-28: 404 means not implemented (-32601).
+        // 2026-07-28: 404 means the endpoint does not implement it (-32601). Without a session on an older
+        // revision, a 404 is a wrong URL (or a proxy route): nothing there to act.
         404 => Classification::new(Permanent, NotProcessed, Cause::HttpNotFound),
+        // streamable-http.mdx: 405 for a method the endpoint does not offer.
         405 => Classification::new(Permanent, NotProcessed, Cause::HttpMethodNotAllowed),
-        // RFC 9110: the server did not receive a complete request in time.
+        // RFC semantics, not MCP text — RFC 9110 §15.5.9: the server did not receive a complete request
+        // message in time (nginx: client_body_timeout), so it could not act on it.
         408 => Classification::new(Transient, NotProcessed, Cause::HttpRequestTimeout),
-        // draft-ietf-httpapi-idempotency-key-header: a concurrent duplicate; this copy was not processed.
+        // RFC semantics, not MCP text — draft-ietf-httpapi-idempotency-key-header: 409 answers a concurrent
+        // duplicate of a request that is still being processed; this copy was not.
         409 => Classification::new(Transient, NotProcessed, Cause::HttpConflict),
+        // RFC semantics, not MCP text — RFC 9110 §15.5.14: the server refuses to process a request whose
+        // content is larger than it is willing to process.
         413 => Classification::new(Permanent, NotProcessed, Cause::HttpPayloadTooLarge),
-        429 => Classification::new(Verdict::Throttled, NotProcessed, Cause::HttpTooManyRequests),
+        // RFC semantics, not MCP text — RFC 6585 §4 (429) with a Retry-After: a rate limiter refusing before
+        // the handler (express-rate-limit, which the TS SDK's auth router uses, sets Retry-After and never
+        // calls the next handler; nginx limit_req, Envoy's local rate limit refuse before proxying). Without
+        // Retry-After nothing tells a limiter's refusal from an origin's answer after it acted: unknown.
+        429 if retry_after => Classification::new(Verdict::Throttled, NotProcessed, Cause::HttpTooManyRetryAfter),
+        429 => Classification::new(Verdict::Throttled, Unknown, Cause::HttpTooManyRequests),
+        // 5xx: an intermediary may have forwarded the request before it failed — Envoy/Istio answer an
+        // upstream reset with 503 (envoyproxy/envoy#14981, istio/istio#13205: "503s cannot be automatically
+        // retried due to the risky nature of non-idempotent requests"), Heroku's router sends 503 (H12)
+        // while the dyno keeps working, nginx answers a reset with 502 and a timeout with 504, HAProxy
+        // 502/503/504. All unknown.
         500 => Classification::new(Transient, Unknown, Cause::HttpInternalServerError),
-        // A gateway may have forwarded the request before the upstream failed.
         502 => Classification::new(Transient, Unknown, Cause::HttpBadGateway),
-        // Overloaded or in maintenance: refused before processing.
-        503 => Classification::new(Transient, NotProcessed, Cause::HttpServiceUnavailable),
+        // RFC 9110 §15.6.4 + §10.2.3: an overloaded or in-maintenance server MAY send Retry-After with its
+        // 503. The proxies above never add one to a 503 they produce after forwarding (Envoy's local
+        // replies, Heroku's H12, nginx, HAProxy: checked by the fault zoo for nginx and HAProxy), so a 503
+        // with Retry-After is the refusal of a server that did not take the request on.
+        503 if retry_after => Classification::new(Transient, NotProcessed, Cause::HttpServiceUnavailableRetryAfter),
+        503 => Classification::new(Transient, Unknown, Cause::HttpServiceUnavailable),
         504 => Classification::new(Transient, Unknown, Cause::HttpGatewayTimeout),
-        400..=499 => Classification::new(Permanent, NotProcessed, Cause::HttpOtherClientError),
+        // Any other 4xx: RFC 9110 §15.5 says the client seems to have erred, not that nothing happened.
+        // Permanent (the same request meets the same answer), delivery unknown.
+        400..=499 => Classification::new(Permanent, Unknown, Cause::HttpOtherClientError),
         500..=599 => Classification::new(Transient, Unknown, Cause::HttpOtherServerError),
         _ => Classification::new(Transient, Unknown, Cause::HttpUnexpected),
     }
@@ -415,7 +529,7 @@ mod tests {
         }
         for status in 0..=999 {
             for rev in Revision::ALL {
-                assert_ne!(classify_http(status, true, rev).delivery, Processed, "status {status}");
+                assert_ne!(classify_http(status, true, true, rev).delivery, Processed, "status {status}");
             }
         }
     }

@@ -6,7 +6,7 @@
 
 use super::breaker::{Breaker, BreakerState, Transition};
 use super::budget::RetryBudget;
-use super::classify::{classify, Classification, Delivery, Recover, Verdict};
+use super::classify::{classify_under, Classification, Delivery, Recover, Verdict};
 use super::decide::{decide, recover_bit, retry_cost, CallState, Decision, DecisionInput, FinalStatus, Reason};
 use super::outcome::{AttemptOutcome, Revision};
 use super::policy::Policy;
@@ -105,12 +105,14 @@ impl Engine {
     }
 
     /// Records how an attempt ended and decides what comes next. `random` is 64 random bits for jitter.
+    /// `revision` is the server's revision, or `None` when it is not known (then every row takes its most
+    /// conservative reading across revisions: [`classify_conservatively`](super::classify_conservatively)).
     pub fn record(
         &mut self,
         call: &mut CallState,
         outcome: &AttemptOutcome,
         safety: Safety,
-        revision: Revision,
+        revision: impl Into<Option<Revision>>,
         now_ms: u64,
         random: u64,
     ) -> Step {
@@ -119,7 +121,7 @@ impl Engine {
             call.attempts = call.attempts.saturating_add(1);
         }
         call.in_flight = false;
-        let classification = classify(outcome, revision);
+        let classification = classify_under(outcome, revision.into());
         let mut transition = None;
         if classification.verdict != Verdict::Cancelled {
             if let Some(b) = self.breaker.as_mut() {
@@ -128,7 +130,7 @@ impl Engine {
         }
         if classification.delivery == Delivery::Processed {
             if let Some(b) = self.budget.as_mut() {
-                b.on_success(call.spent_milli);
+                b.on_success();
             }
         }
         let breaker_open = matches!(self.breaker_state(), Some(BreakerState::Open { .. }));

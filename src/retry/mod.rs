@@ -19,7 +19,9 @@ pub mod safety;
 pub use backoff::Jitter;
 pub use breaker::{Breaker, BreakerConfig, BreakerState};
 pub use budget::{BudgetConfig, RetryBudget};
-pub use classify::{classify, Cause, Classification, Delivery, Recover, Verdict};
+pub use classify::{
+    classify, classify_conservatively, classify_under, Cause, Classification, Delivery, Recover, Verdict,
+};
 pub use decide::{decide, CallState, Decision, DecisionInput, FinalStatus, Reason};
 pub use engine::Engine;
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};

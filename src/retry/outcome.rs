@@ -114,7 +114,7 @@ pub enum AttemptOutcome {
         /// The error's `code`.
         code: i64,
     },
-    /// An HTTP response without a JSON-RPC body.
+    /// A non-2xx HTTP response (the SDK raised it as a transport error).
     Http {
         /// The HTTP status.
         status: u16,
@@ -122,6 +122,10 @@ pub enum AttemptOutcome {
         retry_after_ms: Option<u64>,
         /// Whether the request carried an `Mcp-Session-Id`.
         had_session: bool,
+        /// The `error.code` of a JSON-RPC error object in the response body, if the body held one
+        /// (2026-07-28 `streamable-http.mdx`: the client SHOULD inspect the body of a non-2xx answer;
+        /// -32020/-32021/-32022 arrive inside 4xx answers).
+        jsonrpc_code: Option<i64>,
     },
     /// The network failed before any response.
     Network {
@@ -161,4 +165,7 @@ pub enum LedgerStatus {
     Unknown,
     /// The operation id was already used with other input; nothing was run.
     Conflict,
+    /// The ledger refused the request before any claim (a missing or malformed operation id, no
+    /// authenticated tenant, input that failed validation): nothing was run.
+    Rejected,
 }

@@ -10,7 +10,7 @@ use super::policy::{read_options, to_js};
 use super::read::{time_ms, Fields};
 use super::{random, JsResult};
 use crate::retry::policy::{check_number, Quoted};
-use crate::retry::{classify, safety, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts};
+use crate::retry::{classify_under, safety, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
@@ -27,20 +27,23 @@ export type Policy = Required<Omit<PolicyOptions, "budget" | "breaker">> & {
   budget: false | { capacity: number; retryCost: number; timeoutCost: number; successRefill: number };
   breaker: false | { consecutiveFailures: number; failureRatio: number; minimumCalls: number; windowMs: number; openMs: number };
 };
-/** Engine options: `seed` makes jitter repeatable; `revision` is the server's MCP revision (default latest). */
-export interface EngineOptions { seed?: number; revision?: Revision }
+/** Engine options: `seed` makes jitter repeatable; `revision` is the server's MCP revision (default `"unknown"`: each
+ * outcome gets its most conservative reading across revisions until a negotiated version is set). */
+export interface EngineOptions { seed?: number; revision?: RevisionSetting }
 export type Revision = "2025-06-18" | "2025-11-25" | "2026-07-28";
+/** A revision, or `"unknown"` when the negotiated version is not visible (stdio, a hidden transport). */
+export type RevisionSetting = Revision | "unknown";
 export type Safety = "read_only" | "idempotent" | "keyed" | "unsafe";
 /** How one attempt ended, as the caller observed it. */
 export type AttemptOutcome =
   | { kind: "result"; isError?: boolean; resultType?: "complete" | "input_required" | "task" }
   | { kind: "jsonrpc_error"; code: number }
-  | { kind: "http"; status: number; retryAfterMs?: number; hadSession?: boolean }
+  | { kind: "http"; status: number; retryAfterMs?: number; hadSession?: boolean; jsonrpcCode?: number }
   | { kind: "network"; sent: "no" | "maybe" }
   | { kind: "timeout" }
   | { kind: "stream_broken"; eventIdSeen?: boolean; retryMs?: number }
   | { kind: "aborted"; sent: "no" | "maybe" }
-  | { kind: "ledger"; status: "in_progress" | "unknown" | "conflict"; retryAfterMs?: number };
+  | { kind: "ledger"; status: "in_progress" | "unknown" | "conflict" | "rejected"; retryAfterMs?: number };
 export type Delivery = "not_processed" | "unknown" | "processed";
 export type Recover = "reinitialize" | "refresh_tools" | "renegotiate" | "resume_stream" | "poll_task" | "continue_input" | "reauthenticate";
 export interface Classification {
@@ -75,7 +78,7 @@ pub struct RetryEngine {
 struct State {
     engine: Engine,
     rng: Option<SplitMix64>,
-    revision: Revision,
+    revision: Option<Revision>,
 }
 
 /// One call's state across its attempts. Created by `RetryEngine.begin`.
@@ -101,14 +104,24 @@ fn busy() -> JsValue {
     plain_error("reentrant_call", "", "the engine was called again from inside one of its own calls")
 }
 
-fn read_revision(field: &str, value: &str) -> JsResult<Revision> {
-    value.parse().map_err(|()| {
+fn read_revision(field: &str, value: &str) -> JsResult<Option<Revision>> {
+    if value == UNKNOWN_REVISION {
+        return Ok(None);
+    }
+    value.parse().map(Some).map_err(|()| {
         range_error(
             "invalid_value",
             field,
-            &format!("{field} must be one of 2025-06-18, 2025-11-25, 2026-07-28, got {}", Quoted(value)),
+            &format!("{field} must be one of 2025-06-18, 2025-11-25, 2026-07-28, unknown, got {}", Quoted(value)),
         )
     })
+}
+
+/// The JS name of "no revision known".
+const UNKNOWN_REVISION: &str = "unknown";
+
+fn revision_name(r: Option<Revision>) -> String {
+    r.map_or(UNKNOWN_REVISION, Revision::as_str).to_owned()
 }
 
 fn read_safety(value: &JsValue) -> JsResult<Safety> {
@@ -134,7 +147,7 @@ impl RetryEngine {
         #[wasm_bindgen(unchecked_param_type = "EngineOptions | undefined")] options: JsValue,
     ) -> JsResult<RetryEngine> {
         let policy = Policy::from_options(&read_options(&policy)?)?;
-        let (mut seed, mut revision) = (None, Revision::LATEST);
+        let (mut seed, mut revision) = (None, None);
         if let Some(mut f) = Fields::new(&options, "options", "options")? {
             if let Some(s) = f.number("seed")? {
                 seed = Some(check_number("options.seed", s, 0, 1 << 53, true)?);
@@ -157,9 +170,9 @@ impl RetryEngine {
     }
 
     /// The MCP revision the server speaks.
-    #[wasm_bindgen(getter, unchecked_return_type = "Revision")]
+    #[wasm_bindgen(getter, unchecked_return_type = "RevisionSetting")]
     pub fn revision(&self) -> JsResult<String> {
-        Ok(self.inner.try_borrow().map_err(|_| busy())?.revision.as_str().to_owned())
+        Ok(revision_name(self.inner.try_borrow().map_err(|_| busy())?.revision))
     }
 
     /// Sets the revision from a negotiated `protocolVersion` (any `YYYY-MM-DD`; dates between known
@@ -176,7 +189,7 @@ impl RetryEngine {
                 &format!("protocolVersion must be a YYYY-MM-DD date, got {}", Quoted(&v)),
             )
         })?;
-        self.inner.try_borrow_mut().map_err(|_| busy())?.revision = r;
+        self.inner.try_borrow_mut().map_err(|_| busy())?.revision = Some(r);
         Ok(r.as_str().to_owned())
     }
 
@@ -188,7 +201,7 @@ impl RetryEngine {
     ) -> JsResult<JsValue> {
         let outcome = read_outcome(&outcome)?;
         let revision = self.inner.try_borrow().map_err(|_| busy())?.revision;
-        Ok(classification_to_js(&classify(&outcome, revision)))
+        Ok(classification_to_js(&classify_under(&outcome, revision)))
     }
 
     /// The safety of `tool` (an MCP `Tool`, or anything with `annotations` and `inputSchema`): the
@@ -303,7 +316,7 @@ impl RetryEngine {
     pub fn classify_packed(&self, kind: u32, a: f64, b: f64, c: f64) -> JsResult<f64> {
         let outcome = super::packed::unpack_outcome(kind, a, b, c)?;
         let revision = self.inner.try_borrow().map_err(|_| busy())?.revision;
-        Ok(super::packed::pack_classification(&classify(&outcome, revision)))
+        Ok(super::packed::pack_classification(&classify_under(&outcome, revision)))
     }
 
     /// The hot path of `admit`: one packed number (see `packed.rs`).

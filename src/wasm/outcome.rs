@@ -1,7 +1,7 @@
 //! Attempt outcomes from JS, and classifications, decisions and steps back to JS.
 //!
 //! An outcome is a tagged object: `{ kind: "result", isError?, resultType? }`,
-//! `{ kind: "jsonrpc_error", code }`, `{ kind: "http", status, retryAfterMs?, hadSession? }`,
+//! `{ kind: "jsonrpc_error", code }`, `{ kind: "http", status, retryAfterMs?, hadSession?, jsonrpcCode? }`,
 //! `{ kind: "network", sent: "no" | "maybe" }`, `{ kind: "timeout" }`,
 //! `{ kind: "stream_broken", eventIdSeen?, retryMs? }`, `{ kind: "aborted", sent: "no" | "maybe" }`.
 
@@ -43,12 +43,12 @@ fn optional_ms(f: &mut Fields<'_>, key: &'static str) -> JsResult<Option<u64>> {
 
 /// `outcome.code`: a safe integer (shared by the object reader and the packed hot path).
 pub fn jsonrpc_code(v: f64) -> JsResult<i64> {
+    jsonrpc_code_of("outcome.code", v)
+}
+
+fn jsonrpc_code_of(field: &str, v: f64) -> JsResult<i64> {
     if !v.is_finite() || v.fract() != 0.0 || v.abs() > 9_007_199_254_740_991.0 {
-        return Err(range_error(
-            "not_integer",
-            "outcome.code",
-            &format!("outcome.code must be a safe integer, got {}", Num(v)),
-        ));
+        return Err(range_error("not_integer", field, &format!("{field} must be a safe integer, got {}", Num(v))));
     }
     Ok(v as i64)
 }
@@ -87,6 +87,10 @@ pub fn read_outcome(value: &JsValue) -> JsResult<AttemptOutcome> {
                 status: http_status(status)?,
                 retry_after_ms: optional_ms(&mut f, "retryAfterMs")?,
                 had_session: f.boolean("hadSession")?.unwrap_or(false),
+                jsonrpc_code: match f.number("jsonrpcCode")? {
+                    Some(v) => Some(jsonrpc_code_of("outcome.jsonrpcCode", v)?),
+                    None => None,
+                },
             }
         }
         "network" => AttemptOutcome::Network { sent: sent(&mut f)? },
@@ -102,7 +106,8 @@ pub fn read_outcome(value: &JsValue) -> JsResult<AttemptOutcome> {
                 "in_progress" => LedgerStatus::InProgress,
                 "unknown" => LedgerStatus::Unknown,
                 "conflict" => LedgerStatus::Conflict,
-                _ => return Err(invalid_value("outcome.status", &s, "in_progress, unknown, conflict")),
+                "rejected" => LedgerStatus::Rejected,
+                _ => return Err(invalid_value("outcome.status", &s, "in_progress, unknown, conflict, rejected")),
             };
             AttemptOutcome::Ledger { status, retry_after_ms: optional_ms(&mut f, "retryAfterMs")? }
         }

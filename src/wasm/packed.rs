@@ -109,6 +109,8 @@ pub fn unpack_outcome(kind: u32, a: f64, b: f64, c: f64) -> JsResult<AttemptOutc
             status: http_status(a)?,
             retry_after_ms: optional_ms("outcome.retryAfterMs", b)?,
             had_session: flag(c),
+            // An HTTP answer with a JSON-RPC body takes the object reader (its code has no slot here).
+            jsonrpc_code: None,
         },
         3 => AttemptOutcome::Network { sent: sent(a) },
         4 => AttemptOutcome::Timeout,
@@ -119,7 +121,8 @@ pub fn unpack_outcome(kind: u32, a: f64, b: f64, c: f64) -> JsResult<AttemptOutc
                 0 => LedgerStatus::InProgress,
                 1 => LedgerStatus::Unknown,
                 2 => LedgerStatus::Conflict,
-                _ => return Err(bad("outcome.status", "in_progress, unknown or conflict")),
+                3 => LedgerStatus::Rejected,
+                _ => return Err(bad("outcome.status", "in_progress, unknown, conflict or rejected")),
             },
             retry_after_ms: optional_ms("outcome.retryAfterMs", b)?,
         },

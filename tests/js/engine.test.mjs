@@ -30,7 +30,7 @@ test('the same seed gives the same delays; another seed other delays', () => {
     const out = [];
     for (let i = 0; i < 5; i++) {
       engine.admit(call, t0);
-      out.push(engine.record(call, { kind: 'http', status: 503 }, 'unsafe', t0).decision.delayMs);
+      out.push(engine.record(call, { kind: 'http', status: 503, retryAfterMs: 0 }, 'unsafe', t0).decision.delayMs);
     }
     return out;
   };

@@ -79,17 +79,58 @@ test('503 with Retry-After is retried even for an unsafe tool, after the server\
   assert.equal(server.effects.tickets.length, 1);
 });
 
-test('429 is throttled and retried; a connection reset before forwarding is unknown for an unsafe tool', async () => {
+test('429 with Retry-After is a refusal and retried; without it, or a reset, an unsafe tool stops unknown', async () => {
   const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 4 });
-  proxy.faults.push({ status: 429 });
+  proxy.faults.push({ status: 429, retryAfter: 0 });
   let out = await mcp.call({ name: 'create_ticket', arguments: { title: 'b' } });
   assert.equal(out.status, 'succeeded');
   assert.equal(out.attempts[0].classification.verdict, 'throttled');
+  assert.equal(out.attempts[0].classification.delivery, 'not_processed');
+  // No Retry-After: nothing tells a rate limiter's refusal from an answer after the work was done.
+  proxy.faults.push({ status: 429 });
+  out = await mcp.call({ name: 'create_ticket', arguments: { title: 'b2' } });
+  assert.equal(out.status, 'unknown');
+  assert.equal(out.reason, 'unsafe_after_unknown');
+  assert.equal(out.attempts.length, 1, 'not re-sent');
   proxy.faults.push('reset');
   out = await mcp.call({ name: 'create_ticket', arguments: { title: 'c' } });
   // The server never saw it, but the client cannot know that: the honest answer is unknown.
   assert.equal(out.status, 'unknown');
   assert.equal(server.effects.tickets.length, 1);
+});
+
+test('a gateway 502/503/504 after it forwarded: an unsafe tool stops unknown with one ticket; a read-only one retries', async () => {
+  for (const status of [502, 503, 504]) {
+    const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 40 + status });
+    const before = server.effects.tickets.length;
+    proxy.faults.push({ status, afterForward: true });
+    const out = await mcp.call({ name: 'create_ticket', arguments: { title: `gw ${status}` } });
+    assert.equal(out.status, 'unknown', `${status}`);
+    assert.equal(out.reason, 'unsafe_after_unknown');
+    assert.equal(out.attempts.length, 1, 'never re-sent');
+    assert.equal(server.effects.tickets.length, before + 1, 'the server did act: exactly once');
+    proxy.faults.push({ status, afterForward: true });
+    const read = await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } });
+    assert.equal(read.status, 'succeeded');
+    assert.equal(read.attempts.length, 2);
+  }
+});
+
+test('the body of a non-2xx answer is read: a JSON-RPC -32020 inside a 400 fires the tools/list refresh (2026-07-28)', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 41, revision: '2026-07-28' });
+  const before = server.effects.tickets.length;
+  proxy.faults.push({ status: 400, jsonrpcBody: -32020 });
+  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'refresh' } });
+  assert.equal(out.status, 'succeeded');
+  assert.equal(out.attempts[0].outcome.jsonrpcCode, -32020);
+  assert.equal(out.attempts[0].classification.cause, 'jsonrpc_header_mismatch');
+  assert.equal(out.attempts[0].decision.recover, 'refresh_tools');
+  assert.equal(server.effects.tickets.length, before + 1);
+  // A body code without a meaning of its own leaves the status to decide: 503 + -32603 is unknown.
+  proxy.faults.push({ status: 503, jsonrpcBody: -32603 });
+  const again = await mcp.call({ name: 'create_ticket', arguments: { title: 'internal' } });
+  assert.equal(again.status, 'unknown');
+  assert.equal(again.attempts[0].classification.cause, 'jsonrpc_internal_error');
 });
 
 test('isError is the tool saying no: returned as is, never retried', async () => {
@@ -250,7 +291,8 @@ test('the breaker opens after repeated 503s, fails fast without sending, then ha
     seed: 12,
   });
   proxy.faults.push({ status: 503 }, { status: 503 }, { status: 503 });
-  for (let i = 0; i < 3; i++) assert.equal((await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } })).status, 'failed');
+  // A 503 without Retry-After may come from a gateway after it forwarded the request: unknown, not failed.
+  for (let i = 0; i < 3; i++) assert.equal((await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } })).status, 'unknown');
   assert.equal(mcp.engine.breakerState, 'open');
   const sent = proxy.calls().length;
   const fastFail = await mcp.call({ name: 'search_tickets', arguments: { query: 'q' } });
@@ -270,7 +312,7 @@ test('the breaker opens after repeated 503s, fails fast without sending, then ha
 test('an expired session (404) is re-initialized once and the call goes through', async () => {
   const client = await connect();
   const mcp = withRetry(client, { trusted: true, policy: fast, seed: 13 });
-  assert.equal(mcp.engine.revision, '2026-07-28');
+  assert.equal(mcp.engine.revision, 'unknown', 'no version negotiated yet: the conservative reading');
   await mcp.call({ name: 'search_tickets', arguments: { query: 'warm' } });
   assert.equal(mcp.engine.revision, '2025-11-25', 'learned from the negotiated protocol version');
   const before = client.transport.sessionId;

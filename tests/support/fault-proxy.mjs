@@ -3,7 +3,9 @@
 //
 // Faults: 'pass' · 'cut' (forward, let the server commit, then break the connection mid-answer) ·
 // 'drop' (forward, let the server commit, then close the connection before any byte of the answer) ·
-// 'reset' (drop the connection before forwarding) · { status, retryAfter? } (answer without forwarding) ·
+// 'reset' (drop the connection before forwarding) · { status, retryAfter?, jsonrpcBody? } (answer without
+// forwarding; `jsonrpcBody`: a JSON-RPC error code to put in the body) · { status, afterForward: true } (forward,
+// let the server commit, then answer `status` like a gateway whose upstream failed after it forwarded) ·
 // { hold: ms } (forward, then delay the answer) · { jsonrpcError: code } (answer with a JSON-RPC error).
 import http from 'node:http';
 
@@ -29,8 +31,13 @@ export async function startFaultProxy(target) {
     const fault = isCall ? (faults.shift() ?? 'pass') : 'pass';
     log.push({ method: message?.method ?? req.method, tool: message?.params?.name, fault, at: Date.now() });
     if (fault === 'reset') return req.socket.destroy();
-    if (typeof fault === 'object' && fault.status) {
-      res.writeHead(fault.status, fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {});
+    if (typeof fault === 'object' && fault.status && !fault.afterForward) {
+      const headers = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
+      if (fault.jsonrpcBody !== undefined) {
+        res.writeHead(fault.status, { ...headers, 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: fault.jsonrpcBody, message: 'injected' } }));
+      }
+      res.writeHead(fault.status, headers);
       return res.end(`injected ${fault.status}`);
     }
     if (typeof fault === 'object' && fault.jsonrpcError !== undefined) {
@@ -54,6 +61,11 @@ export async function startFaultProxy(target) {
         for await (const c of upRes) parts.push(c);
         const payload = Buffer.concat(parts);
         if (fault === 'drop') return req.socket.destroy(); // the server committed; not one byte of the answer came back
+        if (typeof fault === 'object' && fault.afterForward) {
+          // The server committed; the "gateway" answers with an error status of its own (no Retry-After).
+          res.writeHead(fault.status, { 'content-type': 'text/plain' });
+          return res.end(`upstream connect error or disconnect/reset before headers (injected ${fault.status})`);
+        }
         if (fault === 'cut') {
           // The server committed; the answer starts, then the connection dies mid-body.
           // An SSE answer is cut after its first event (the priming event id); JSON in the middle.
