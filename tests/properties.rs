@@ -228,6 +228,28 @@ proptest! {
         prop_assert_eq!(&a, &run(seed));
     }
 
+    /// Without a known revision, no outcome is read as more certain than under any known revision; and no
+    /// 5xx, and no 429/503 without `Retry-After`, is ever "not processed" (an intermediary may have forwarded).
+    #[test]
+    fn unknown_revision_is_conservative_and_5xx_is_never_proof(o in outcome()) {
+        let rank = |d: Delivery| match d { Delivery::Processed => 0, Delivery::NotProcessed => 1, Delivery::Unknown => 2 };
+        let none = mcp_retry_policy::retry::classify_under(&o, None);
+        for rev in Revision::ALL {
+            let c = classify(&o, rev);
+            prop_assert!(rank(none.delivery) >= rank(c.delivery), "{:?} under {}", o, rev);
+            if let AttemptOutcome::Http { status, retry_after_ms, jsonrpc_code, .. } = o {
+                let unproven = (500..=599).contains(&status) && !(status == 503 && retry_after_ms.is_some())
+                    || (status == 429 && retry_after_ms.is_none());
+                // A JSON-RPC code in the body with a meaning of its own decides instead of the status.
+                let code_decides = jsonrpc_code
+                    .is_some_and(|code| classify(&AttemptOutcome::JsonRpcError { code }, rev).cause.is_specific());
+                if unproven && !code_decides {
+                    prop_assert_eq!(c.delivery, Delivery::Unknown, "{:?} under {}", o, rev);
+                }
+            }
+        }
+    }
+
     /// Policy validation is total: any f64 in any field gives a policy or a named error, never a panic.
     #[test]
     fn policy_validation_is_total(v in prop_oneof![any::<f64>(), Just(f64::NAN), Just(f64::INFINITY), Just(-0.0), Just(1e300)],
