@@ -1,6 +1,6 @@
 // Public types of the server face ('mcp-retry-policy/server'): the operation ledger.
 export { LedgerRules, isValidOperationId } from './mcp_retry_policy_server.js';
-export type { LedgerRecord, LedgerAdmission, LedgerRulesOptions, RecordState } from './mcp_retry_policy_server.js';
+export type { LedgerRecord, LedgerAdmission, LedgerReleaseRule, LedgerRulesOptions, RecordState } from './mcp_retry_policy_server.js';
 export {
   OperationLedger,
   withIdempotency,
@@ -12,4 +12,7 @@ export {
   D1LedgerStore,
   DurableObjectLedgerStore,
 } from './server/index.js';
-export type { LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions } from './server/index.js';
+export type {
+  LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions, LedgerReleased, LedgerReleaseRefusal,
+  LedgerRejectReason, LedgerMeta,
+} from './server/index.js';

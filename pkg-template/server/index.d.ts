@@ -3,17 +3,20 @@ import type { LedgerRecord, LedgerRulesOptions, RecordState } from '../mcp_retry
 /** A ledger key: the tenant comes from the authenticated request, never from tool arguments. */
 export interface LedgerKey { tenant: string; action: string; operationId: string }
 
-/** Where the ledger keeps records. `insert` and `replace` must be atomic. */
+/**
+ * Where the ledger keeps records. `insert` and `replace` must be atomic. `result` is opaque text the ledger
+ * wrote (the encoded result): store it and give it back unchanged; `replace` without one leaves none.
+ */
 export interface LedgerStore {
-  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: unknown } | undefined>;
+  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined>;
   insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
-  replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: unknown): Promise<boolean>;
+  replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
 }
 
 export declare class MemoryLedgerStore implements LedgerStore {
-  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: unknown } | undefined>;
+  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined>;
   insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
-  replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: unknown): Promise<boolean>;
+  replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
   readonly size: number;
 }
 /** SQLite through better-sqlite3: pass an open `Database`. */
@@ -36,6 +39,11 @@ export type ReconcileVerdict =
   | { status: 'not_done' }
   | { status: 'unknown' };
 
+/**
+ * `ttlMs` (default 24 h) is how long a resolved outcome is replayed after it was recorded, and must be at
+ * least `leaseMs` (a `RangeError` with `code: 'ttl_below_lease'`, `field: 'ttlMs'` otherwise); pending and
+ * unknown records never expire.
+ */
 export interface OperationLedgerOptions extends LedgerRulesOptions {
   store: LedgerStore;
   reconcile?: (ctx: LedgerKey & { record: LedgerRecord; result?: unknown }) => Promise<ReconcileVerdict> | ReconcileVerdict;
@@ -49,12 +57,31 @@ export type LedgerBegin =
   | { action: 'conflict' }
   | { action: 'unknown' };
 
+/** What `release` did. */
+export interface LedgerReleased {
+  released: true;
+  /** The unresolved state it was in. */
+  previousState: 'pending' | 'unknown';
+  /** The stored record now (state `released`). */
+  record: LedgerRecord;
+}
+
+/** The `code` of the `RangeError` (`field: 'key'`) that `release` refuses with. */
+export type LedgerReleaseRefusal = 'not_found' | 'resolved' | 'lease_live' | 'already_released' | 'contended';
+
 export declare class OperationLedger {
   constructor(options: OperationLedgerOptions);
   readonly ttlMs: number;
   readonly leaseMs: number;
   begin(key: LedgerKey, fingerprint: string): Promise<LedgerBegin>;
+  /** Records the outcome; a result that cannot be encoded (BigInt, function, Symbol, cycle) is recorded as a note. */
   finish(key: LedgerKey, claim: LedgerRecord, state: 'succeeded' | 'failed' | 'unknown', result?: unknown): Promise<boolean>;
+  /**
+   * Releases an unresolved record (`unknown`, or `pending` past its lease) after you checked that the
+   * operation did not take effect: the next call with the key executes. Refuses (a `RangeError` with
+   * `field: 'key'` and a `LedgerReleaseRefusal` `code`) a missing, resolved, live or released record.
+   */
+  release(key: LedgerKey, options: { reason: string }): Promise<LedgerReleased>;
 }
 
 /** Thrown by a handler that submitted downstream and cannot tell whether it committed. */
@@ -68,7 +95,7 @@ export interface IdempotencyOptions<Extra> {
   /** The tenant, from the authenticated request context (e.g. `extra.authInfo.clientId`). */
   tenant: (extra: Extra) => string | undefined | Promise<string | undefined>;
   operationIdArgument?: string;
-  /** Checks run before any claim; return a message to refuse (nothing is stored). */
+  /** Checks run before any claim; return a message to refuse: the caller gets `_meta[LEDGER_META_KEY] = { status: 'rejected', reason: 'invalid_input', operationId }` and nothing is stored. */
   validate?: (args: any, extra: Extra) => string | undefined | Promise<string | undefined>;
 }
 
@@ -80,5 +107,15 @@ export declare function withIdempotency<Args extends Record<string, unknown>, Ex
 ): (args: Args, extra: Extra) => Promise<Result>;
 
 export declare const LEDGER_META_KEY: 'dev.mcp-retry-policy/ledger';
+
+/** Why `withIdempotency` refused a call before any claim (nothing was done). */
+export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'invalid_input';
+
+/** What the ledger's own answers carry under `_meta[LEDGER_META_KEY]`. */
+export type LedgerMeta =
+  | { status: 'rejected'; reason: LedgerRejectReason; operationId?: string }
+  | { status: 'in_progress'; operationId: string; retryAfterMs: number }
+  | { status: 'conflict' | 'unknown'; operationId: string }
+  | { status: 'result_not_stored'; state: 'succeeded' | 'failed'; operationId?: string; reason: string };
 /** RFC 8785 canonical JSON + SHA-256, hex. */
 export declare function fingerprint(value: unknown): string;

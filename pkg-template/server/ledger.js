@@ -1,12 +1,78 @@
 // The operation ledger and withIdempotency: a replayed write returns its first outcome. The rules (what to
 // do with a write, how a record changes) come from the wasm core; this file does the store I/O and talks
 // to the tool handler.
-import { typeError } from '../errors.js';
+import { rangeError, typeError } from '../errors.js';
 import { LedgerRules, isValidOperationId } from '../mcp_retry_policy_server.js';
 import { fingerprint } from './fingerprint.js';
 
-/** The `_meta` key of the ledger's own answers (in progress, unknown, conflict, invalid id). */
+/** The `_meta` key of the ledger's own answers (in progress, unknown, conflict, rejected, result not stored). */
 export const LEDGER_META_KEY = 'dev.mcp-retry-policy/ledger';
+
+// ── The one result encoding ─────────────────────────────────────────────────────────────────────────────
+// Every store keeps a recorded result as opaque text, written here and read back here, so every store
+// replays the same value. The text is the result's MCP wire form: exactly `JSON.stringify(result)` —
+// `toJSON` is honoured (a Date becomes its ISO string), NaN and ±Infinity become null, -0 becomes 0,
+// undefined object members are left out (undefined in an array becomes null), and the key order is kept.
+// A replay is `JSON.parse` of that text. A result that has no such form — a BigInt, a function or a Symbol
+// anywhere in it, a cycle, a `toJSON` that throws, or nothing at all — is not data: the ledger still records
+// how the operation ended, with a stored note in place of the result (`unstoredResult`).
+
+class Unencodable extends Error {}
+
+function noteUnencodable(key, value) {
+  const t = typeof value;
+  if (t === 'bigint' || t === 'function' || t === 'symbol') {
+    const what = t === 'bigint' ? 'a BigInt' : t === 'symbol' ? 'a Symbol' : 'a function';
+    throw new Unencodable(key === '' ? `it is ${what}` : `${what} at ${JSON.stringify(key)}`);
+  }
+  return value;
+}
+
+/** The result's text, or `{ why }` when it has none. */
+export function encodeResult(result) {
+  let text;
+  try {
+    text = JSON.stringify(result, noteUnencodable);
+  } catch (e) {
+    if (e instanceof Unencodable) return { why: e.message };
+    if (e instanceof TypeError && /circular|cyclic/i.test(e.message)) return { why: 'it contains a cycle' };
+    return { why: `encoding it threw ${e?.name ?? 'an error'}: ${e?.message ?? e}` };
+  }
+  if (text === undefined) return { why: 'there was no result (undefined)' };
+  return { text };
+}
+
+/** A stored note in place of a result that could not be stored; `state` says how the operation ended. */
+function unstoredResult(state, operationId, why) {
+  const failed = state === 'failed';
+  const ended = failed ? 'ran and reported an error' : 'succeeded';
+  return {
+    isError: failed,
+    content: [{
+      type: 'text',
+      text: `The operation${operationId ? ` ${operationId}` : ''} ${ended}; its result could not be stored (${why}), so it cannot be shown again. ` +
+        'It has taken effect: do not repeat it with a new operation id.',
+    }],
+    _meta: { [LEDGER_META_KEY]: { status: 'result_not_stored', state, ...(operationId ? { operationId } : {}), reason: why } },
+  };
+}
+
+/** The text to store for a result: its encoding, or a note saying it could not be stored and why. */
+function storedText(state, operationId, result) {
+  const { text, why } = encodeResult(result);
+  return text ?? JSON.stringify(unstoredResult(state, operationId, why));
+}
+
+/** A replay of the stored text. Rows written before results were text (an object) are re-encoded once. */
+function decodeResult(stored, state, operationId) {
+  if (stored === undefined || stored === null) return undefined;
+  if (typeof stored !== 'string') return decodeResult(storedText(state, operationId, stored), state, operationId);
+  try {
+    return JSON.parse(stored);
+  } catch (e) {
+    return unstoredResult(state, operationId, `the stored text is not JSON: ${e?.message ?? e}`);
+  }
+}
 
 /**
  * Thrown by a handler that submitted work downstream and cannot tell whether it committed (a timeout after
@@ -26,6 +92,10 @@ const optError = (field, expected) => typeError(field, `${field} must be ${expec
  * operationId, record, result })` is asked when an outcome is not known (a claim whose lease ran out, or
  * `unknown`): answer `{ status: 'succeeded' | 'failed', result }` if you found out, `{ status: 'not_done' }`
  * if it provably did not happen (it runs again), or `{ status: 'unknown' }`.
+ *
+ * An unresolved record (`pending`, `unknown`) never expires: it stays unresolved until the hook answers or an
+ * operator calls `release(key, { reason })`. `ttlMs` (≥ `leaseMs`) is how long a resolved outcome is
+ * replayed, counted from when it was recorded.
  */
 export class OperationLedger {
   #store;
@@ -72,19 +142,23 @@ export class OperationLedger {
           continue; // another request claimed it first: look again
         }
         case 'replay':
-          return { action: 'replay', state: stored.record.state, result: stored.result };
+          return { action: 'replay', state: stored.record.state, result: decodeResult(stored.result, stored.record.state, key.operationId) };
         case 'conflict':
           return { action: 'conflict' };
         case 'in_progress':
           return { action: 'in_progress', retryAfterMs: a.retryAfterMs };
         case 'reconcile': {
           if (!this.#reconcile) return { action: 'unknown' };
-          const verdict = await this.#reconcile({ ...key, record: stored.record, result: stored.result });
+          const verdict = await this.#reconcile({
+            ...key, record: stored.record, result: decodeResult(stored.result, stored.record.state, key.operationId),
+          });
           const status = verdict?.status;
           if (status === 'succeeded' || status === 'failed') {
             const done = this.#rules.finish(stored.record, status, now);
-            if (await this.#store.replace(key, stored.record.version, done, verdict.result)) {
-              return { action: 'replay', state: status, result: verdict.result };
+            const text = storedText(status, key.operationId, verdict.result);
+            if (await this.#store.replace(key, stored.record.version, done, text)) {
+              // The same replay every later call gets.
+              return { action: 'replay', state: status, result: decodeResult(text, status, key.operationId) };
             }
             continue;
           }
@@ -103,11 +177,70 @@ export class OperationLedger {
     return { action: 'in_progress', retryAfterMs: 1000 };
   }
 
-  /** Records how an executed write ended: `succeeded`, `failed` or `unknown`, with the result to replay. */
+  /**
+   * Records how an executed write ended: `succeeded`, `failed` or `unknown`, with the result to replay. The
+   * result is stored as its encoding; one that cannot be encoded, or that the store refuses (too large for
+   * it, say), is recorded as a note saying so, with the state it ended in: never left pending.
+   */
   async finish(key, claim, state, result) {
     const done = this.#rules.finish(claim, state, this.#now());
-    return this.#store.replace(key, claim.version, done, result);
+    if (state === 'unknown') return this.#store.replace(key, claim.version, done);
+    const text = storedText(state, key?.operationId, result);
+    try {
+      return await this.#store.replace(key, claim.version, done, text);
+    } catch (e) {
+      if (e?.field === 'key') throw e;
+      const note = JSON.stringify(unstoredResult(state, key.operationId, `the store refused it: ${e?.message ?? e}`));
+      return this.#store.replace(key, claim.version, done, note);
+    }
   }
+
+  /**
+   * An operator's way out for an unresolved record (`unknown`, or `pending` whose lease ran out) when the
+   * reconcile hook cannot tell: after checking by hand that the write did **not** take effect, release it,
+   * and the next call with the same key executes. `reason` (required) is kept in the store beside the
+   * released record. Resolves to `{ released: true, previousState, record }`; refuses with a `RangeError`
+   * (`field: 'key'`) whose `code` is `not_found`, `resolved` (succeeded/failed: replayed, nothing to
+   * release), `lease_live` (the handler may be running: wait `retryAfterMs`) or `already_released`.
+   */
+  async release(key, options) {
+    const reason = options?.reason;
+    if (typeof reason !== 'string' || !reason.trim()) {
+      throw typeError('reason', 'release needs { reason }: a non-empty string saying how you know the operation did not happen');
+    }
+    for (let round = 0; round < 4; round++) {
+      const now = this.#now();
+      const stored = await this.#store.get(key);
+      if (!stored) throw refusal('not_found', `there is no ledger record for ${describe(key)}: nothing to release`);
+      const r = this.#rules.release(stored.record, now);
+      if (r.refused) {
+        const state = stored.record.state;
+        const why = {
+          resolved: `its outcome is recorded (${state}) and is replayed: only an unresolved (pending or unknown) record can be released`,
+          lease_live: `its claim is live for ${r.retryAfterMs} ms more: the operation may be running now. Release it after the lease ends`,
+          already_released: 'it is already released: the next call executes',
+        }[r.refused];
+        throw refusal(r.refused, `cannot release ${describe(key)}: ${why}`, { state, ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}) });
+      }
+      const note = JSON.stringify({ released: { reason, previousState: stored.record.state, atMs: now } });
+      if (await this.#store.replace(key, stored.record.version, r.released, note)) {
+        return { released: true, previousState: stored.record.state, record: r.released };
+      }
+      // The record changed under us (a reconcile, a finish): look again.
+    }
+    throw refusal('contended', `cannot release ${describe(key)}: the record keeps changing; try again`);
+  }
+}
+
+const describe = (key) => `operation ${key?.operationId} (tenant ${key?.tenant}, action ${key?.action})`;
+
+function refusal(code, message, extra = {}) {
+  return Object.assign(rangeError('key', message, code), extra);
+}
+
+/** Refused before any claim: nothing was done. Clients read `status: 'rejected'` as "permanent, not processed". */
+function rejected(reason, operationId, text) {
+  return reply('rejected', operationId, text, { reason });
 }
 
 function reply(status, operationId, text, extra = {}) {
@@ -135,7 +268,7 @@ export function withIdempotency(ledger, handler, options = {}) {
     const operationId = args?.[operationIdArgument];
     // Rejected before any claim: nothing attempted, nothing stored.
     if (!isValidOperationId(operationId)) {
-      return reply('invalid_operation_id', undefined,
+      return rejected('invalid_operation_id', undefined,
         `${operationIdArgument} must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works); nothing was done.`);
     }
     let who;
@@ -145,11 +278,11 @@ export function withIdempotency(ledger, handler, options = {}) {
       who = undefined;
     }
     if (typeof who !== 'string' || !who) {
-      return reply('unauthenticated', operationId, 'This request has no authenticated tenant; nothing was done.');
+      return rejected('unauthenticated', operationId, 'This request has no authenticated tenant; nothing was done.');
     }
     if (validate) {
       const problem = await validate(args, extra);
-      if (problem) return { isError: true, content: [{ type: 'text', text: String(problem) }] };
+      if (problem) return rejected('invalid_input', operationId, `${String(problem)} (nothing was done; fix the input and call again)`);
     }
     const { [operationIdArgument]: _, ...input } = args;
     const key = { tenant: who, action, operationId };

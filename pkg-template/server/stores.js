@@ -1,17 +1,25 @@
 // Ledger stores. One contract (tests/support/ledger-store-contract.mjs runs it against each):
 //
-//   get(key) → { record, result } | undefined
+//   get(key) → { record, result? } | undefined
 //   insert(key, record) → true if stored, false if a record for the key already exists   (atomic)
 //   replace(key, expectedVersion, record, result?) → true if the stored version matched     (atomic)
 //
-// `key` = { tenant, action, operationId }; `record` = the core's LedgerRecord; `result` = the tool's
-// result to replay (JSON-serializable). KV stores are not ledger stores: eventual consistency cannot make
-// a claim atomic.
+// `key` = { tenant, action, operationId }; `record` = the core's LedgerRecord; `result` = opaque text (a
+// string) that the ledger wrote — the encoded result to replay — kept beside the record and given back
+// unchanged; `replace` without one leaves the row without one. Stores never encode or decode results: the
+// ledger does, once, the same way for every store. KV stores are not ledger stores: eventual consistency
+// cannot make a claim atomic.
 import { typeError } from '../errors.js';
 
 function keyError(key) {
   if (!key || typeof key.tenant !== 'string' || typeof key.action !== 'string' || typeof key.operationId !== 'string') {
     throw typeError('key', 'a ledger key is { tenant, action, operationId }, all strings');
+  }
+}
+
+function resultError(result) {
+  if (result !== undefined && typeof result !== 'string') {
+    throw typeError('result', 'a ledger store keeps a result as text: the ledger encodes it (OperationLedger.finish)');
   }
 }
 
@@ -24,23 +32,24 @@ export class MemoryLedgerStore {
   async get(key) {
     keyError(key);
     const row = this.#rows.get(keyString(key));
-    return row && structuredClone(row);
+    return row && { record: structuredClone(row.record), ...(row.result !== undefined ? { result: row.result } : {}) };
   }
 
   async insert(key, record) {
     keyError(key);
     const k = keyString(key);
     if (this.#rows.has(k)) return false;
-    this.#rows.set(k, { record: structuredClone(record), result: undefined });
+    this.#rows.set(k, { record: structuredClone(record) });
     return true;
   }
 
   async replace(key, expectedVersion, record, result) {
     keyError(key);
+    resultError(result);
     const k = keyString(key);
     const row = this.#rows.get(k);
     if (!row || row.record.version !== expectedVersion) return false;
-    this.#rows.set(k, { record: structuredClone(record), result: result === undefined ? row.result : structuredClone(result) });
+    this.#rows.set(k, { record: structuredClone(record), result });
     return true;
   }
 
@@ -61,7 +70,7 @@ const CREATE = `CREATE TABLE IF NOT EXISTS ${TABLE} (
 const INSERT = `INSERT INTO ${TABLE} (tenant, action, operation_id, state, fingerprint, lease_until_ms, created_ms, expires_ms, version)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, action, operation_id) DO NOTHING`;
 const UPDATE = `UPDATE ${TABLE} SET state = ?, fingerprint = ?, lease_until_ms = ?, created_ms = ?, expires_ms = ?, version = ?,
-  result = COALESCE(?, result) WHERE tenant = ? AND action = ? AND operation_id = ? AND version = ?`;
+  result = ? WHERE tenant = ? AND action = ? AND operation_id = ? AND version = ?`;
 const SELECT = `SELECT * FROM ${TABLE} WHERE tenant = ? AND action = ? AND operation_id = ?`;
 
 const recordArgs = (r) => [r.state, r.fingerprint, r.leaseUntilMs, r.createdMs, r.expiresMs, r.version];
@@ -76,7 +85,7 @@ function fromRow(row) {
       expiresMs: Number(row.expires_ms),
       version: Number(row.version),
     },
-    result: row.result == null ? undefined : JSON.parse(row.result),
+    ...(row.result == null ? {} : { result: row.result }),
   };
 }
 
@@ -111,8 +120,8 @@ export class SqliteLedgerStore {
 
   async replace(key, expectedVersion, record, result) {
     keyError(key);
-    const json = result === undefined ? null : JSON.stringify(result);
-    return this.#update.run(...recordArgs(record), json, key.tenant, key.action, key.operationId, expectedVersion).changes === 1;
+    resultError(result);
+    return this.#update.run(...recordArgs(record), result ?? null, key.tenant, key.action, key.operationId, expectedVersion).changes === 1;
   }
 }
 
@@ -141,9 +150,9 @@ export class D1LedgerStore {
 
   async replace(key, expectedVersion, record, result) {
     keyError(key);
+    resultError(result);
     await this.ready;
-    const json = result === undefined ? null : JSON.stringify(result);
-    const r = await this.#db.prepare(UPDATE).bind(...recordArgs(record), json, key.tenant, key.action, key.operationId, expectedVersion).run();
+    const r = await this.#db.prepare(UPDATE).bind(...recordArgs(record), result ?? null, key.tenant, key.action, key.operationId, expectedVersion).run();
     return r.meta.changes === 1;
   }
 }
@@ -164,7 +173,8 @@ export class DurableObjectLedgerStore {
 
   async get(key) {
     keyError(key);
-    return this.#storage.get(`ledger:${keyString(key)}`);
+    const row = await this.#storage.get(`ledger:${keyString(key)}`);
+    return row && { record: row.record, ...(row.result !== undefined ? { result: row.result } : {}) };
   }
 
   async insert(key, record) {
@@ -172,18 +182,19 @@ export class DurableObjectLedgerStore {
     const k = `ledger:${keyString(key)}`;
     return this.#storage.transaction(async (txn) => {
       if ((await txn.get(k)) !== undefined) return false;
-      await txn.put(k, { record, result: undefined });
+      await txn.put(k, { record });
       return true;
     });
   }
 
   async replace(key, expectedVersion, record, result) {
     keyError(key);
+    resultError(result);
     const k = `ledger:${keyString(key)}`;
     return this.#storage.transaction(async (txn) => {
       const row = await txn.get(k);
       if (!row || row.record.version !== expectedVersion) return false;
-      await txn.put(k, { record, result: result === undefined ? row.result : result });
+      await txn.put(k, result === undefined ? { record } : { record, result });
       return true;
     });
   }

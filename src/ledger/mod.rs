@@ -4,7 +4,9 @@
 //! `operation_id`; the ledger keys records by `(tenant, action, operation_id)` and remembers the input's
 //! [`fingerprint`](fingerprint::fingerprint) (RFC 8785 + SHA-256) and outcome. A replay returns the first
 //! outcome, a reused id with other input is a conflict, a concurrent duplicate is in progress, and an
-//! outcome nobody knows stays `unknown` until the app's reconcile hook says otherwise.
+//! outcome nobody knows stays `unknown` (and a claim whose lease ran out stays `pending`) until the app's
+//! reconcile hook says otherwise or an operator releases it: an unresolved write never expires into a
+//! second execution. The TTL applies to resolved records only.
 
 pub mod canonical;
 pub mod fingerprint;
@@ -12,4 +14,7 @@ pub mod json;
 pub mod record;
 
 pub use fingerprint::{fingerprint, fingerprint_of_js_json};
-pub use record::{admit, claim, finish, valid_operation_id, Admission, LedgerConfig, Record, RecordState};
+pub use record::{
+    admit, claim, finish, release, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Record, RecordState,
+    ReleaseRefusal,
+};

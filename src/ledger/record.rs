@@ -3,7 +3,7 @@
 //!
 //! | stored \ incoming | same fingerprint | other fingerprint |
 //! |---|---|---|
-//! | none (or expired) | **execute** (claim pending) | – |
+//! | none (or succeeded / failed past its TTL, or released) | **execute** (claim pending) | – |
 //! | pending, lease live | **in_progress** | conflict |
 //! | pending, lease expired | **reconcile** | conflict |
 //! | succeeded / failed | **replay** | **conflict** |
@@ -11,6 +11,13 @@
 //!
 //! The key is `(tenant, action, operation_id)`; the tenant comes from the authenticated request, never
 //! from tool arguments. Stores make the claim atomic; this module only says what the claim is.
+//!
+//! **An unresolved write is never executed again on its own.** A `pending` or `unknown` record does not
+//! expire: its TTL is not looked at. It stays unresolved until the app's reconcile hook answers (found it:
+//! succeeded/failed; provably not done: claim again) or an operator [`release`]s it after checking by hand.
+//! The TTL (and any purging) applies to resolved records only, counted from when they were resolved
+//! ([`finish`]). A released record is a tombstone: the next write of the key executes, and its version keeps
+//! counting, so a late `finish` of the released claim cannot overwrite the claim that follows.
 
 use core::str::FromStr;
 
@@ -22,10 +29,11 @@ pub const DEFAULT_LEASE_MS: u64 = 60_000;
 /// The longest wait an `in_progress` answer suggests: the running write may finish long before its lease.
 pub const IN_PROGRESS_POLL_MS: u64 = 1_000;
 
-/// Ledger settings.
+/// Ledger settings. Build them with [`LedgerConfig::new`], which refuses a TTL shorter than the lease.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LedgerConfig {
-    /// How long a record lives after it is created.
+    /// How long a resolved (succeeded/failed) record is kept after it was resolved; never less than
+    /// `lease_ms`. Unresolved records do not expire.
     pub ttl_ms: u64,
     /// How long a pending claim holds before it is reconciled.
     pub lease_ms: u64,
@@ -34,6 +42,48 @@ pub struct LedgerConfig {
 impl Default for LedgerConfig {
     fn default() -> Self {
         LedgerConfig { ttl_ms: DEFAULT_TTL_MS, lease_ms: DEFAULT_LEASE_MS }
+    }
+}
+
+/// Settings [`LedgerConfig::new`] refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LedgerConfigError {
+    /// The TTL is shorter than the lease: a record would be gone while its claim is still live.
+    TtlBelowLease {
+        /// The TTL asked for.
+        ttl_ms: u64,
+        /// The lease asked for.
+        lease_ms: u64,
+    },
+}
+
+impl LedgerConfigError {
+    /// The stable snake_case code.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            LedgerConfigError::TtlBelowLease { .. } => "ttl_below_lease",
+        }
+    }
+}
+
+impl core::fmt::Display for LedgerConfigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            LedgerConfigError::TtlBelowLease { ttl_ms, lease_ms } => write!(
+                f,
+                "ttlMs ({ttl_ms}) must be at least leaseMs ({lease_ms}): a record must outlive the lease of its claim"
+            ),
+        }
+    }
+}
+
+impl LedgerConfig {
+    /// Settings with `ttl_ms ≥ lease_ms`, or the error that names the problem.
+    pub const fn new(ttl_ms: u64, lease_ms: u64) -> Result<LedgerConfig, LedgerConfigError> {
+        if ttl_ms < lease_ms {
+            return Err(LedgerConfigError::TtlBelowLease { ttl_ms, lease_ms });
+        }
+        Ok(LedgerConfig { ttl_ms, lease_ms })
     }
 }
 
@@ -48,6 +98,9 @@ pub enum RecordState {
     Failed,
     /// The handler submitted downstream and could not tell whether it committed.
     Unknown,
+    /// An operator released an unresolved record after checking that it did not happen: the next write of
+    /// the key executes (a tombstone that keeps the version counting).
+    Released,
 }
 
 impl RecordState {
@@ -58,14 +111,21 @@ impl RecordState {
             RecordState::Succeeded => "succeeded",
             RecordState::Failed => "failed",
             RecordState::Unknown => "unknown",
+            RecordState::Released => "released",
         }
+    }
+
+    /// Whether the outcome is not known yet (`pending` or `unknown`): such a record never expires and is
+    /// never executed again without the reconcile hook or an operator's [`release`].
+    pub const fn is_unresolved(self) -> bool {
+        matches!(self, RecordState::Pending | RecordState::Unknown)
     }
 }
 
 impl FromStr for RecordState {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
-        [RecordState::Pending, RecordState::Succeeded, RecordState::Failed, RecordState::Unknown]
+        [RecordState::Pending, RecordState::Succeeded, RecordState::Failed, RecordState::Unknown, RecordState::Released]
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or(())
@@ -83,7 +143,7 @@ pub struct Record {
     pub lease_until_ms: u64,
     /// When the record was created.
     pub created_ms: u64,
-    /// When the record expires.
+    /// When the record expires — for a resolved record only; unresolved records never expire.
     pub expires_ms: u64,
     /// Bumped on every write; stores compare it to make updates atomic.
     pub version: u64,
@@ -92,7 +152,7 @@ pub struct Record {
 /// What to do with an incoming write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Admission {
-    /// Nothing (live) is stored: claim and run the handler.
+    /// Nothing is stored (or a resolved record past its TTL, or a released one): claim and run the handler.
     Execute,
     /// The same write is running now: tell the caller to check back with the same id.
     InProgress {
@@ -121,8 +181,16 @@ impl Admission {
 }
 
 /// Decides what to do with a write of `fingerprint` at `now_ms`, given the stored record (if any).
+///
+/// Only a resolved record (succeeded/failed) expires; a pending or unknown one is never executed again
+/// here, however old: it is in progress or reconciled.
 pub fn admit(stored: Option<&Record>, fingerprint: &str, now_ms: u64) -> Admission {
-    let Some(r) = stored.filter(|r| now_ms < r.expires_ms) else { return Admission::Execute };
+    let Some(r) = stored else { return Admission::Execute };
+    match r.state {
+        RecordState::Released => return Admission::Execute,
+        RecordState::Succeeded | RecordState::Failed if now_ms >= r.expires_ms => return Admission::Execute,
+        _ => {}
+    }
     if r.fingerprint != fingerprint {
         return Admission::Conflict;
     }
@@ -132,10 +200,13 @@ pub fn admit(stored: Option<&Record>, fingerprint: &str, now_ms: u64) -> Admissi
         }
         RecordState::Pending | RecordState::Unknown => Admission::Reconcile,
         RecordState::Succeeded | RecordState::Failed => Admission::Replay,
+        // Returned above; kept here so that the match names every state.
+        RecordState::Released => Admission::Execute,
     }
 }
 
-/// The pending record that claims a key (replacing `previous`, expired or reconciled, if any).
+/// The pending record that claims a key (replacing `previous` — a resolved record past its TTL, a
+/// released one, or one reconciled as not done — if any).
 pub fn claim(previous: Option<&Record>, fingerprint: &str, now_ms: u64, config: &LedgerConfig) -> Record {
     Record {
         state: RecordState::Pending,
@@ -147,10 +218,62 @@ pub fn claim(previous: Option<&Record>, fingerprint: &str, now_ms: u64, config: 
     }
 }
 
-/// The record after the handler finished as `state` (succeeded, failed or unknown). The lease ends; the
-/// expiry stays where the claim put it.
-pub fn finish(claimed: &Record, state: RecordState, now_ms: u64) -> Record {
-    Record { state, lease_until_ms: now_ms, version: claimed.version.saturating_add(1), ..claimed.clone() }
+/// The record after the handler finished as `state` (succeeded, failed or unknown). The lease ends; a
+/// resolved record is kept for the TTL from now (never less than the claim gave it), so that an outcome
+/// found late by the reconcile hook is replayed, not executed again.
+pub fn finish(claimed: &Record, state: RecordState, now_ms: u64, config: &LedgerConfig) -> Record {
+    Record {
+        state,
+        lease_until_ms: now_ms,
+        expires_ms: claimed.expires_ms.max(now_ms.saturating_add(config.ttl_ms)),
+        version: claimed.version.saturating_add(1),
+        ..claimed.clone()
+    }
+}
+
+/// Why [`release`] refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReleaseRefusal {
+    /// The record is resolved (succeeded or failed): its outcome is known and is replayed.
+    Resolved(RecordState),
+    /// The claim's lease is live: the handler may be running now. Release after the lease ends.
+    LeaseLive {
+        /// How long until the lease ends.
+        retry_after_ms: u64,
+    },
+    /// The record is already released.
+    AlreadyReleased,
+}
+
+impl ReleaseRefusal {
+    /// The stable snake_case code.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            ReleaseRefusal::Resolved(_) => "resolved",
+            ReleaseRefusal::LeaseLive { .. } => "lease_live",
+            ReleaseRefusal::AlreadyReleased => "already_released",
+        }
+    }
+}
+
+/// An operator's release of an unresolved record (`unknown`, or `pending` whose lease ran out) after they
+/// checked that the write did not happen: the record becomes `released`, and the next write of the key
+/// executes. A resolved record, a live lease and a released record are refused.
+pub fn release(stored: &Record, now_ms: u64, config: &LedgerConfig) -> Result<Record, ReleaseRefusal> {
+    match stored.state {
+        RecordState::Succeeded | RecordState::Failed => Err(ReleaseRefusal::Resolved(stored.state)),
+        RecordState::Released => Err(ReleaseRefusal::AlreadyReleased),
+        RecordState::Pending if now_ms < stored.lease_until_ms => {
+            Err(ReleaseRefusal::LeaseLive { retry_after_ms: stored.lease_until_ms.saturating_sub(now_ms) })
+        }
+        RecordState::Pending | RecordState::Unknown => Ok(Record {
+            state: RecordState::Released,
+            lease_until_ms: now_ms,
+            expires_ms: stored.expires_ms.max(now_ms.saturating_add(config.ttl_ms)),
+            version: stored.version.saturating_add(1),
+            ..stored.clone()
+        }),
+    }
 }
 
 /// The longest operation id accepted.
@@ -193,18 +316,93 @@ mod tests {
         assert_eq!(admit(Some(&rec(Failed)), "bb", 2_000), Conflict);
         assert_eq!(admit(Some(&rec(Unknown)), FP, 2_000), Reconcile);
         assert_eq!(admit(Some(&rec(Unknown)), "bb", 2_000), Conflict);
-        // An expired record starts fresh, whatever it held.
-        for s in [Pending, Succeeded, Failed, Unknown] {
+        // A resolved record past its TTL starts fresh, whatever the input.
+        for s in [Succeeded, Failed] {
+            assert_eq!(admit(Some(&rec(s)), FP, 10_100), Execute);
             assert_eq!(admit(Some(&rec(s)), "bb", 10_100), Execute);
         }
+        // A released record: the next write executes, whatever the input.
+        assert_eq!(admit(Some(&rec(Released)), FP, 200), Execute);
+        assert_eq!(admit(Some(&rec(Released)), "bb", 200), Execute);
+    }
+
+    #[test]
+    fn an_unresolved_record_never_expires_into_execute() {
+        use Admission::*;
+        use RecordState::*;
+        // Past the TTL, long past it, and at the end of time: reconcile (or conflict), never execute.
+        for now in [10_100, 10_101, 1_000_000, u64::MAX] {
+            assert_eq!(admit(Some(&rec(Pending)), FP, now), Reconcile, "pending at {now}");
+            assert_eq!(admit(Some(&rec(Unknown)), FP, now), Reconcile, "unknown at {now}");
+            assert_eq!(admit(Some(&rec(Pending)), "bb", now), Conflict, "pending, other input, at {now}");
+            assert_eq!(admit(Some(&rec(Unknown)), "bb", now), Conflict, "unknown, other input, at {now}");
+        }
+        // A live lease on a record whose TTL passed (settings changed between processes): still in progress.
+        let odd = Record { lease_until_ms: 50_000, expires_ms: 20_000, ..rec(Pending) };
+        assert_eq!(admit(Some(&odd), FP, 30_000), InProgress { retry_after_ms: IN_PROGRESS_POLL_MS });
+        assert!(Pending.is_unresolved() && Unknown.is_unresolved());
+        assert!(!Succeeded.is_unresolved() && !Failed.is_unresolved() && !Released.is_unresolved());
+    }
+
+    #[test]
+    fn a_ttl_shorter_than_the_lease_is_refused() {
+        assert_eq!(
+            LedgerConfig::new(999, 1_000),
+            Err(LedgerConfigError::TtlBelowLease { ttl_ms: 999, lease_ms: 1_000 })
+        );
+        let e = LedgerConfig::new(1, 2).err();
+        assert_eq!(e.map(|e| e.code()), Some("ttl_below_lease"));
+        assert!(e.is_some_and(|e| e.to_string().contains("ttlMs (1) must be at least leaseMs (2)")));
+        assert_eq!(LedgerConfig::new(1_000, 1_000), Ok(LedgerConfig { ttl_ms: 1_000, lease_ms: 1_000 }));
+        assert_eq!(LedgerConfig::new(DEFAULT_TTL_MS, DEFAULT_LEASE_MS), Ok(LedgerConfig::default()));
+    }
+
+    #[test]
+    fn an_outcome_found_after_the_ttl_is_replayed_for_a_ttl() {
+        // Claimed at 100 (expires 10_100), reconciled as succeeded at 50_000: replayed until 60_000.
+        let c = claim(None, FP, 100, &CFG);
+        let late = finish(&c, RecordState::Succeeded, 50_000, &CFG);
+        assert_eq!(late.expires_ms, 60_000);
+        assert_eq!(admit(Some(&late), FP, 59_999), Admission::Replay);
+        assert_eq!(admit(Some(&late), FP, 60_000), Admission::Execute);
+    }
+
+    #[test]
+    fn release_frees_only_an_unresolved_record() {
+        use RecordState::*;
+        let unknown = rec(Unknown);
+        let r = release(&unknown, 500, &CFG);
+        assert_eq!(r.as_ref().map(|r| (r.state, r.version, r.lease_until_ms)), Ok((Released, 2, 500)));
+        let released = r.unwrap_or(unknown);
+        assert_eq!(admit(Some(&released), FP, 600), Admission::Execute);
+        assert_eq!(claim(Some(&released), FP, 600, &CFG).version, 3, "the version keeps counting");
+        // A pending claim only once its lease ran out (100 + 1_000).
+        assert_eq!(release(&rec(Pending), 600, &CFG), Err(ReleaseRefusal::LeaseLive { retry_after_ms: 500 }));
+        assert_eq!(release(&rec(Pending), 1_100, &CFG).map(|r| r.state), Ok(Released));
+        assert_eq!(release(&rec(Pending), u64::MAX, &CFG).map(|r| r.state), Ok(Released));
+        for s in [Succeeded, Failed] {
+            assert_eq!(release(&rec(s), 20_000, &CFG), Err(ReleaseRefusal::Resolved(s)));
+        }
+        assert_eq!(release(&rec(Released), 600, &CFG), Err(ReleaseRefusal::AlreadyReleased));
+        assert_eq!(
+            [
+                ReleaseRefusal::Resolved(Failed),
+                ReleaseRefusal::LeaseLive { retry_after_ms: 1 },
+                ReleaseRefusal::AlreadyReleased
+            ]
+            .map(|r| r.code()),
+            ["resolved", "lease_live", "already_released"]
+        );
+        assert_eq!("released".parse(), Ok(Released));
     }
 
     #[test]
     fn claims_and_finishes() {
         let c = claim(None, FP, 100, &CFG);
         assert_eq!((c.state, c.lease_until_ms, c.expires_ms, c.version), (RecordState::Pending, 1_100, 10_100, 1));
-        let f = finish(&c, RecordState::Succeeded, 300);
-        assert_eq!((f.state, f.lease_until_ms, f.expires_ms, f.version), (RecordState::Succeeded, 300, 10_100, 2));
+        let f = finish(&c, RecordState::Succeeded, 300, &CFG);
+        // The TTL counts from the outcome: 300 + 10_000.
+        assert_eq!((f.state, f.lease_until_ms, f.expires_ms, f.version), (RecordState::Succeeded, 300, 10_300, 2));
         let again = claim(Some(&f), FP, 20_000, &CFG);
         assert_eq!(again.version, 3);
         let sat = claim(None, FP, u64::MAX, &CFG);

@@ -8,20 +8,30 @@ use super::error::{range_error, type_error};
 use super::read::{ms, set, time_ms, Fields};
 use super::JsResult;
 use crate::ledger::{
-    admit, claim, fingerprint_of_js_json, finish, valid_operation_id, Admission, LedgerConfig, Record, RecordState,
+    admit, claim, fingerprint_of_js_json, finish, release, valid_operation_id, Admission, LedgerConfig, Record,
+    RecordState, ReleaseRefusal,
 };
 use crate::retry::policy::{check_number, Quoted, MAX_DURATION_MS};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
-export type RecordState = "pending" | "succeeded" | "failed" | "unknown";
-/** A ledger record as stores keep it (the recorded result is kept beside it by the JS layer). */
+/** `released`: an operator released an unresolved record (`OperationLedger.release`); the next call executes. */
+export type RecordState = "pending" | "succeeded" | "failed" | "unknown" | "released";
+/** A ledger record as stores keep it (the recorded result is kept beside it by the JS layer). `expiresMs`
+ *  applies to resolved records (succeeded/failed) only: pending and unknown records never expire. */
 export interface LedgerRecord {
   state: RecordState; fingerprint: string; leaseUntilMs: number; createdMs: number; expiresMs: number; version: number;
 }
 export type LedgerAdmission =
   | { action: "execute" } | { action: "replay" } | { action: "conflict" } | { action: "reconcile" }
   | { action: "in_progress"; retryAfterMs: number };
+/** The core's answer to a release: the released record, or why not. */
+export type LedgerReleaseRule =
+  | { released: LedgerRecord }
+  | { refused: "resolved" | "already_released" }
+  | { refused: "lease_live"; retryAfterMs: number };
+/** `ttlMs` (default 24 h): how long a resolved record is replayed after its outcome; at least `leaseMs`.
+ *  `leaseMs` (default 60 s): how long a claim holds before a repeat is reconciled. */
 export interface LedgerRulesOptions { ttlMs?: number; leaseMs?: number }
 "#;
 
@@ -52,7 +62,7 @@ fn read_record(value: &JsValue) -> JsResult<Option<Record>> {
         range_error(
             "invalid_value",
             "record.state",
-            &format!("record.state must be pending, succeeded, failed or unknown, got {}", Quoted(&state)),
+            &format!("record.state must be pending, succeeded, failed, unknown or released, got {}", Quoted(&state)),
         )
     })?;
     let fingerprint = f
@@ -82,21 +92,23 @@ fn read_fingerprint(v: &JsValue) -> JsResult<String> {
 
 #[wasm_bindgen]
 impl LedgerRules {
-    /// `ttlMs` (default 24 h) and `leaseMs` (default 60 s), validated.
+    /// `ttlMs` (default 24 h) and `leaseMs` (default 60 s), validated; a TTL shorter than the lease is a
+    /// `RangeError` (`code: "ttl_below_lease"`, `field: "ttlMs"`).
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "LedgerRulesOptions | undefined")] options: JsValue,
     ) -> JsResult<LedgerRules> {
-        let mut config = LedgerConfig::default();
+        let LedgerConfig { mut ttl_ms, mut lease_ms } = LedgerConfig::default();
         if let Some(mut f) = Fields::new(&options, "", "options")? {
             if let Some(v) = f.number("ttlMs")? {
-                config.ttl_ms = check_number("ttlMs", v, 1, 366 * MAX_DURATION_MS, false)?;
+                ttl_ms = check_number("ttlMs", v, 1, 366 * MAX_DURATION_MS, false)?;
             }
             if let Some(v) = f.number("leaseMs")? {
-                config.lease_ms = check_number("leaseMs", v, 1, MAX_DURATION_MS, false)?;
+                lease_ms = check_number("leaseMs", v, 1, MAX_DURATION_MS, false)?;
             }
             f.finish()?;
         }
+        let config = LedgerConfig::new(ttl_ms, lease_ms).map_err(|e| range_error(e.code(), "ttlMs", &e.to_string()))?;
         Ok(LedgerRules { config })
     }
 
@@ -145,7 +157,7 @@ impl LedgerRules {
         let claimed = read_record(&claimed)?.ok_or_else(|| type_error("missing", "record", "record is required"))?;
         let s = state.as_string().unwrap_or_default();
         let state = match s.parse() {
-            Ok(RecordState::Pending) | Err(()) => {
+            Ok(RecordState::Pending | RecordState::Released) | Err(()) => {
                 return Err(range_error(
                     "invalid_value",
                     "state",
@@ -155,7 +167,30 @@ impl LedgerRules {
             Ok(st) => st,
         };
         let now = time_ms("nowMs", now_ms)?;
-        Ok(record_to_js(&finish(&claimed, state, now)))
+        Ok(record_to_js(&finish(&claimed, state, now, &self.config)))
+    }
+
+    /// An operator's release of an unresolved record at `nowMs`: `{ released: record }`, or
+    /// `{ refused: "resolved" | "already_released" }`, or `{ refused: "lease_live", retryAfterMs }`.
+    #[wasm_bindgen(unchecked_return_type = "LedgerReleaseRule")]
+    pub fn release(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "LedgerRecord")] stored: JsValue,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> JsResult<JsValue> {
+        let stored = read_record(&stored)?.ok_or_else(|| type_error("missing", "record", "record is required"))?;
+        let now = time_ms("nowMs", now_ms)?;
+        let o = Object::new();
+        match release(&stored, now, &self.config) {
+            Ok(r) => set(&o, "released", record_to_js(&r)),
+            Err(refusal) => {
+                set(&o, "refused", refusal.code().into());
+                if let ReleaseRefusal::LeaseLive { retry_after_ms } = refusal {
+                    set(&o, "retryAfterMs", ms(retry_after_ms));
+                }
+            }
+        }
+        Ok(o.into())
     }
 
     /// The settings in force.

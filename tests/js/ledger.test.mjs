@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  fingerprint, OperationLedger, MemoryLedgerStore, SqliteLedgerStore, withRetry, observeFetch, LEDGER_META_KEY, isValidOperationId,
+  fingerprint, OperationLedger, MemoryLedgerStore, SqliteLedgerStore, withRetry, withIdempotency, observeFetch, LEDGER_META_KEY, isValidOperationId,
 } from '../../pkg/node.js';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
@@ -67,8 +67,12 @@ test('operation ids: the accepted form', () => {
 });
 
 // ── Stores ───────────────────────────────────────────────────────────────────────────────────────────────
-test('MemoryLedgerStore meets the store contract', async () => {
-  for (const c of await runLedgerStoreContract(new MemoryLedgerStore())) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+const lib = { OperationLedger, MemoryLedgerStore };
+
+test('MemoryLedgerStore meets the store contract (and the ledger over it: one replay, TTL, release)', async () => {
+  const checks = await runLedgerStoreContract(new MemoryLedgerStore(), lib);
+  assert.ok(checks.length >= 60, `${checks.length} checks`);
+  for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
 });
 
 test('SqliteLedgerStore meets the store contract, and its records survive a process restart', async () => {
@@ -76,7 +80,9 @@ test('SqliteLedgerStore meets the store contract, and its records survive a proc
   try {
     const file = join(dir, 'ledger.db');
     const db = new Database(file);
-    for (const c of await runLedgerStoreContract(new SqliteLedgerStore(db))) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+    const checks = await runLedgerStoreContract(new SqliteLedgerStore(db), lib);
+    assert.ok(checks.length >= 60, `${checks.length} checks`);
+    for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
     const ledger = new OperationLedger({ store: new SqliteLedgerStore(db) });
     const key = { tenant: 'acme', action: 'open_ticket', operationId: 'restart-0001' };
     const b = await ledger.begin(key, fingerprint({ title: 't' }));
@@ -135,6 +141,145 @@ test('OperationLedger: the table, expiry, leases and reconcile, on a clock of ou
   assert.throws(() => new OperationLedger({ store: {} }), (e) => e instanceof TypeError && e.field === 'store');
   assert.throws(() => new OperationLedger({ store, ttlMs: -1 }), (e) => e instanceof RangeError && e.field === 'ttlMs');
   assert.throws(() => new OperationLedger({ store, leaseMs: NaN }), (e) => e instanceof RangeError && e.code === 'not_finite');
+});
+
+test('a TTL shorter than the lease is refused with a typed error; equal is fine', () => {
+  const store = new MemoryLedgerStore();
+  for (const options of [{ ttlMs: 1_000, leaseMs: 2_000 }, { ttlMs: 30_000 } /* default lease 60 s */, { ttlMs: 1, leaseMs: 2 }]) {
+    assert.throws(() => new OperationLedger({ store, ...options }), (e) => e instanceof RangeError && e.code === 'ttl_below_lease' && e.field === 'ttlMs' &&
+      /ttlMs \(\d+\) must be at least leaseMs \(\d+\)/.test(e.message), JSON.stringify(options));
+  }
+  const ok = new OperationLedger({ store, ttlMs: 2_000, leaseMs: 2_000 });
+  assert.deepEqual([ok.ttlMs, ok.leaseMs], [2_000, 2_000]);
+});
+
+test('the issue\'s case: a handler that runs past the TTL is never executed a second time by a repeat', async () => {
+  // ttlMs < leaseMs is refused (above); with ttlMs = leaseMs, a repeat arriving while the first run is still
+  // going, after both lease and TTL ran out, is reconciled (here: no hook → unknown), never executed.
+  for (const [name, makeStore] of [['memory', () => new MemoryLedgerStore()], ['sqlite', () => new SqliteLedgerStore(new Database(':memory:'))]]) {
+    let now = 0;
+    const ledger = new OperationLedger({ store: makeStore(), ttlMs: 1_000, leaseMs: 1_000, now: () => now });
+    let runs = 0;
+    let repeat;
+    const args = { operation_id: 'op-running1' };
+    const handler = withIdempotency(ledger, async () => {
+      runs++;
+      now += 5_000; // the handler is still running, past its lease and the TTL
+      if (runs === 1) repeat = await handler(args);
+      return { content: [{ type: 'text', text: 'once' }] };
+    }, { action: 'a', tenant: () => 't' });
+    const first = await handler(args);
+    assert.equal(first.content[0].text, 'once');
+    assert.equal(runs, 1, `${name}: ran once`);
+    assert.equal(repeat._meta?.[LEDGER_META_KEY]?.status, 'unknown', `${name}: the repeat is told the outcome is not known yet`);
+    assert.equal((await handler(args)).content[0].text, 'once', `${name}: once finished, replayed`);
+  }
+});
+
+test('refusals before any claim answer status rejected with a reason (nothing done, nothing stored), for every store', async () => {
+  for (const [name, store] of [['memory', new MemoryLedgerStore()], ['sqlite', new SqliteLedgerStore(new Database(':memory:'))]]) {
+    const ledger = new OperationLedger({ store });
+    let runs = 0;
+    const handler = withIdempotency(ledger, async () => { runs++; return { content: [] }; }, {
+      action: 'open_ticket',
+      tenant: (extra) => extra?.tenant,
+      validate: ({ title }) => (title ? undefined : 'title must not be empty'),
+    });
+    const id = 'op-refusal-1';
+    const cases = [
+      [{ title: 't', operation_id: 'bad id!' }, { tenant: 'acme' }, { status: 'rejected', reason: 'invalid_operation_id' }, /operation_id must be 8–128 characters.*nothing was done/],
+      [{ title: 't' }, { tenant: 'acme' }, { status: 'rejected', reason: 'invalid_operation_id' }, /nothing was done/],
+      [{ title: 't', operation_id: id }, {}, { status: 'rejected', reason: 'unauthenticated', operationId: id }, /no authenticated tenant; nothing was done/],
+      [{ title: 't', operation_id: id }, { tenant: () => { throw new Error('x'); } }, { status: 'rejected', reason: 'unauthenticated', operationId: id }, /nothing was done/],
+      [{ title: '', operation_id: id }, { tenant: 'acme' }, { status: 'rejected', reason: 'invalid_input', operationId: id }, /title must not be empty.*nothing was done/],
+    ];
+    for (const [args, extra, meta, text] of cases) {
+      const r = await handler(args, extra);
+      assert.equal(r.isError, true, name);
+      assert.deepEqual(r._meta, { [LEDGER_META_KEY]: meta }, `${name}: ${JSON.stringify(args)}`);
+      assert.match(r.content[0].text, text);
+      assert.equal(await store.get({ tenant: 'acme', action: 'open_ticket', operationId: id }), undefined, `${name}: nothing stored`);
+    }
+    assert.equal(runs, 0, `${name}: nothing ran`);
+  }
+});
+
+test('withIdempotency: a result the store cannot keep still records success; the first caller gets it, a replay says so plainly', async () => {
+  for (const [name, store] of [['memory', new MemoryLedgerStore()], ['sqlite', new SqliteLedgerStore(new Database(':memory:'))]]) {
+    const ledger = new OperationLedger({ store });
+    let runs = 0;
+    const handler = withIdempotency(ledger, async ({ kind }) => {
+      runs++;
+      const structuredContent = kind === 'bigint' ? { n: 10n } : kind === 'fn' ? { f() {} } : { ok: true };
+      return { content: [{ type: 'text', text: 'booked' }], structuredContent };
+    }, { action: 'book', tenant: () => 'acme' });
+    for (const kind of ['bigint', 'fn']) {
+      const operation_id = `op-unstorable-${kind}`;
+      const first = await handler({ kind, operation_id });
+      assert.equal(first.content[0].text, 'booked', `${name}: the first caller gets the real result`);
+      const replay = await handler({ kind, operation_id });
+      assert.equal(replay.isError, false, name);
+      assert.match(replay.content[0].text, /^The operation op-unstorable-\w+ succeeded; its result could not be stored \(a (BigInt|function) at "\w+"\)/);
+      assert.equal(replay._meta[LEDGER_META_KEY].status, 'result_not_stored');
+      assert.equal((await store.get({ tenant: 'acme', action: 'book', operationId: operation_id })).record.state, 'succeeded', `${name}: not left pending`);
+    }
+    assert.equal(runs, 2, `${name}: each ran once`);
+  }
+});
+
+test('a store that refuses to write a result (too large, say): the outcome is recorded with a note, not left pending', async () => {
+  const inner = new MemoryLedgerStore();
+  const picky = {
+    get: (k) => inner.get(k),
+    insert: (k, r) => inner.insert(k, r),
+    replace: async (k, v, r, text) => {
+      if (text?.length > 1_000) throw new Error('value too large for this store');
+      return inner.replace(k, v, r, text);
+    },
+  };
+  const ledger = new OperationLedger({ store: picky });
+  const key = { tenant: 't', action: 'a', operationId: 'op-too-large' };
+  const b = await ledger.begin(key, 'fp');
+  assert.equal(await ledger.finish(key, b.claim, 'succeeded', { content: [{ type: 'text', text: 'x'.repeat(5_000) }] }), true);
+  const r = await ledger.begin(key, 'fp');
+  assert.equal(r.state, 'succeeded');
+  assert.match(r.result.content[0].text, /succeeded; its result could not be stored \(the store refused it: value too large for this store\)/);
+});
+
+test('rows written before results were text (an object in a Durable Object or Memory row) replay the same way', async () => {
+  const legacy = {
+    get: async () => ({ record: { state: 'succeeded', fingerprint: 'fp', leaseUntilMs: 0, createdMs: 0, expiresMs: 9e15, version: 2 }, result: { content: [], structuredContent: { n: NaN, at: new Date(0) } } }),
+    insert: async () => false,
+    replace: async () => false,
+  };
+  const r = await new OperationLedger({ store: legacy }).begin({ tenant: 't', action: 'a', operationId: 'op-legacy1' }, 'fp');
+  assert.deepEqual(r, { action: 'replay', state: 'succeeded', result: { content: [], structuredContent: { n: null, at: '1970-01-01T00:00:00.000Z' } } });
+});
+
+test('release: the documented operator example', async () => {
+  let now = 0;
+  const store = new MemoryLedgerStore();
+  const ledger = new OperationLedger({ store, leaseMs: 60_000, now: () => now });
+  let charges = 0;
+  const pay = withIdempotency(ledger, async () => {
+    charges++;
+    if (charges === 1) throw new Error('bank timeout'); // recorded unknown
+    return { content: [{ type: 'text', text: 'paid' }] };
+  }, { action: 'submit_payment', tenant: () => 'acme' });
+  const args = { cents: 500, operation_id: 'pay-0001-abcd' };
+  assert.equal((await pay(args))._meta[LEDGER_META_KEY].status, 'unknown');
+  now += 3_600_000; // an hour later, after the TTL would have passed had it applied: still unknown
+  assert.equal((await pay(args))._meta[LEDGER_META_KEY].status, 'unknown');
+  assert.equal(charges, 1);
+  // The operator checks the bank: no such payment. Release it; the next call executes.
+  const key = { tenant: 'acme', action: 'submit_payment', operationId: 'pay-0001-abcd' };
+  const out = await ledger.release(key, { reason: 'bank statement 2026-11-30 has no such payment (OPS-42)' });
+  assert.deepEqual([out.released, out.previousState, out.record.state], [true, 'unknown', 'released']);
+  assert.equal((await pay(args)).content[0].text, 'paid');
+  assert.equal(charges, 2);
+  await assert.rejects(ledger.release(key, { reason: 'again' }), (e) => e instanceof RangeError && e.code === 'resolved' && e.field === 'key' && e.state === 'succeeded');
+  assert.equal((await pay(args)).content[0].text, 'paid', 'replayed');
+  assert.equal(charges, 2);
 });
 
 // ── The failure windows, over real HTTP ──────────────────────────────────────────────────────────────────
@@ -243,8 +388,10 @@ test('5. the same id under another tenant: its own operation, never the first te
   const anon = new Client({ name: 'anon', version: '1' });
   await anon.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
   clients.push(anon);
-  const r = await anon.callTool({ name: 'open_ticket', arguments: { title: 'w5-anon', operation_id: opId() } });
-  assert.equal(ledgerStatus(r), 'unauthenticated');
+  const anonId = opId();
+  const r = await anon.callTool({ name: 'open_ticket', arguments: { title: 'w5-anon', operation_id: anonId } });
+  // Refused before any claim: "rejected" (the client reads it as failed — nothing was done).
+  assert.deepEqual(r._meta[LEDGER_META_KEY], { status: 'rejected', reason: 'unauthenticated', operationId: anonId });
   assert.equal(ticketsFor('w5-anon').length, 0);
 });
 
@@ -274,10 +421,12 @@ test('validation failures run nothing and store nothing; recorded failures are r
   const client = await connect();
   const before = store.size;
   const bad = await client.callTool({ name: 'open_ticket', arguments: { title: 'v', operation_id: 'bad id!' } });
-  assert.equal(ledgerStatus(bad), 'invalid_operation_id');
-  const empty = await client.callTool({ name: 'open_ticket', arguments: { title: '   ', operation_id: opId() } });
+  assert.deepEqual(bad._meta[LEDGER_META_KEY], { status: 'rejected', reason: 'invalid_operation_id' });
+  const emptyId = opId();
+  const empty = await client.callTool({ name: 'open_ticket', arguments: { title: '   ', operation_id: emptyId } });
   assert.equal(empty.isError, true);
   assert.match(empty.content[0].text, /title must not be empty/);
+  assert.deepEqual(empty._meta[LEDGER_META_KEY], { status: 'rejected', reason: 'invalid_input', operationId: emptyId });
   assert.equal(store.size, before, 'nothing stored');
   const id = opId();
   const attempts = server.effects.assignAttempts;

@@ -92,13 +92,17 @@ test('DurableObjectJournal meets the journal contract in a real Durable Object',
 });
 
 test('DurableObjectLedgerStore meets the store contract in a real Durable Object; concurrent requests claim once', async () => {
-  for (const c of await get('/ledger-do/contract')) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+  const checks = await get('/ledger-do/contract');
+  assert.ok(checks.length >= 60, `${checks.length} checks (the ledger part ran)`);
+  for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
   const results = await Promise.all(Array.from({ length: 10 }, () => get('/ledger-do/claim?id=race-0001')));
   assert.equal(results.filter((r) => r.won).length, 1);
 });
 
 test('D1LedgerStore meets the store contract in real workerd D1; the ledger runs over it', async () => {
-  for (const c of await get('/ledger-d1/contract')) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+  const checks = await get('/ledger-d1/contract');
+  assert.ok(checks.length >= 60, `${checks.length} checks (the ledger part ran)`);
+  for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
   const flow = await get('/ledger-d1/flow');
   assert.deepEqual(flow, {
     first: 'execute',

@@ -1,6 +1,6 @@
 // A Cloudflare Worker that uses the package through its `workerd` entry, run in real workerd by miniflare.
 import {
-  RetryEngine, newOperationId, withRetry, DurableObjectJournal, DurableObjectLedgerStore, D1LedgerStore, OperationLedger, fingerprint,
+  RetryEngine, newOperationId, withRetry, DurableObjectJournal, DurableObjectLedgerStore, D1LedgerStore, OperationLedger, MemoryLedgerStore, fingerprint,
 } from '../../pkg/workerd.js';
 import { Client, StreamableHTTPClientTransport } from './sdk-bundle.js';
 import { runJournalContract } from '../support/journal-contract.mjs';
@@ -28,7 +28,7 @@ export class LedgerObject {
   }
   async fetch(request) {
     const url = new URL(request.url);
-    if (url.pathname === '/contract') return Response.json(await runLedgerStoreContract(this.store));
+    if (url.pathname === '/contract') return Response.json(await runLedgerStoreContract(this.store, { OperationLedger, MemoryLedgerStore }));
     if (url.pathname === '/claim') {
       // One claim attempt per request: many requests race for the same key.
       const key = { tenant: 'acme', action: 'open_ticket', operationId: url.searchParams.get('id') };
@@ -60,7 +60,7 @@ export default {
         const stub = env.LEDGER.get(env.LEDGER.idFromName('ledger'));
         return stub.fetch(new Request(`https://do${url.pathname.slice('/ledger-do'.length)}${url.search}`));
       }
-      if (url.pathname === '/ledger-d1/contract') return Response.json(await runLedgerStoreContract(new D1LedgerStore(env.DB)));
+      if (url.pathname === '/ledger-d1/contract') return Response.json(await runLedgerStoreContract(new D1LedgerStore(env.DB), { OperationLedger, MemoryLedgerStore }));
       if (url.pathname === '/ledger-d1/flow') {
         const ledger = new OperationLedger({ store: new D1LedgerStore(env.DB) });
         const key = { tenant: 'acme', action: 'open_ticket', operationId: `flow-${newOperationId()}` };
