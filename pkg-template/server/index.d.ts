@@ -95,7 +95,7 @@ export interface IdempotencyOptions<Extra> {
   /** The tenant, from the authenticated request context (e.g. `extra.authInfo.clientId`). */
   tenant: (extra: Extra) => string | undefined | Promise<string | undefined>;
   operationIdArgument?: string;
-  /** Checks run before any claim; return a message to refuse: the caller gets `_meta[LEDGER_META_KEY] = { status: 'rejected', reason: 'invalid_input', operationId }` and nothing is stored. */
+  /** Checks run before any claim; return a message to refuse (a validator that throws refuses too, with reason `validation_failed`): the caller gets `_meta[LEDGER_META_KEY] = { status: 'rejected', reason: 'invalid_input', operationId }` and nothing is stored. */
   validate?: (args: any, extra: Extra) => string | undefined | Promise<string | undefined>;
 }
 
@@ -109,7 +109,7 @@ export declare function withIdempotency<Args extends Record<string, unknown>, Ex
 export declare const LEDGER_META_KEY: 'dev.mcp-retry-policy/ledger';
 
 /** Why `withIdempotency` refused a call before any claim (nothing was done). */
-export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'invalid_input';
+export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'invalid_input' | 'validation_failed';
 
 /** What the ledger's own answers carry under `_meta[LEDGER_META_KEY]`. */
 export type LedgerMeta =

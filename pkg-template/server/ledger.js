@@ -281,12 +281,26 @@ export function withIdempotency(ledger, handler, options = {}) {
       return rejected('unauthenticated', operationId, 'This request has no authenticated tenant; nothing was done.');
     }
     if (validate) {
-      const problem = await validate(args, extra);
+      let problem;
+      try {
+        problem = await validate(args, extra);
+      } catch (e) {
+        // The validator itself failed: still before any claim, so nothing was done.
+        return rejected('validation_failed', operationId,
+          `The input could not be validated (${e?.message ?? String(e)}); nothing was done. Call again with the same ${operationIdArgument}.`);
+      }
       if (problem) return rejected('invalid_input', operationId, `${String(problem)} (nothing was done; fix the input and call again)`);
     }
     const { [operationIdArgument]: _, ...input } = args;
     const key = { tenant: who, action, operationId };
-    const admission = await ledger.begin(key, fingerprint(input));
+    let inputFingerprint;
+    try {
+      inputFingerprint = fingerprint(input);
+    } catch (e) {
+      // Input the fingerprint refuses (too large, not JSON): refused before any claim.
+      return rejected('invalid_input', operationId, `The input cannot be fingerprinted (${e?.message ?? String(e)}); nothing was done.`);
+    }
+    const admission = await ledger.begin(key, inputFingerprint);
     switch (admission.action) {
       case 'replay':
         return admission.result;

@@ -183,7 +183,10 @@ test('refusals before any claim answer status rejected with a reason (nothing do
     const handler = withIdempotency(ledger, async () => { runs++; return { content: [] }; }, {
       action: 'open_ticket',
       tenant: (extra) => extra?.tenant,
-      validate: ({ title }) => (title ? undefined : 'title must not be empty'),
+      validate: ({ title }) => {
+        if (title === 'boom') throw new Error('validator down');
+        return title ? undefined : 'title must not be empty';
+      },
     });
     const id = 'op-refusal-1';
     const cases = [
@@ -192,6 +195,7 @@ test('refusals before any claim answer status rejected with a reason (nothing do
       [{ title: 't', operation_id: id }, {}, { status: 'rejected', reason: 'unauthenticated', operationId: id }, /no authenticated tenant; nothing was done/],
       [{ title: 't', operation_id: id }, { tenant: () => { throw new Error('x'); } }, { status: 'rejected', reason: 'unauthenticated', operationId: id }, /nothing was done/],
       [{ title: '', operation_id: id }, { tenant: 'acme' }, { status: 'rejected', reason: 'invalid_input', operationId: id }, /title must not be empty.*nothing was done/],
+      [{ title: 'boom', operation_id: id }, { tenant: 'acme' }, { status: 'rejected', reason: 'validation_failed', operationId: id }, /could not be validated \(validator down\); nothing was done/],
     ];
     for (const [args, extra, meta, text] of cases) {
       const r = await handler(args, extra);
@@ -393,6 +397,13 @@ test('5. the same id under another tenant: its own operation, never the first te
   // Refused before any claim: "rejected" (the client reads it as failed — nothing was done).
   assert.deepEqual(r._meta[LEDGER_META_KEY], { status: 'rejected', reason: 'unauthenticated', operationId: anonId });
   assert.equal(ticketsFor('w5-anon').length, 0);
+  // Through withRetry the refusal is what it is: failed (nothing was done), not a tool error, not retried.
+  const out = await withRetry(anon, { tools: { open_ticket: 'keyed' } }).call({ name: 'open_ticket', arguments: { title: 'w5-anon2' } });
+  assert.equal(out.status, 'failed');
+  assert.equal(out.attempts.length, 1);
+  assert.equal(out.attempts[0].classification.cause, 'ledger_rejected');
+  assert.match(out.message, /refused the request before doing anything/);
+  assert.equal(ticketsFor('w5-anon2').length, 0);
 });
 
 test('6. a downstream timeout after submission is unknown; a retry reconciles through the hook, or stays unknown without one', async () => {
