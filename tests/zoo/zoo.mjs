@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { withRetry, observeFetch } from '../../pkg/node.js';
-import { usePidFile, freePort, until, sleep, stopAll } from './lib/procs.mjs';
+import { usePidFile, deadPortNumber, until, sleep, stopAll } from './lib/procs.mjs';
 import { Effects } from './lib/effects.mjs';
 import { SERVERS, startServer } from './lib/servers.mjs';
 import { PROXIES, startProxies } from './lib/proxies.mjs';
@@ -42,9 +42,9 @@ const nRandom = Number(opt('random', slice ? 100 : 1000));
 const serverNames = (opt('servers') ?? Object.keys(SERVERS).join(',')).split(',');
 const proxyNames = (opt('proxies') ?? Object.keys(PROXIES).join(',')).split(',');
 const outDir = path.resolve(root, opt('out', 'target/zoo'));
-const SLOW_MS = 1300; // a slow tool; longer than the proxies' read timeout below, shorter than an attempt's
+const SLOW_MS = 1000; // a slow tool: longer than the proxies' read timeout below, shorter than an attempt's timeout
 const PROXY_TIMEOUT_MS = 800;
-const policy = { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100, attemptTimeoutMs: 5_000, totalTimeoutMs: 20_000 };
+const policy = { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100, attemptTimeoutMs: 1_500, totalTimeoutMs: 15_000 };
 const CASE_LIMIT_MS = 45_000;
 
 // ---- cases
@@ -56,7 +56,7 @@ if (givenCases.length) {
   // The slice: every server × proxy × safety × fault point with the fault on attempt 1 (and 1–2 on one
   // server), plus 100 random schedules. The full run: all of it on every server, plus ≥ 1,000 random.
   const ex = exhaustive({ servers: serverNames, proxies: proxyNames, specs });
-  cases = slice ? ex.filter((c) => c.schedule.length <= 1 || c.server === 'ts-1.20') : ex;
+  cases = slice ? ex.filter((c) => c.schedule.length <= 1) : ex;
   cases = cases.concat(random({ n: nRandom, seed, servers: serverNames, proxies: proxyNames, specs }));
 }
 const usedServers = [...new Set(cases.map((c) => c.server))];
@@ -74,7 +74,7 @@ console.log(`# zoo: reproduce the random part with: bash scripts/zoo.sh${slice ?
 
 const servers = {};
 let proxies = {};
-const deadPort = await freePort(); // nothing listens here: "connection refused", "upstream down"
+const deadPort = await deadPortNumber(); // nothing listens here: "connection refused", "upstream down"
 const results = [];
 try {
   for (const name of usedServers) servers[name] = await startServer(name, { dir, effects, slowMs: SLOW_MS });
@@ -131,6 +131,7 @@ async function runCase(c) {
     return fetch(input, init);
   };
   const tool = TOOLS[c.safety];
+  const started = Date.now();
   let client;
   let out;
   let error;
@@ -167,7 +168,7 @@ async function runCase(c) {
     status: out?.status, reason: out?.reason, safetySeen: out?.safety,
     attempts: out?.attempts?.map((a) => `${a.outcome.kind}${a.outcome.status ? `:${a.outcome.status}` : ''}${a.outcome.sent ? `:${a.outcome.sent}` : ''}` +
       `→${a.classification?.delivery ?? '?'}/${a.decision?.action ?? '?'}`),
-    effects: truth.effects.length, toolErrors: truth.toolErrors, violations, error,
+    effects: truth.effects.length, toolErrors: truth.toolErrors, violations, error, ms: Date.now() - started,
   };
 }
 

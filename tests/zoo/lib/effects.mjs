@@ -1,6 +1,7 @@
 // The truth: what the tools did, as the servers wrote it (one JSON line per event, appended by every server
 // process to one file). Read incrementally; indexed by intent (one intent per zoo case) and by server.
 import fs from 'node:fs';
+import { alive } from './procs.mjs';
 
 export class Effects {
   constructor(file) {
@@ -41,11 +42,11 @@ export class Effects {
     return this.byIntent.get(intent) ?? [];
   }
 
-  /** Executions of this intent that started and have neither ended nor been killed. */
+  /** Executions of this intent that started and have not ended, in a process that is still there. */
   running(intent) {
     const evs = this.of(intent);
     const done = new Set(evs.filter((e) => e.ev === 'end' || e.ev === 'kill').map((e) => e.exec));
-    return evs.filter((e) => e.ev === 'start' && !done.has(e.exec));
+    return evs.filter((e) => e.ev === 'start' && !done.has(e.exec) && alive(e.pid));
   }
 
   killsOf(server) {

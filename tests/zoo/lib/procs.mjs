@@ -85,13 +85,47 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
-/** A port on 127.0.0.1 that was free a moment ago (nothing listens on it after this returns). */
-export async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
+/** `n` distinct ports on 127.0.0.1 that were free a moment ago (all held at once, then let go). */
+export async function freePorts(n) {
+  const held = [];
+  for (let i = 0; i < n; i++) {
+    const s = net.createServer();
+    await new Promise((r) => s.listen(0, '127.0.0.1', r));
+    held.push(s);
+  }
+  const ports = held.map((s) => s.address().port);
+  await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+export const freePort = async () => (await freePorts(1))[0];
+
+/**
+ * A port where nothing listens, for "connection refused": below the kernel's ephemeral range, so that no
+ * port 0 listener (ours, or anything else on the machine) is handed it while the zoo runs.
+ */
+export async function deadPortNumber() {
+  const [low] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  for (let i = 0; i < 50; i++) {
+    const port = 20_000 + Math.floor(Math.random() * Math.max(1, Math.min(low, 32_768) - 20_000));
+    const refused = await new Promise((r) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.on('connect', () => (s.destroy(), r(false)));
+      s.on('error', (e) => r(e.code === 'ECONNREFUSED'));
+    });
+    if (refused) return port;
+  }
+  throw new Error('no port refusing connections found');
+}
+
+/** Whether a process is still there. */
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -7,12 +7,13 @@
 // "proxy's upstream is down" fault is the proxy's own real answer to a refused upstream connection.
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, freePort, until, killTree } from './procs.mjs';
+import { start, freePorts, until, killTree } from './procs.mjs';
 import { startEnvoyLikeProxy } from './envoy-like-proxy.mjs';
 
 export const PROXIES = {
   none: 'no proxy',
   nginx: 'nginx 1.22',
+  'nginx-503': 'nginx 1.22 with a maintenance page (error_page 502 504 =503)',
   haproxy: 'HAProxy 2.6',
   'envoy-like': 'fault proxy (Envoy-like 503)',
 };
@@ -26,14 +27,19 @@ async function listening(port) {
   }
 }
 
-/** nginx with one server block per MCP server. Timeouts shortened from nginx's 60 s defaults. */
-async function startNginx({ dir, servers, deadPort, readTimeoutMs }) {
-  const d = path.join(dir, 'nginx');
+/**
+ * nginx with one server block per MCP server. Timeouts shortened from nginx's 60 s defaults. `maintenance`
+ * adds the common "show a maintenance page when the backend fails" idiom, which turns nginx's 502/504 into
+ * a 503 — also for a request it had already forwarded.
+ */
+async function startNginx({ dir, servers, deadPort, readTimeoutMs }, maintenance = false) {
+  const d = path.join(dir, maintenance ? 'nginx-503' : 'nginx');
   fs.mkdirSync(d, { recursive: true });
   const fronts = {};
   const blocks = [];
+  const ports = await freePorts(servers.length);
   for (const s of servers) {
-    const port = await freePort();
+    const port = ports.shift();
     fronts[s.name] = port;
     const id = s.name.replace(/[^a-z0-9]/g, '_');
     blocks.push(`
@@ -45,10 +51,15 @@ async function startNginx({ dir, servers, deadPort, readTimeoutMs }) {
       proxy_pass http://$backend_${id};
       proxy_http_version 1.1;
       proxy_set_header Connection "";
+      proxy_set_header Host $http_host;  # the client's Host (MCP servers check it against DNS rebinding)
       proxy_buffering off;            # SSE answers go through as they come
       proxy_connect_timeout 1s;
       proxy_send_timeout ${readTimeoutMs}ms;
-      proxy_read_timeout ${readTimeoutMs}ms;
+      proxy_read_timeout ${readTimeoutMs}ms;${maintenance ? `
+      error_page 502 504 =503 @maintenance;
+    }
+    location @maintenance {
+      return 503 "down for maintenance, back soon";` : ''}
     }
   }`);
   }
@@ -79,8 +90,9 @@ async function startHaproxy({ dir, servers, deadPort, readTimeoutMs }) {
   fs.mkdirSync(d, { recursive: true });
   const fronts = {};
   const sections = [];
+  const ports = await freePorts(servers.length);
   for (const s of servers) {
-    const port = await freePort();
+    const port = ports.shift();
     fronts[s.name] = port;
     const id = s.name.replace(/[^a-z0-9]/g, '_');
     sections.push(`
@@ -130,6 +142,7 @@ export async function startProxies(names, opts) {
   for (const n of names) {
     if (n === 'none') out.none = { fronts: Object.fromEntries(opts.servers.map((s) => [s.name, s.port])), stop: () => {} };
     if (n === 'nginx') out.nginx = await startNginx(opts);
+    if (n === 'nginx-503') out['nginx-503'] = await startNginx(opts, true);
     if (n === 'haproxy') out.haproxy = await startHaproxy(opts);
     if (n === 'envoy-like') out['envoy-like'] = await startEnvoyLike(opts);
   }

@@ -56,6 +56,7 @@ def build_app():
         exec_id = str(uuid.uuid4())
         record(ev="start", tool=tool, intent=intent, exec=exec_id, fault=fault)
         try:
+            await asyncio.sleep(0.005)  # the tool's own I/O
             if fault == "kill_during":
                 record(ev="kill", tool=tool, intent=intent, exec=exec_id)
                 os.kill(os.getpid(), signal.SIGKILL)

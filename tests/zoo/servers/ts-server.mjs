@@ -69,6 +69,7 @@ function tool(name, fn) {
     const exec = randomUUID();
     record({ ev: 'start', tool: name, intent, exec, fault });
     try {
+      await new Promise((r) => setTimeout(r, 5)); // the tool's own I/O (by now an SSE answer has its first event out)
       if (fault === 'kill_during') {
         record({ ev: 'kill', tool: name, intent, exec });
         process.kill(process.pid, 'SIGKILL');
