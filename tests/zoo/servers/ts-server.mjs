@@ -69,7 +69,13 @@ function tool(name, fn) {
     const exec = randomUUID();
     record({ ev: 'start', tool: name, intent, exec, fault });
     try {
-      await new Promise((r) => setTimeout(r, 5)); // the tool's own I/O (by now an SSE answer has its first event out)
+      await new Promise((r) => setTimeout(r, 5)); // the tool's own I/O
+      if (f && args.wire === 'sse') {
+        // An SSE answer starts (headers, the priming event) while the tool runs: make it so before the fault
+        // strikes, every time, so that a case means the same thing on every run and machine.
+        for (let i = 0; i < 100 && !f.res.headersSent; i++) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 10));
+      }
       if (fault === 'kill_during') {
         record({ ev: 'kill', tool: name, intent, exec });
         process.kill(process.pid, 'SIGKILL');
