@@ -43,4 +43,28 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
   npm ci --no-audit --no-fund --loglevel=error
   echo "$sum" > "$stamp"
 fi
+# 5. The fault zoo (tests/zoo, scripts/zoo.sh): nginx and HAProxy from Debian (run by the zoo in the
+#    foreground with its own configs: the packages' services are not used), the Python MCP server in its own
+#    venv with pinned versions, and the zoo's own npm packages (the older TS SDK beside its zod 3).
+if ! command -v nginx >/dev/null || ! command -v haproxy >/dev/null; then
+  say "installing nginx and haproxy"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends nginx haproxy >/dev/null
+fi
+venv=tests/zoo/.venv
+reqs=tests/zoo/requirements.txt
+if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.setup-stamp" ] || [ "$(cat "$venv/.setup-stamp")" != "$(sha256sum "$reqs" | cut -d' ' -f1)" ]; then
+  say "creating the Python venv for the zoo (mcp, uvicorn; pinned in $reqs)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$reqs"
+  sha256sum "$reqs" | cut -d' ' -f1 > "$venv/.setup-stamp"
+fi
+zstamp=tests/zoo/node_modules/.setup-stamp
+zsum=$(sha256sum tests/zoo/package-lock.json | cut -d' ' -f1)
+if [ ! -f "$zstamp" ] || [ "$(cat "$zstamp")" != "$zsum" ]; then
+  say "installing the zoo's npm packages (tests/zoo)"
+  (cd tests/zoo && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$zsum" > "$zstamp"
+fi
 say "ready: $(cargo --version), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), node $(node --version), $(/usr/bin/chromium --version 2>/dev/null | head -1)"

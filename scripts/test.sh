@@ -30,6 +30,8 @@ step "wasm boundary in headless Chromium (wasm-bindgen-test)" \
   cargo test --target wasm32-unknown-unknown --test boundary
 step "the built package: Node, real MCP SDK over HTTP, workerd (miniflare), Chromium (playwright) — node:test" \
   node --test --test-concurrency=1 tests/js/
+step "the fault zoo, bounded slice: real TS/Python MCP servers × nginx/HAProxy/Envoy-like proxy × faults × tool safety" \
+  env ZOO_SKIP_SETUP=1 bash scripts/zoo.sh --slice
 
 # One closing line over every runner above.
 passed=$(( $(grep -oE '^test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END{print s+0}') \
