@@ -10,7 +10,7 @@
 
 use core::cmp::Ordering;
 
-use super::json::{Json, JsonError};
+use super::json::{Json, JsonError, MAX_TEXT_BYTES};
 
 /// Where canonical output goes (a `String`, a hasher).
 pub trait Sink {
@@ -181,10 +181,50 @@ pub fn write(value: &Json<'_>, numbers: &dyn NumberFormat, out: &mut dyn Sink) -
     Ok(())
 }
 
+/// Counts what passes through to a sink, and stops passing it on past [`MAX_TEXT_BYTES`] (numbers written
+/// by ECMAScript's rules may be longer than in the source: `1e20` is 21 digits).
+pub struct Bounded<'s> {
+    sink: &'s mut dyn Sink,
+    bytes: usize,
+}
+
+impl<'s> Bounded<'s> {
+    /// Wraps `sink`.
+    pub fn new(sink: &'s mut dyn Sink) -> Self {
+        Bounded { sink, bytes: 0 }
+    }
+
+    /// `Err(TooLarge)` if more than [`MAX_TEXT_BYTES`] were written.
+    pub fn check(&self) -> Result<(), JsonError> {
+        if self.bytes > MAX_TEXT_BYTES {
+            Err(JsonError::TooLarge { bytes: self.bytes })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Sink for Bounded<'_> {
+    fn put(&mut self, s: &str) {
+        self.bytes = self.bytes.saturating_add(s.len());
+        if self.bytes <= MAX_TEXT_BYTES {
+            self.sink.put(s);
+        }
+    }
+}
+
+/// Writes `value` canonically into `out`, or `Err(TooLarge)` if the canonical text would be longer than
+/// [`MAX_TEXT_BYTES`] (then `out` holds a prefix of it).
+pub fn write_bounded(value: &Json<'_>, numbers: &dyn NumberFormat, out: &mut dyn Sink) -> Result<(), JsonError> {
+    let mut bounded = Bounded::new(out);
+    write(value, numbers, &mut bounded)?;
+    bounded.check()
+}
+
 /// The canonical text of a JSON text, numbers written by ECMAScript's rules.
 pub fn canonicalize(text: &str) -> Result<String, JsonError> {
     let v = super::json::parse(text)?;
     let mut out = String::with_capacity(text.len());
-    write(&v, &EsNumbers, &mut out)?;
+    write_bounded(&v, &EsNumbers, &mut out)?;
     Ok(out)
 }

@@ -42,7 +42,7 @@ fn hex(bytes: &[u8]) -> String {
 fn fingerprint_with(text: &str, numbers: &dyn NumberFormat) -> Result<String, JsonError> {
     let v = parse(text)?;
     let mut h = Hasher { sha: Sha256::new(), buf: Vec::with_capacity(BLOCK) };
-    canonical::write(&v, numbers, &mut h)?;
+    canonical::write_bounded(&v, numbers, &mut h)?;
     h.sha.update(&h.buf);
     Ok(hex(&h.sha.finalize()))
 }

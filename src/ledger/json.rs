@@ -8,6 +8,11 @@ use std::borrow::Cow;
 /// The deepest nesting accepted. Deeper input is rejected (a recursive parser must not overflow the stack).
 pub const MAX_DEPTH: usize = 256;
 
+/// The longest JSON text accepted, and the longest canonical text written, in UTF-8 bytes (16 MiB). The
+/// parsed tree of a text this long fits comfortably in a 32-bit wasm memory (see `MAX_FINGERPRINT_BYTES`
+/// in the README for the peak memory it costs); longer input is a [`JsonError::TooLarge`], never a trap.
+pub const MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
+
 /// A parsed JSON value, borrowing from the source text where it can (numbers always; strings without
 /// escapes). Object members keep their order of appearance; numbers keep their text.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +51,11 @@ pub enum JsonError {
     DuplicateKey(String),
     /// A number that is not finite once parsed (e.g. `1e400`).
     NumberOutOfRange(String),
+    /// The text, or its canonical form, is longer than [`MAX_TEXT_BYTES`].
+    TooLarge {
+        /// How many bytes were seen when the limit was passed (at least `MAX_TEXT_BYTES + 1`).
+        bytes: usize,
+    },
 }
 
 impl JsonError {
@@ -57,6 +67,7 @@ impl JsonError {
             JsonError::LoneSurrogate { .. } => "lone_surrogate",
             JsonError::DuplicateKey(_) => "duplicate_key",
             JsonError::NumberOutOfRange(_) => "number_out_of_range",
+            JsonError::TooLarge { .. } => "too_large",
         }
     }
 }
@@ -71,6 +82,9 @@ impl fmt::Display for JsonError {
                 write!(f, "the key {} appears twice in one object", crate::retry::policy::Quoted(k))
             }
             JsonError::NumberOutOfRange(n) => write!(f, "the number {n} is out of the range of a double"),
+            JsonError::TooLarge { bytes } => {
+                write!(f, "the JSON text is {bytes} bytes or more, longer than the limit of {MAX_TEXT_BYTES} bytes")
+            }
         }
     }
 }
@@ -79,6 +93,9 @@ impl std::error::Error for JsonError {}
 
 /// Parses one JSON text (surrounding whitespace allowed).
 pub fn parse(text: &str) -> Result<Json<'_>, JsonError> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(JsonError::TooLarge { bytes: text.len() });
+    }
     let mut p = Parser { text, s: text.as_bytes(), i: 0 };
     p.ws();
     let v = p.value(0)?;

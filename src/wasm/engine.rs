@@ -7,8 +7,8 @@ use wasm_bindgen::prelude::*;
 use super::error::{plain_error, range_error};
 use super::outcome::{admission_to_js, classification_to_js, read_outcome, step_to_js};
 use super::policy::{read_options, to_js};
-use super::read::{time_ms, Fields};
-use super::{random, JsResult};
+use super::read::{name_string, time_ms, Fields};
+use super::{brand, random, JsResult};
 use crate::retry::policy::{check_number, Quoted};
 use crate::retry::{classify, safety, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts};
 
@@ -112,7 +112,7 @@ fn read_revision(field: &str, value: &str) -> JsResult<Revision> {
 }
 
 fn read_safety(value: &JsValue) -> JsResult<Safety> {
-    let Some(s) = value.as_string() else {
+    let Some(s) = name_string("safety", value)? else {
         return Err(super::error::type_error("invalid_type", "safety", "safety must be a string"));
     };
     s.parse().map_err(|()| {
@@ -144,9 +144,11 @@ impl RetryEngine {
             }
             f.finish()?;
         }
-        Ok(RetryEngine {
+        let engine = RetryEngine {
             inner: RefCell::new(State { engine: Engine::new(policy), rng: seed.map(SplitMix64::new), revision }),
-        })
+        };
+        brand::constructed(brand::ENGINE); // the last step: no JS runs between here and the glue's store
+        Ok(engine)
     }
 
     /// The validated policy.
@@ -166,7 +168,7 @@ impl RetryEngine {
     /// revisions behave like the older one). Returns the revision used.
     #[wasm_bindgen(js_name = setProtocolVersion, unchecked_return_type = "Revision")]
     pub fn set_protocol_version(&self, protocol_version: JsValue) -> JsResult<String> {
-        let v = protocol_version.as_string().ok_or_else(|| {
+        let v = name_string("protocolVersion", &protocol_version)?.ok_or_else(|| {
             super::error::type_error("invalid_type", "protocolVersion", "protocolVersion must be a string")
         })?;
         let r = Revision::from_protocol_version(&v).ok_or_else(|| {
@@ -240,7 +242,9 @@ impl RetryEngine {
     pub fn begin(&self, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<RetryCall> {
         let now = time_ms("nowMs", now_ms)?;
         let st = self.inner.try_borrow().map_err(|_| busy())?;
-        Ok(RetryCall { state: RefCell::new(st.engine.begin(now)) })
+        let call = RetryCall { state: RefCell::new(st.engine.begin(now)) };
+        brand::constructed(brand::CALL);
+        Ok(call)
     }
 
     /// Asks to send the next attempt of `call` at `nowMs`: `{ admitted: true, attempt, timeoutMs }` or
@@ -369,13 +373,18 @@ pub fn new_operation_id() -> JsResult<String> {
 }
 
 /// The revision a negotiated `protocolVersion` behaves as, or throws for a string that is not a date.
+/// Takes any value (not `&str`: wasm-bindgen's glue would call a non-string's `length` and `slice`, and
+/// copy whatever they claim into wasm memory) and refuses a non-string with a `TypeError`.
 #[wasm_bindgen(js_name = revisionFor, unchecked_return_type = "Revision")]
-pub fn revision_for(protocol_version: &str) -> JsResult<String> {
-    Revision::from_protocol_version(protocol_version).map(|r| r.as_str().to_owned()).ok_or_else(|| {
+pub fn revision_for(#[wasm_bindgen(unchecked_param_type = "string")] protocol_version: JsValue) -> JsResult<String> {
+    let v = name_string("protocolVersion", &protocol_version)?.ok_or_else(|| {
+        super::error::type_error("invalid_type", "protocolVersion", "protocolVersion must be a string")
+    })?;
+    Revision::from_protocol_version(&v).map(|r| r.as_str().to_owned()).ok_or_else(|| {
         range_error(
             "invalid_value",
             "protocolVersion",
-            &format!("protocolVersion must be a YYYY-MM-DD date, got {}", Quoted(protocol_version)),
+            &format!("protocolVersion must be a YYYY-MM-DD date, got {}", Quoted(&v)),
         )
     })
 }
