@@ -11,6 +11,7 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
 
 /// The class a constructor just made (0: none).
 static PENDING: AtomicU32 = AtomicU32::new(0);
@@ -32,7 +33,9 @@ pub fn constructed(tag: u32) {
 
 /// Takes the token: whether the object whose pointer the glue is storing right now was just made by a
 /// constructor of class `tag`. Internal to the package's JS layer.
+/// Takes any value (a `u32` parameter would be coerced by the glue, running a hostile `valueOf`).
 #[wasm_bindgen(js_name = __adopt)]
-pub fn adopt(tag: u32) -> bool {
-    PENDING.swap(0, Ordering::Relaxed) == tag && tag != 0
+pub fn adopt(tag: JsValue) -> bool {
+    let pending = PENDING.swap(0, Ordering::Relaxed);
+    pending != 0 && tag.as_f64() == Some(f64::from(pending))
 }

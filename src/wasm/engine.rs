@@ -85,15 +85,16 @@ pub struct RetryCall {
 }
 
 impl State {
-    /// 64 random bits for jitter: from the seeded generator, seeded from `getrandom` on first use.
-    fn next_random(&mut self) -> JsResult<u64> {
-        if let Some(rng) = self.rng.as_mut() {
-            return Ok(rng.next_u64());
+    /// 64 random bits for jitter from the seeded generator, seeded with `fresh_seed` on first use (drawn by
+    /// [`RetryEngine::seed_if_needed`] before the state was borrowed: no JS runs while it is).
+    fn next_random(&mut self, fresh_seed: Option<u64>) -> JsResult<u64> {
+        if self.rng.is_none() {
+            self.rng = fresh_seed.map(SplitMix64::new);
         }
-        let mut rng = SplitMix64::new(random::seed()?);
-        let r = rng.next_u64();
-        self.rng = Some(rng);
-        Ok(r)
+        self.rng
+            .as_mut()
+            .map(SplitMix64::next_u64)
+            .ok_or_else(|| plain_error("no_randomness", "", "no random seed was drawn for this engine's jitter"))
     }
 }
 
@@ -122,6 +123,19 @@ fn read_safety(value: &JsValue) -> JsResult<Safety> {
             &format!("safety must be one of read_only, idempotent, keyed, unsafe, got {}", Quoted(&s)),
         )
     })
+}
+
+impl RetryEngine {
+    /// A seed from `getrandom` if the jitter generator has none yet. Drawn before the state is borrowed, so
+    /// that no JS (an import) runs while a borrow is held: if a JS exception ever unwound through wasm
+    /// frames (a stack overflow inside the call), a borrow left held would lock this engine for good.
+    fn seed_if_needed(&self) -> JsResult<Option<u64>> {
+        if self.inner.try_borrow().map_err(|_| busy())?.rng.is_none() {
+            Ok(Some(random::seed()?))
+        } else {
+            Ok(None)
+        }
+    }
 }
 
 #[wasm_bindgen]
@@ -154,8 +168,8 @@ impl RetryEngine {
     /// The validated policy.
     #[wasm_bindgen(getter, unchecked_return_type = "Policy")]
     pub fn policy(&self) -> JsResult<JsValue> {
-        let st = self.inner.try_borrow().map_err(|_| busy())?;
-        Ok(to_js(st.engine.policy()))
+        let policy = *self.inner.try_borrow().map_err(|_| busy())?.engine.policy();
+        Ok(to_js(&policy))
     }
 
     /// The MCP revision the server speaks.
@@ -224,14 +238,13 @@ impl RetryEngine {
             if let Some(mut schema) = Fields::new(&t.get("inputSchema")?, "tool.inputSchema", "tool.inputSchema")? {
                 let props = schema.get("properties")?;
                 if props.is_object() {
-                    facts.declares_operation_id =
-                        js_sys::Reflect::has(&props, &JsValue::from_str(&arg)).map_err(|_| {
-                            super::error::type_error(
-                                "unreadable",
-                                "tool.inputSchema.properties",
-                                "tool.inputSchema.properties could not be read",
-                            )
-                        })?;
+                    facts.declares_operation_id = super::read::has(&props, &arg).map_err(|_| {
+                        super::error::type_error(
+                            "unreadable",
+                            "tool.inputSchema.properties",
+                            "tool.inputSchema.properties could not be read",
+                        )
+                    })?;
                 }
             }
         }
@@ -252,9 +265,12 @@ impl RetryEngine {
     #[wasm_bindgen(unchecked_return_type = "Admission")]
     pub fn admit(&self, call: &RetryCall, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<JsValue> {
         let now = time_ms("nowMs", now_ms)?;
-        let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
-        let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-        Ok(admission_to_js(&st.engine.admit(&mut c, now)))
+        let admission = {
+            let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
+            let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
+            st.engine.admit(&mut c, now)
+        };
+        Ok(admission_to_js(&admission)) // the borrows are released before any JS runs
     }
 
     /// Records how an attempt of `call` ended and decides what comes next.
@@ -270,12 +286,15 @@ impl RetryEngine {
         let outcome = read_outcome(&outcome)?;
         let safety = read_safety(&safety)?;
         let now = time_ms("nowMs", now_ms)?;
-        let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
-        let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-        let random = st.next_random()?;
-        let revision = st.revision;
-        let step = st.engine.record(&mut c, &outcome, safety, revision, now, random);
-        Ok(step_to_js(&step))
+        let seed = self.seed_if_needed()?;
+        let step = {
+            let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
+            let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
+            let random = st.next_random(seed)?;
+            let revision = st.revision;
+            st.engine.record(&mut c, &outcome, safety, revision, now, random)
+        };
+        Ok(step_to_js(&step)) // the borrows are released before any JS runs
     }
 
     /// The hot path of `record` (see `packed.rs`): the outcome as a kind code and three numbers, the safety
@@ -295,9 +314,10 @@ impl RetryEngine {
         let outcome = super::packed::unpack_outcome(kind, a, b, c)?;
         let safety = super::packed::unpack_safety(safety)?;
         let now = time_ms("nowMs", now_ms)?;
+        let seed = self.seed_if_needed()?;
         let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
         let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-        let random = st.next_random()?;
+        let random = st.next_random(seed)?;
         let revision = st.revision;
         Ok(super::packed::pack_step(&st.engine.record(&mut c, &outcome, safety, revision, now, random)))
     }

@@ -1,6 +1,7 @@
 //! Reading JS values defensively: every property read catches, every type is checked, unknown keys are
 //! reported by name, and no JS exception can cross a wasm frame: every import used here either catches
-//! (`Reflect.*`, `Array.isArray`) or cannot throw (`typeof`, a string primitive's `length`).
+//! (`reflect.js`, `Array.isArray`, `Reflect.set` on fresh objects) or cannot throw (`typeof`, a string primitive's
+//! `length`).
 
 use js_sys::{JsString, Object, Reflect};
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -12,9 +13,53 @@ use crate::retry::policy::{check_number, PolicyError, PolicyErrorKind};
 
 #[wasm_bindgen]
 extern "C" {
-    /// `Array.isArray`, catching: it throws on a revoked Proxy (js-sys's binding does not catch).
+    /// `Array.isArray`, catching: it throws on a revoked Proxy (js-sys's binding does not catch). Its
+    /// result is a `bool`, so a catch leaks nothing (see `reflect.js` for the imports that would).
     #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
     fn is_array_catching(value: &JsValue) -> Result<bool, JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/wasm/reflect.js")]
+extern "C" {
+    /// `Reflect.get`, never throwing: `true` when it returned, `false` when it threw; then [`taken`].
+    #[wasm_bindgen(js_name = get)]
+    fn reflect_get(object: &JsValue, key: &JsValue) -> bool;
+    /// `Reflect.ownKeys`, never throwing, like [`reflect_get`].
+    #[wasm_bindgen(js_name = ownKeys)]
+    fn reflect_own_keys(object: &JsValue) -> bool;
+    /// `Reflect.has`, never throwing, like [`reflect_get`].
+    #[wasm_bindgen(js_name = has)]
+    fn reflect_has(object: &JsValue, key: &JsValue) -> bool;
+    /// The value (or what was thrown) of the last `get`/`ownKeys`.
+    fn taken() -> JsValue;
+}
+
+/// `Reflect.get(object, key)`: the value, or what was thrown (a getter, a proxy trap, a non-object).
+pub fn get(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+    if reflect_get(object, &JsValue::from_str(key)) {
+        Ok(taken())
+    } else {
+        Err(taken())
+    }
+}
+
+/// `Reflect.has(object, key)`, as [`get`].
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub fn has(object: &JsValue, key: &str) -> Result<bool, JsValue> {
+    if reflect_has(object, &JsValue::from_str(key)) {
+        Ok(taken().is_truthy())
+    } else {
+        Err(taken())
+    }
+}
+
+/// `Reflect.ownKeys(object)`, as [`get`].
+fn own_keys(object: &JsValue) -> Result<js_sys::Array, JsValue> {
+    if reflect_own_keys(object) {
+        Ok(taken().unchecked_into())
+    } else {
+        Err(taken())
+    }
 }
 
 /// The longest string an option, a name or a code may be (UTF-16 code units). Longer strings are refused
@@ -118,7 +163,7 @@ impl<'a> Fields<'a> {
     /// The raw value of `key` (undefined when absent).
     pub fn get(&mut self, key: &'static str) -> JsResult<JsValue> {
         self.known.push(key);
-        Reflect::get(self.object, &JsValue::from_str(key)).map_err(|e| unreadable(&self.name(key), &e))
+        get(self.object, key).map_err(|e| unreadable(&self.name(key), &e))
     }
 
     /// A number, or `None` when absent. Any other type is a `TypeError`; range checks are the caller's.
@@ -151,7 +196,7 @@ impl<'a> Fields<'a> {
 
     /// Rejects any own string key that was not read.
     pub fn finish(self) -> JsResult<()> {
-        let keys = Reflect::own_keys(self.object).map_err(|e| unreadable(&self.name("*"), &e))?;
+        let keys = own_keys(self.object).map_err(|e| unreadable(&self.name("*"), &e))?;
         for key in keys.iter() {
             // Symbols are skipped; a key too long to be one we know is unknown (named by its start only).
             let k = match bounded_string(&key, MAX_NAME_LEN) {
@@ -170,7 +215,7 @@ impl<'a> Fields<'a> {
 /// A getter or proxy trap threw while we read `field`. The thrown value's `message` is read with a catching
 /// `Reflect.get` (it may be a hostile object too) and quoted only if it is a short string.
 fn unreadable(field: &str, thrown: &JsValue) -> JsValue {
-    let message = if thrown.is_object() { Reflect::get(thrown, &JsValue::from_str("message")).ok() } else { None };
+    let message = if thrown.is_object() { get(thrown, "message").ok() } else { None };
     let detail = match message.as_ref().map(|m| bounded_string(m, 200)) {
         Some(Ok(Some(m))) => m,
         Some(Err(_)) => "an error with a long message".into(),
