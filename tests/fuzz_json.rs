@@ -18,7 +18,7 @@
     clippy::arithmetic_side_effects
 )]
 
-use mcp_retry_policy::ledger::canonical::{canonicalize, es_number, utf16_cmp};
+use mcp_retry_policy::ledger::canonical::{canonicalize, es_number};
 use mcp_retry_policy::ledger::fingerprint::{fingerprint, fingerprint_of_js_json, sha256_hex};
 use mcp_retry_policy::ledger::json::{parse, JsonError, MAX_DEPTH, MAX_TEXT_BYTES};
 use mcp_retry_policy::retry::policy::check_number;
@@ -265,7 +265,7 @@ fn reference(v: &V, out: &mut String) {
         }
         V::Obj(members) => {
             let mut sorted: Vec<&(String, V)> = members.iter().collect();
-            sorted.sort_by(|a, b| utf16_cmp(&a.0, &b.0));
+            sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16())); // RFC 8785 §3.2.3
             out.push('{');
             for (i, (k, v)) in sorted.into_iter().enumerate() {
                 if i > 0 {
