@@ -19,10 +19,12 @@
 // of its reach: a stack overflow *inside* a wasm call (a caller recursing to the brink, then calling in).
 // As a backstop, every guarded call notes the wasm's shadow stack pointer (exported by
 // scripts/export-stack-pointer.mjs) and puts it back if an exception escapes; and when no wasm frame can be
-// live (no caller code is running inside the binding's reads: `active()`), a stack pointer that is not at
-// its resting value is put back there (an escape through an entry the guards do not wrap).
+// live (no caller code is running inside the binding's reads: `state.depth === 0`), a stack pointer that is
+// not at its resting value is put back there (an escape through an entry the guards do not wrap).
 import { rangeError, typeError } from './errors.js';
-import { active } from './wasm-active.js';
+import { state } from './wasm-active.js';
+
+const AT_REST = -1; // enter()'s answer when no wasm frame is live: restore to the resting value
 
 /** Argument kinds. */
 export const ANY = 0;
@@ -39,24 +41,28 @@ const GUARDED = Symbol('mcp-retry-policy.guarded');
 export function stackGuard(exports) {
   let sp;
   let rest;
+  const init = () => {
+    sp = exports().__stack_pointer;
+    if (!(sp instanceof WebAssembly.Global)) throw new Error('mcp-retry-policy: the wasm does not export __stack_pointer (build.sh)');
+  };
   return {
+    /** Before a call; also repairs a leak from an unguarded entry, when at rest. */
     enter() {
-      if (sp === undefined) {
-        sp = exports().__stack_pointer;
-        if (!(sp instanceof WebAssembly.Global)) throw new Error('mcp-retry-policy: the wasm does not export __stack_pointer (build.sh)');
-      }
+      if (sp === undefined) init();
+      if (state.depth !== 0) return sp.value; // nested inside a wasm call: restore exactly this
       const v = sp.value;
-      if (!active()) {
-        if (rest === undefined) rest = v;
-        else if (v !== rest) {
-          sp.value = rest; // leaked by an exception that escaped an unguarded entry
-          return rest;
-        }
-      }
-      return v;
+      if (rest === undefined) rest = v;
+      else if (v !== rest) sp.value = rest; // leaked by an exception that escaped an unguarded entry
+      return AT_REST;
+    },
+    /** `enter` for the hot path: reads the stack pointer only when nested. */
+    enterFast() {
+      if (state.depth !== 0 || rest === undefined) return this.enter();
+      return AT_REST;
     },
     escaped(v) {
-      if (sp !== undefined && sp.value !== v) sp.value = v;
+      const to = v === AT_REST ? rest : v;
+      if (sp !== undefined && to !== undefined && sp.value !== to) sp.value = to;
     },
     /** Calls `fn` with the backstop. */
     call(fn, self, args) {
@@ -118,27 +124,28 @@ export function guardClass(Class, { name, tag, adopt, stack, methods = {}, gette
       throw typeError(field, `${field} is not a ${name} made by this module (got ${typeName(obj)}; a cloned, forged or foreign object cannot be used)`, 'foreign_object');
     }
     if (r.ptr === 0) throw typeError(field, `${field} is a ${name} that was freed`, 'freed');
+    // The glue passes the object's own `__wbg_ptr` to wasm: it must still be the one wasm made.
+    if (obj.__wbg_ptr !== r.ptr) throw typeError(field, `${field} is a ${name} whose internal pointer was overwritten`, 'foreign_object');
     return r;
   }
 
-  // Every object's pointer lives in `records`, not on the object: a clone carries no pointer, and a store
-  // is accepted only from the glue, right after a wasm constructor of this class (src/wasm/brand.rs).
+  // The first store of an object's pointer (the glue's, right after a wasm constructor) runs this setter:
+  // it is accepted only with the constructor's token (src/wasm/brand.rs), registered in `records`, and kept
+  // as an own data property (non-enumerable: a clone does not carry it; non-configurable: it cannot become
+  // a getter that answers differently to the check and to the glue). Later stores by anyone but `free()`
+  // are caught by `live()`, which compares it with the registered pointer.
   Object.defineProperty(P, '__wbg_ptr', {
     configurable: false,
     enumerable: false,
     get() {
-      return records.get(this)?.ptr ?? 0;
+      return 0;
     },
     set(ptr) {
-      const r = records.get(this);
-      if (ptr === 0 && internal && r !== undefined) {
-        r.ptr = 0;
-        return;
-      }
-      if (ptr === 0 || r !== undefined || !adopt(tag)) {
+      if (ptr === 0 || records.has(this) || !adopt(tag)) {
         throw typeError('this', `the pointer of a ${name} is internal to this module`, 'foreign_object');
       }
       records.set(this, { ptr, busy: 0 });
+      Object.defineProperty(this, '__wbg_ptr', { value: ptr, writable: true, enumerable: false, configurable: false });
     },
   });
 
@@ -200,10 +207,11 @@ export function guardClass(Class, { name, tag, adopt, stack, methods = {}, gette
     } catch (e) {
       stack.escaped(sp);
       // Only if an earlier exception escaped a call on this object (a stack overflow inside it) does wasm
-      // still count it borrowed and refuse: it is marked freed all the same (and its memory stays lost).
-      if (r.ptr !== 0) throw e;
+      // still count it borrowed and refuse; it is freed for JS all the same (its memory stays lost).
+      if (this.__wbg_ptr !== 0) throw e;
     } finally {
       internal = false;
+      r.ptr = 0;
     }
   }
   P.free = free;

@@ -190,7 +190,15 @@ export class RetryEngine extends WasmRetryEngine {
     try {
       const e = tryEncode(outcome);
       if (e === undefined) return super.classify(outcome);
-      return classification(STACK.call(classifyPacked, this, e), e);
+      const sp = STACK.enterFast();
+      let packed;
+      try {
+        packed = classifyPacked.call(this, e[0], e[1], e[2], e[3]);
+      } catch (err) {
+        STACK.escaped(sp);
+        throw err;
+      }
+      return classification(packed, e);
     } finally {
       self.busy--;
     }
@@ -207,7 +215,15 @@ export class RetryEngine extends WasmRetryEngine {
       const e = tryEncode(outcome);
       const s = SAFETY.get(safety);
       if (e === undefined || s === undefined) return super.record(call, outcome, safety, nowMs);
-      return decodeStep(STACK.call(recordPacked, this, [call, e[0], e[1], e[2], e[3], s, nowMs]), e);
+      const sp = STACK.enterFast();
+      let packed;
+      try {
+        packed = recordPacked.call(this, call, e[0], e[1], e[2], e[3], s, nowMs);
+      } catch (err) {
+        STACK.escaped(sp);
+        throw err;
+      }
+      return decodeStep(packed, e);
     } finally {
       self.busy--;
       c.busy--;
@@ -224,6 +240,14 @@ export class RetryEngine extends WasmRetryEngine {
     ENGINE.live(this, 'this');
     CALL.live(call, 'call');
     checkNumber(nowMs, 'nowMs');
-    return decodeAdmission(STACK.call(admitPacked, this, [call, nowMs])); // no JS runs inside: nothing to hold
+    const sp = STACK.enterFast();
+    let packed;
+    try {
+      packed = admitPacked.call(this, call, nowMs); // no JS runs inside: nothing to hold busy
+    } catch (err) {
+      STACK.escaped(sp);
+      throw err;
+    }
+    return decodeAdmission(packed);
   }
 }

@@ -11,15 +11,12 @@
 // They are also the only way the binding runs a caller's code (getters, proxy traps): so while none of them
 // is running, no wasm frame is live, and the guards may check that the shadow stack is at rest.
 let held;
-let depth = 0;
 
-/** Whether a caller's code may be running inside a wasm call right now. */
-export function active() {
-  return depth !== 0;
-}
+/** `depth`: how many of these are running; when 0, no caller code runs inside a wasm call right now. */
+export const state = { depth: 0 };
 
 export function get(object, key) {
-  depth++;
+  state.depth++;
   try {
     held = Reflect.get(object, key);
     return true;
@@ -27,12 +24,12 @@ export function get(object, key) {
     held = e;
     return false;
   } finally {
-    depth--;
+    state.depth--;
   }
 }
 
 export function ownKeys(object) {
-  depth++;
+  state.depth++;
   try {
     held = Reflect.ownKeys(object);
     return true;
@@ -40,12 +37,12 @@ export function ownKeys(object) {
     held = e;
     return false;
   } finally {
-    depth--;
+    state.depth--;
   }
 }
 
 export function has(object, key) {
-  depth++;
+  state.depth++;
   try {
     held = Reflect.has(object, key);
     return true;
@@ -53,7 +50,7 @@ export function has(object, key) {
     held = e;
     return false;
   } finally {
-    depth--;
+    state.depth--;
   }
 }
 

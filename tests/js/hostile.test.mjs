@@ -302,7 +302,11 @@ test('freed, cloned, forged and foreign objects are typed errors naming the fiel
   assert.throws(() => engine.admit(Object.assign(Object.create(CP), call), t0), typed(TypeError, 'foreign_object', 'call'));
   assert.throws(() => engine.admit({ __proto__: CP, __wbg_ptr: 8 }, t0), typed(TypeError, 'foreign_object', 'call'));
   assert.throws(() => RetryCall.__wrap(8), typed(TypeError, 'foreign_object'));
-  assert.throws(() => { call.__wbg_ptr = 8; }, typed(TypeError, 'foreign_object'));
+  const overwritten = engine.begin(t0);
+  overwritten.__wbg_ptr = 8; // a plain store: caught before the next call enters wasm
+  assert.throws(() => engine.admit(overwritten, t0), typed(TypeError, 'foreign_object', 'call'));
+  assert.throws(() => overwritten.attempts, typed(TypeError, 'foreign_object', 'this'));
+  assert.throws(() => Object.defineProperty(call, '__wbg_ptr', { get: () => 8 }), TypeError, 'it cannot become a getter');
   assert.throws(() => { Object.create(CP).__wbg_ptr = 8; }, typed(TypeError, 'foreign_object'));
   assert.throws(() => call.__destroy_into_raw(), typed(TypeError, 'internal'));
   assert.throws(() => EP.classify.call(new Proxy(engine, {}), { kind: 'timeout' }), typed(TypeError, 'foreign_object', 'this'));
