@@ -12,7 +12,7 @@ say() { printf '\033[1m[fuzz]\033[0m %s\n' "$*"; }
 
 say "native: JSON parser, RFC 8785 canonicalizer, fingerprint, boundary numbers — $FUZZ_CASES cases per target (release)"
 start=$(date +%s)
-cargo test --release --test fuzz_json -- --nocapture --test-threads=1 2>&1 | grep -E '^fuzz_json:|test result|panicked|FAILED'
+cargo test --release --test fuzz_json -- --nocapture --test-threads=1 2>&1 | grep -oE 'fuzz_json: .*|test result.*|panicked.*|FAILED.*'
 say "native done in $(( $(date +%s) - start )) s"
 
 if [ -f pkg/node.js ]; then

@@ -363,10 +363,12 @@ test('numbers are numbers: what the glue would coerce is refused, on the hot pat
   assert.throws(() => engine.recordPacked(call, 2 ** 32 + 4, 0, 0, 0, 3, t0), typed(RangeError, 'invalid_value', 'kind'));
 });
 
-test('fingerprint: boxed NaN is refused by name; boxed primitives are their primitive; limits are typed', () => {
+test('fingerprint: boxed NaN is refused by name; boxed primitives are their primitive; limits are typed', async () => {
   assert.equal(MAX_FINGERPRINT_BYTES, 16 * 1024 * 1024);
   assert.equal(rawServer.maxFingerprintBytes(), MAX_FINGERPRINT_BYTES);
-  for (const bad of [new Number(NaN), new Number(Infinity), { a: [1, new Number(-Infinity)] }, { get a() { return new Number(NaN); } }, NaN]) {
+  const { runInNewContext } = await import('node:vm');
+  const foreign = runInNewContext('new Number(NaN)'); // another realm's Number object
+  for (const bad of [new Number(NaN), new Number(Infinity), { a: [1, new Number(-Infinity)] }, { get a() { return new Number(NaN); } }, NaN, foreign, [foreign]]) {
     assert.throws(() => fingerprint(bad), typed(RangeError, 'not_finite', 'value'));
   }
   assert.notEqual(fingerprint({ a: null }), (() => { try { return fingerprint({ a: new Number(NaN) }); } catch { return 'refused'; } })());
