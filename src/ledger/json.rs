@@ -96,7 +96,7 @@ pub fn parse(text: &str) -> Result<Json<'_>, JsonError> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(JsonError::TooLarge { bytes: text.len() });
     }
-    let mut p = Parser { text, s: text.as_bytes(), i: 0 };
+    let mut p = Parser::new(text);
     p.ws();
     let v = p.value(0)?;
     p.ws();
@@ -106,28 +106,42 @@ pub fn parse(text: &str) -> Result<Json<'_>, JsonError> {
     Ok(v)
 }
 
-struct Parser<'a> {
+/// The tokenizer, shared with the streaming canonicalizer ([`super::canonical::stream`]).
+pub(super) struct Parser<'a> {
     text: &'a str,
     s: &'a [u8],
     i: usize,
 }
 
 impl<'a> Parser<'a> {
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn new(text: &'a str) -> Self {
+        Parser { text, s: text.as_bytes(), i: 0 }
+    }
+
+    /// The byte offset reached.
+    pub(super) fn at(&self) -> usize {
+        self.i
+    }
+
+    pub(super) fn at_end(&self) -> bool {
+        self.i >= self.s.len()
+    }
+
+    pub(super) fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
 
-    fn bump(&mut self) {
+    pub(super) fn bump(&mut self) {
         self.i = self.i.saturating_add(1);
     }
 
-    fn ws(&mut self) {
+    pub(super) fn ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.bump();
         }
     }
 
-    fn eat(&mut self, lit: &[u8]) -> Result<(), JsonError> {
+    pub(super) fn eat(&mut self, lit: &[u8]) -> Result<(), JsonError> {
         let end = self.i.saturating_add(lit.len());
         if self.s.get(self.i..end) == Some(lit) {
             self.i = end;
@@ -211,7 +225,7 @@ impl<'a> Parser<'a> {
         self.i.saturating_sub(start)
     }
 
-    fn number(&mut self) -> Result<&'a str, JsonError> {
+    pub(super) fn number(&mut self) -> Result<&'a str, JsonError> {
         let start = self.i;
         if self.peek() == Some(b'-') {
             self.bump();
@@ -252,7 +266,7 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
+    pub(super) fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
         self.bump(); // the opening quote
                      // The common case: no escapes, so the string is a slice of the source.
         let start = self.i;
