@@ -8,9 +8,11 @@ use std::borrow::Cow;
 /// The deepest nesting accepted. Deeper input is rejected (a recursive parser must not overflow the stack).
 pub const MAX_DEPTH: usize = 256;
 
-/// The longest JSON text accepted, and the longest canonical text written, in UTF-8 bytes (16 MiB). The
-/// parsed tree of a text this long fits comfortably in a 32-bit wasm memory (see `MAX_FINGERPRINT_BYTES`
-/// in the README for the peak memory it costs); longer input is a [`JsonError::TooLarge`], never a trap.
+/// The longest JSON text accepted, and the longest canonical text written, in UTF-8 bytes (16 MiB; the
+/// package exports it as `MAX_FINGERPRINT_BYTES`). Fingerprinting a text this long takes at most about
+/// 100 MiB of wasm memory ([`super::canonical::stream`] builds no tree; the worst shape is an object with a
+/// million keys); a parsed [`Json`] tree of it can take far more. Longer input is a [`JsonError::TooLarge`],
+/// never a trap.
 pub const MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
 
 /// A parsed JSON value, borrowing from the source text where it can (numbers always; strings without
