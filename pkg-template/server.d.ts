@@ -7,6 +7,7 @@ export {
   OutcomeUnknown,
   LEDGER_META_KEY,
   fingerprint,
+  MAX_FINGERPRINT_BYTES,
   MemoryLedgerStore,
   SqliteLedgerStore,
   D1LedgerStore,

@@ -12,6 +12,8 @@ for face in client server; do
   cargo build --quiet --lib --release --target wasm32-unknown-unknown --no-default-features --features "$face"
   wasm-bindgen --target web --weak-refs --out-dir pkg.tmp --out-name "mcp_retry_policy_$face" \
     target/wasm32-unknown-unknown/release/mcp_retry_policy.wasm
+  # Export the shadow stack pointer for the JS guards' backstop (pkg-template/guard.js), while names exist.
+  node scripts/export-stack-pointer.mjs "pkg.tmp/mcp_retry_policy_${face}_bg.wasm"
   # The features rustc enables by default for wasm32-unknown-unknown (1.82+); wasm-bindgen drops the
   # target_features section that would tell wasm-opt.
   node_modules/.bin/wasm-opt -Oz --converge --strip-debug --strip-producers \
@@ -20,6 +22,12 @@ for face in client server; do
     "pkg.tmp/mcp_retry_policy_${face}_bg.wasm" -o "pkg.tmp/mcp_retry_policy_${face}_bg.wasm"
 done
 rm -f pkg.tmp/.gitignore pkg.tmp/package.json
+# The guards import `state` from the binding's JS snippet (src/wasm/reflect.js), which wasm-bindgen writes
+# under a hashed directory (one for both faces: the same crate).
+snippet=(pkg.tmp/snippets/*/src/wasm/reflect.js)
+[ "${#snippet[@]}" -eq 1 ] && [ -f "${snippet[0]}" ] || { echo "expected one reflect.js snippet, got: ${snippet[*]}" >&2; exit 1; }
+printf "// Written by scripts/build.sh: the binding's snippet, by its hashed path.\nexport { state } from './%s';\n" \
+  "${snippet[0]#pkg.tmp/}" > pkg.tmp/wasm-active.js
 cp -R pkg-template/. pkg.tmp/
 rm -rf pkg && mv pkg.tmp pkg
 

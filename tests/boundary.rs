@@ -68,6 +68,10 @@ fn weird_values() -> Vec<JsValue> {
         "{ get x() { throw new Error('boom') } }",
         "new Proxy({}, { get() { throw new Error('trap') }, ownKeys() { throw 42 } })",
         "(() => { const o = {}; o.self = o; return o })()",
+        "(() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy })()",
+        "'x'.repeat(5000)",
+        "new Proxy({}, { get() { throw new Proxy(new Error('m'), { get() { throw 1 } }) }, ownKeys() { throw Object.defineProperty(new Error(), 'message', { get() { throw 2 } }) } })",
+        "{ get kind() { throw { message: 'm'.repeat(100000) } } }",
     ]
     .iter()
     .map(|s| js(s))
@@ -259,8 +263,8 @@ fn operation_ids_and_revisions() {
     let unique = js_sys::Set::new(&arr);
     assert_eq!(unique.size(), 200);
     assert!(ids.iter().all(|id| id.len() == 36 && id.as_bytes()[14] == b'4'));
-    assert_eq!(revision_for("2025-11-25").unwrap(), "2025-11-25");
-    assert_eq!(code_of(&revision_for("yesterday").err().unwrap()).1, "invalid_value");
+    assert_eq!(revision_for("2025-11-25".into()).unwrap(), "2025-11-25");
+    assert_eq!(code_of(&revision_for("yesterday".into()).err().unwrap()).1, "invalid_value");
 }
 
 #[wasm_bindgen_test]
@@ -311,4 +315,79 @@ fn ledger_rules_and_fingerprints_take_any_value() {
     );
     assert_eq!(code_of(&fingerprint_json(r#"{"a":1,"a":2}"#.into()).err().unwrap()).1, "duplicate_key");
     assert_eq!(code_of(&fingerprint_json("[".repeat(300).into()).err().unwrap()).1, "too_deep");
+}
+
+/// A JS exception that unwinds through wasm frames leaks the frames' shadow stack (and what they held):
+/// after a few thousand, every call traps. These are the values that used to throw through wasm (a
+/// revoked Proxy in `Array.isArray`; a hostile thrown value's `message` getter; a non-string where `&str`
+/// was taken) — called directly on the Rust exports, without the JS layer's guards — 20 000 times each,
+/// then a good call.
+#[wasm_bindgen_test]
+fn hostile_values_never_unwind_through_wasm() {
+    use mcp_retry_policy::wasm::{fingerprint_json, LedgerRules};
+    let revoked = js("(() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy })()");
+    let hostile_throw = js("new Proxy({}, { get() { throw new Proxy(new Error('m'), { get() { throw 1 } }) } })");
+    let not_a_string = js("({ length: 100000, slice() { throw new TypeError('no') } })");
+    let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 4 }")).unwrap();
+    let rules = LedgerRules::new(JsValue::UNDEFINED).unwrap();
+    let call = engine.begin(0.0).unwrap();
+    let expect = |r: Result<JsValue, JsValue>, what: &str, code: &str, field: &str| {
+        let e = r.err().unwrap_or_else(|| panic!("{what} accepted"));
+        let (_, c, f) = code_of(&e);
+        assert_eq!((c.as_str(), f.as_str()), (code, field), "{what}");
+    };
+    for _ in 0..20_000 {
+        expect(
+            RetryEngine::new(revoked.clone(), JsValue::UNDEFINED).map(JsValue::from),
+            "policy",
+            "unreadable",
+            "policy",
+        );
+        expect(
+            RetryEngine::new(js("{ budget: 1 }"), revoked.clone()).map(JsValue::from),
+            "options",
+            "invalid_type",
+            "budget",
+        );
+        expect(engine.classify(revoked.clone()), "classify", "unreadable", "outcome");
+        expect(engine.classify(hostile_throw.clone()), "classify", "unreadable", "outcome.kind");
+        expect(engine.record(&call, revoked.clone(), "unsafe".into(), 1.0), "record", "unreadable", "outcome");
+        expect(engine.safety(revoked.clone(), JsValue::UNDEFINED).map(JsValue::from), "safety", "unreadable", "tool");
+        expect(revision_for(not_a_string.clone()).map(JsValue::from), "revisionFor", "invalid_type", "protocolVersion");
+        expect(rules.admit(revoked.clone(), "fp".into(), 0.0), "admit", "unreadable", "record");
+        expect(LedgerRules::new(revoked.clone()).map(JsValue::from), "LedgerRules", "unreadable", "options");
+        expect(fingerprint_json(revoked.clone()).map(JsValue::from), "fingerprintJson", "invalid_type", "value");
+    }
+    let tool = js("{ annotations: { readOnlyHint: true } }");
+    assert_eq!(engine.safety(tool, js("{ trusted: true }")).unwrap(), "read_only");
+    engine.admit(&call, 1.0).unwrap();
+    let step = engine.record(&call, js("{ kind: 'timeout' }"), "read_only".into(), 2.0).unwrap();
+    assert_eq!(get(&get(&step, "decision"), "action").as_string().as_deref(), Some("retry"));
+    assert!(get(&rules.claim(JsValue::NULL, "fp".into(), 1.0).unwrap(), "version").as_f64().is_some());
+}
+
+#[wasm_bindgen_test]
+fn long_strings_are_refused_before_they_are_copied() {
+    let engine = RetryEngine::new(JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    let long = js("'a'.repeat(1025)");
+    let e = engine.classify(js("{ kind: 'a'.repeat(1025) }")).err().unwrap();
+    assert_eq!(code_of(&e), ("RangeError".into(), "too_long".into(), "outcome.kind".into()));
+    let e = engine.set_protocol_version(long.clone()).err().unwrap();
+    assert_eq!(code_of(&e), ("RangeError".into(), "too_long".into(), "protocolVersion".into()));
+    let e = revision_for(long).err().unwrap();
+    assert_eq!(code_of(&e), ("RangeError".into(), "too_long".into(), "protocolVersion".into()));
+    // A key too long to be one we know is an unknown option.
+    let e = engine.classify(js("{ kind: 'timeout', ['k'.repeat(5000)]: 1 }")).err().unwrap();
+    assert_eq!(code_of(&e).1, "unknown_option");
+    use mcp_retry_policy::wasm::{fingerprint_json, is_valid_operation_id, max_fingerprint_bytes};
+    assert!(!is_valid_operation_id(js("'a'.repeat(129)")));
+    assert!(is_valid_operation_id(js("'a'.repeat(128)")));
+    let max = max_fingerprint_bytes();
+    assert_eq!(max, 16.0 * 1024.0 * 1024.0);
+    let e = fingerprint_json(js(&format!("'\"' + 'a'.repeat({}) + '\"'", max - 1.0))).err().unwrap();
+    assert_eq!(code_of(&e), ("RangeError".into(), "too_large".into(), "value".into()));
+    // At the limit it works; a non-ASCII text within the limit in code units but over it in bytes does not.
+    assert_eq!(fingerprint_json(js(&format!("'\"' + 'a'.repeat({}) + '\"'", max - 2.0))).unwrap().len(), 64);
+    let e = fingerprint_json(js(&format!("'\"' + 'é'.repeat({}) + '\"'", max / 2.0))).err().unwrap();
+    assert_eq!(code_of(&e).1, "too_large");
 }

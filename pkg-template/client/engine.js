@@ -2,7 +2,53 @@
 // cross the boundary once, and decode one packed number (see src/wasm/packed.rs) — no object traffic
 // through wasm. Anything unusual (an unknown kind, a stray key, a getter, a wrong type) goes to the wasm's
 // own object reader, which validates it and throws the typed error; the results are identical.
-import { RetryEngine as WasmRetryEngine, RetryCall } from '../mcp_retry_policy_client.js';
+// The generated classes are guarded in place first (../guard.js): a freed, cloned or foreign engine or call,
+// or a number parameter that is not a number, is a typed error before anything enters wasm.
+import {
+  RetryEngine as WasmRetryEngine,
+  RetryCall,
+  __adopt,
+  initSync,
+  newOperationId as rawNewOperationId,
+  revisionFor as rawRevisionFor,
+} from '../mcp_retry_policy_client.js';
+import { ANY, NUMBER, U32, checkNumber, guardClass, guardFunction, stackGuard } from '../guard.js';
+
+const STACK = stackGuard(() => initSync()); // initialized by then: initSync() returns the exports
+const CALL = guardClass(RetryCall, {
+  name: 'RetryCall',
+  tag: 2, // src/wasm/brand.rs
+  adopt: __adopt,
+  stack: STACK,
+  getters: ['attempts', 'deadlineMs', 'maybeDelivered'],
+});
+const ENGINE = guardClass(WasmRetryEngine, {
+  name: 'RetryEngine',
+  tag: 1,
+  adopt: __adopt,
+  stack: STACK,
+  methods: {
+    classify: [['outcome', ANY]],
+    safety: [['tool', ANY], ['options', ANY]],
+    setProtocolVersion: [['protocolVersion', ANY]],
+    begin: [['nowMs', NUMBER]],
+    admit: [['call', CALL], ['nowMs', NUMBER]],
+    record: [['call', CALL], ['outcome', ANY], ['safety', ANY], ['nowMs', NUMBER]],
+    recordPacked: [['call', CALL], ['kind', U32], ['a', NUMBER], ['b', NUMBER], ['c', NUMBER], ['safety', U32], ['nowMs', NUMBER]],
+    classifyPacked: [['kind', U32], ['a', NUMBER], ['b', NUMBER], ['c', NUMBER]],
+    admitPacked: [['call', CALL], ['nowMs', NUMBER]],
+  },
+  getters: ['policy', 'revision', 'budgetTokens', 'breakerState'],
+});
+const { classifyPacked, recordPacked, admitPacked } = ENGINE.raw;
+// The static codeTables() too (no object to check; the stack backstop only).
+const rawCodeTables = WasmRetryEngine.codeTables;
+WasmRetryEngine.codeTables = guardFunction(STACK, rawCodeTables);
+
+/** A fresh operation id (UUID v4 from secure randomness). */
+export const newOperationId = guardFunction(STACK, rawNewOperationId);
+/** The revision a negotiated `protocolVersion` behaves as. */
+export const revisionFor = guardFunction(STACK, rawRevisionFor);
 
 let tables;
 const T = () => (tables ??= WasmRetryEngine.codeTables());
@@ -25,14 +71,18 @@ const bool = (v) => (v === undefined ? 0 : v === true ? 1 : v === false ? 0 : Na
 const ms = (v) => (v === undefined ? -1 : typeof v === 'number' && (v >= 0 || Number.isNaN(v)) ? v : NaN);
 const sent = (v) => (v === 'no' ? 0 : v === 'maybe' ? 1 : NaN);
 
-/** [kind, a, b, c] for a plain, well-formed outcome; undefined for anything the wasm should judge. */
+/**
+ * [kind, a, b, c] for a plain, well-formed outcome; undefined for anything the wasm should judge. Each field
+ * is read once (a getter may answer differently twice) and numbers must be numbers (no coercion).
+ */
 function encode(o) {
   if (o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
-  const keys = KEYS[o.kind];
-  if (!keys || !Object.hasOwn(KEYS, o.kind)) return undefined;
+  const kind = o.kind;
+  if (typeof kind !== 'string' || !Object.hasOwn(KEYS, kind)) return undefined;
+  const keys = KEYS[kind];
   for (const k in o) if (!keys.includes(k)) return undefined;
   let e;
-  switch (o.kind) {
+  switch (kind) {
     case 'result':
       e = [0, bool(o.isError), RESULT_TYPES.get(o.resultType) ?? NaN, 0];
       break;
@@ -61,14 +111,13 @@ function encode(o) {
       return undefined;
   }
   // A missing required field or a value of the wrong type: let the wasm name it.
-  if ((o.kind === 'jsonrpc_error' || o.kind === 'http') && Number.isNaN(e[1])) return undefined;
   if (Number.isNaN(e[1]) || Number.isNaN(e[2]) || Number.isNaN(e[3])) return undefined;
   return e;
 }
 
-function retryAfterOf(o) {
-  const v = o.kind === 'stream_broken' ? o.retryMs : o.kind === 'http' || o.kind === 'ledger' ? o.retryAfterMs : undefined;
-  return v === undefined ? undefined : Math.floor(v);
+/** The outcome's Retry-After as encoded (b is the wait for http, stream_broken and ledger; -1 when absent). */
+function retryAfterOf(e) {
+  return (e[0] === 2 || e[0] === 5 || e[0] === 7) && e[2] >= 0 ? Math.floor(e[2]) : undefined;
 }
 
 function decision(meta, delay) {
@@ -85,22 +134,22 @@ function transition(code) {
   return { from, to };
 }
 
-function classification(meta, outcome) {
+function classification(meta, e) {
   const t = T();
   const cause = (meta >> 17) & 63;
   return {
     verdict: t.verdicts[(meta >> 12) & 7],
     delivery: t.deliveries[(meta >> 15) & 3],
     recover: t.causeRecovers[cause],
-    retryAfterMs: retryAfterOf(outcome),
+    retryAfterMs: retryAfterOf(e),
     cause: t.causes[cause],
   };
 }
 
-function decodeStep(packed, outcome) {
+function decodeStep(packed, e) {
   const meta = packed % SHIFT;
   return {
-    classification: classification(meta, outcome),
+    classification: classification(meta, e),
     decision: decision(meta, (packed - meta) / SHIFT),
     breaker: transition((meta >> 23) & 7),
   };
@@ -124,21 +173,61 @@ function tryEncode(outcome) {
 }
 
 export class RetryEngine extends WasmRetryEngine {
+  constructor(policy, options) {
+    const sp = STACK.enter();
+    try {
+      super(policy, options);
+    } catch (e) {
+      STACK.escaped(sp);
+      throw e;
+    }
+  }
+
   /** Classifies one attempt's outcome under the engine's revision. Changes nothing. */
   classify(outcome) {
-    const e = tryEncode(outcome);
-    if (e === undefined) return super.classify(outcome);
-    return classification(this.classifyPacked(e[0], e[1], e[2], e[3]), outcome);
+    const self = ENGINE.live(this, 'this');
+    self.busy++; // reading the outcome may run a getter, which must not free this engine
+    try {
+      const e = tryEncode(outcome);
+      if (e === undefined) return super.classify(outcome);
+      const sp = STACK.enterFast();
+      let packed;
+      try {
+        packed = classifyPacked.call(this, e[0], e[1], e[2], e[3]);
+      } catch (err) {
+        STACK.escaped(sp);
+        throw err;
+      }
+      return classification(packed, e);
+    } finally {
+      self.busy--;
+    }
   }
 
   /** Records how an attempt of `call` ended and decides what comes next. */
   record(call, outcome, safety, nowMs) {
-    const e = tryEncode(outcome);
-    const s = SAFETY.get(safety);
-    if (e === undefined || s === undefined || typeof nowMs !== 'number' || !(call instanceof RetryCall)) {
-      return super.record(call, outcome, safety, nowMs);
+    const self = ENGINE.live(this, 'this');
+    const c = CALL.live(call, 'call');
+    checkNumber(nowMs, 'nowMs');
+    self.busy++;
+    c.busy++;
+    try {
+      const e = tryEncode(outcome);
+      const s = SAFETY.get(safety);
+      if (e === undefined || s === undefined) return super.record(call, outcome, safety, nowMs);
+      const sp = STACK.enterFast();
+      let packed;
+      try {
+        packed = recordPacked.call(this, call, e[0], e[1], e[2], e[3], s, nowMs);
+      } catch (err) {
+        STACK.escaped(sp);
+        throw err;
+      }
+      return decodeStep(packed, e);
+    } finally {
+      self.busy--;
+      c.busy--;
     }
-    return decodeStep(this.recordPacked(call, e[0], e[1], e[2], e[3], s, nowMs), outcome);
   }
 
   /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */
@@ -148,7 +237,17 @@ export class RetryEngine extends WasmRetryEngine {
 
   /** Asks to send the next attempt of `call` at `nowMs`. */
   admit(call, nowMs) {
-    if (typeof nowMs !== 'number' || !(call instanceof RetryCall)) return super.admit(call, nowMs);
-    return decodeAdmission(this.admitPacked(call, nowMs));
+    ENGINE.live(this, 'this');
+    CALL.live(call, 'call');
+    checkNumber(nowMs, 'nowMs');
+    const sp = STACK.enterFast();
+    let packed;
+    try {
+      packed = admitPacked.call(this, call, nowMs); // no JS runs inside: nothing to hold busy
+    } catch (err) {
+      STACK.escaped(sp);
+      throw err;
+    }
+    return decodeAdmission(packed);
   }
 }

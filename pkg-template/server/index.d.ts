@@ -117,5 +117,11 @@ export type LedgerMeta =
   | { status: 'in_progress'; operationId: string; retryAfterMs: number }
   | { status: 'conflict' | 'unknown'; operationId: string }
   | { status: 'result_not_stored'; state: 'succeeded' | 'failed'; operationId?: string; reason: string };
-/** RFC 8785 canonical JSON + SHA-256, hex. */
+/**
+ * RFC 8785 canonical JSON + SHA-256, hex. Throws `RangeError` (`not_finite`: NaN or ±Infinity, boxed too;
+ * `too_deep`; `too_large`: over MAX_FINGERPRINT_BYTES) or `TypeError` (`invalid_type`: cycles, BigInt,
+ * `undefined`), each with `code` and `field: 'value'`.
+ */
 export declare function fingerprint(value: unknown): string;
+/** The longest canonical JSON text `fingerprint` takes, in UTF-8 bytes: 16 MiB. */
+export declare const MAX_FINGERPRINT_BYTES: number;

@@ -4,7 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use super::canonical::{self, EsNumbers, NumberFormat, Sink, Verbatim};
-use super::json::{parse, JsonError};
+use super::json::JsonError;
 
 /// Feeds the hasher in blocks: the canonical writer emits many tiny pieces, and each `update` has a cost.
 struct Hasher {
@@ -40,9 +40,8 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn fingerprint_with(text: &str, numbers: &dyn NumberFormat) -> Result<String, JsonError> {
-    let v = parse(text)?;
     let mut h = Hasher { sha: Sha256::new(), buf: Vec::with_capacity(BLOCK) };
-    canonical::write(&v, numbers, &mut h)?;
+    canonical::stream(text, numbers, &mut h)?; // no tree: about twice the text's length at most
     h.sha.update(&h.buf);
     Ok(hex(&h.sha.finalize()))
 }

@@ -8,6 +8,13 @@ use std::borrow::Cow;
 /// The deepest nesting accepted. Deeper input is rejected (a recursive parser must not overflow the stack).
 pub const MAX_DEPTH: usize = 256;
 
+/// The longest JSON text accepted, and the longest canonical text written, in UTF-8 bytes (16 MiB; the
+/// package exports it as `MAX_FINGERPRINT_BYTES`). Fingerprinting a text this long takes at most about
+/// 100 MiB of wasm memory ([`super::canonical::stream`] builds no tree; the worst shape is an object with a
+/// million keys); a parsed [`Json`] tree of it can take far more. Longer input is a [`JsonError::TooLarge`],
+/// never a trap.
+pub const MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
+
 /// A parsed JSON value, borrowing from the source text where it can (numbers always; strings without
 /// escapes). Object members keep their order of appearance; numbers keep their text.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +53,11 @@ pub enum JsonError {
     DuplicateKey(String),
     /// A number that is not finite once parsed (e.g. `1e400`).
     NumberOutOfRange(String),
+    /// The text, or its canonical form, is longer than [`MAX_TEXT_BYTES`].
+    TooLarge {
+        /// How many bytes were seen when the limit was passed (at least `MAX_TEXT_BYTES + 1`).
+        bytes: usize,
+    },
 }
 
 impl JsonError {
@@ -57,6 +69,7 @@ impl JsonError {
             JsonError::LoneSurrogate { .. } => "lone_surrogate",
             JsonError::DuplicateKey(_) => "duplicate_key",
             JsonError::NumberOutOfRange(_) => "number_out_of_range",
+            JsonError::TooLarge { .. } => "too_large",
         }
     }
 }
@@ -71,6 +84,9 @@ impl fmt::Display for JsonError {
                 write!(f, "the key {} appears twice in one object", crate::retry::policy::Quoted(k))
             }
             JsonError::NumberOutOfRange(n) => write!(f, "the number {n} is out of the range of a double"),
+            JsonError::TooLarge { bytes } => {
+                write!(f, "the JSON text is {bytes} bytes or more, longer than the limit of {MAX_TEXT_BYTES} bytes")
+            }
         }
     }
 }
@@ -79,7 +95,10 @@ impl std::error::Error for JsonError {}
 
 /// Parses one JSON text (surrounding whitespace allowed).
 pub fn parse(text: &str) -> Result<Json<'_>, JsonError> {
-    let mut p = Parser { text, s: text.as_bytes(), i: 0 };
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(JsonError::TooLarge { bytes: text.len() });
+    }
+    let mut p = Parser::new(text);
     p.ws();
     let v = p.value(0)?;
     p.ws();
@@ -89,28 +108,42 @@ pub fn parse(text: &str) -> Result<Json<'_>, JsonError> {
     Ok(v)
 }
 
-struct Parser<'a> {
+/// The tokenizer, shared with the streaming canonicalizer ([`super::canonical::stream`]).
+pub(super) struct Parser<'a> {
     text: &'a str,
     s: &'a [u8],
     i: usize,
 }
 
 impl<'a> Parser<'a> {
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn new(text: &'a str) -> Self {
+        Parser { text, s: text.as_bytes(), i: 0 }
+    }
+
+    /// The byte offset reached.
+    pub(super) fn at(&self) -> usize {
+        self.i
+    }
+
+    pub(super) fn at_end(&self) -> bool {
+        self.i >= self.s.len()
+    }
+
+    pub(super) fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
 
-    fn bump(&mut self) {
+    pub(super) fn bump(&mut self) {
         self.i = self.i.saturating_add(1);
     }
 
-    fn ws(&mut self) {
+    pub(super) fn ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.bump();
         }
     }
 
-    fn eat(&mut self, lit: &[u8]) -> Result<(), JsonError> {
+    pub(super) fn eat(&mut self, lit: &[u8]) -> Result<(), JsonError> {
         let end = self.i.saturating_add(lit.len());
         if self.s.get(self.i..end) == Some(lit) {
             self.i = end;
@@ -194,7 +227,7 @@ impl<'a> Parser<'a> {
         self.i.saturating_sub(start)
     }
 
-    fn number(&mut self) -> Result<&'a str, JsonError> {
+    pub(super) fn number(&mut self) -> Result<&'a str, JsonError> {
         let start = self.i;
         if self.peek() == Some(b'-') {
             self.bump();
@@ -235,7 +268,7 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
+    pub(super) fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
         self.bump(); // the opening quote
                      // The common case: no escapes, so the string is a slice of the source.
         let start = self.i;

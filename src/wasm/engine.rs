@@ -7,8 +7,8 @@ use wasm_bindgen::prelude::*;
 use super::error::{plain_error, range_error};
 use super::outcome::{admission_to_js, classification_to_js, read_outcome, step_to_js};
 use super::policy::{read_options, to_js};
-use super::read::{time_ms, Fields};
-use super::{random, JsResult};
+use super::read::{name_string, time_ms, Fields};
+use super::{brand, random, JsResult};
 use crate::retry::policy::{check_number, Quoted};
 use crate::retry::{classify_under, safety, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts};
 
@@ -88,15 +88,16 @@ pub struct RetryCall {
 }
 
 impl State {
-    /// 64 random bits for jitter: from the seeded generator, seeded from `getrandom` on first use.
-    fn next_random(&mut self) -> JsResult<u64> {
-        if let Some(rng) = self.rng.as_mut() {
-            return Ok(rng.next_u64());
+    /// 64 random bits for jitter from the seeded generator, seeded with `fresh_seed` on first use (drawn by
+    /// [`RetryEngine::seed_if_needed`] before the state was borrowed: no JS runs while it is).
+    fn next_random(&mut self, fresh_seed: Option<u64>) -> JsResult<u64> {
+        if self.rng.is_none() {
+            self.rng = fresh_seed.map(SplitMix64::new);
         }
-        let mut rng = SplitMix64::new(random::seed()?);
-        let r = rng.next_u64();
-        self.rng = Some(rng);
-        Ok(r)
+        self.rng
+            .as_mut()
+            .map(SplitMix64::next_u64)
+            .ok_or_else(|| plain_error("no_randomness", "", "no random seed was drawn for this engine's jitter"))
     }
 }
 
@@ -125,7 +126,7 @@ fn revision_name(r: Option<Revision>) -> String {
 }
 
 fn read_safety(value: &JsValue) -> JsResult<Safety> {
-    let Some(s) = value.as_string() else {
+    let Some(s) = name_string("safety", value)? else {
         return Err(super::error::type_error("invalid_type", "safety", "safety must be a string"));
     };
     s.parse().map_err(|()| {
@@ -135,6 +136,19 @@ fn read_safety(value: &JsValue) -> JsResult<Safety> {
             &format!("safety must be one of read_only, idempotent, keyed, unsafe, got {}", Quoted(&s)),
         )
     })
+}
+
+impl RetryEngine {
+    /// A seed from `getrandom` if the jitter generator has none yet. Drawn before the state is borrowed, so
+    /// that no JS (an import) runs while a borrow is held: if a JS exception ever unwound through wasm
+    /// frames (a stack overflow inside the call), a borrow left held would lock this engine for good.
+    fn seed_if_needed(&self) -> JsResult<Option<u64>> {
+        if self.inner.try_borrow().map_err(|_| busy())?.rng.is_none() {
+            Ok(Some(random::seed()?))
+        } else {
+            Ok(None)
+        }
+    }
 }
 
 #[wasm_bindgen]
@@ -157,16 +171,18 @@ impl RetryEngine {
             }
             f.finish()?;
         }
-        Ok(RetryEngine {
+        let engine = RetryEngine {
             inner: RefCell::new(State { engine: Engine::new(policy), rng: seed.map(SplitMix64::new), revision }),
-        })
+        };
+        brand::constructed(brand::ENGINE); // the last step: no JS runs between here and the glue's store
+        Ok(engine)
     }
 
     /// The validated policy.
     #[wasm_bindgen(getter, unchecked_return_type = "Policy")]
     pub fn policy(&self) -> JsResult<JsValue> {
-        let st = self.inner.try_borrow().map_err(|_| busy())?;
-        Ok(to_js(st.engine.policy()))
+        let policy = *self.inner.try_borrow().map_err(|_| busy())?.engine.policy();
+        Ok(to_js(&policy))
     }
 
     /// The MCP revision the server speaks.
@@ -179,7 +195,7 @@ impl RetryEngine {
     /// revisions behave like the older one). Returns the revision used.
     #[wasm_bindgen(js_name = setProtocolVersion, unchecked_return_type = "Revision")]
     pub fn set_protocol_version(&self, protocol_version: JsValue) -> JsResult<String> {
-        let v = protocol_version.as_string().ok_or_else(|| {
+        let v = name_string("protocolVersion", &protocol_version)?.ok_or_else(|| {
             super::error::type_error("invalid_type", "protocolVersion", "protocolVersion must be a string")
         })?;
         let r = Revision::from_protocol_version(&v).ok_or_else(|| {
@@ -235,14 +251,13 @@ impl RetryEngine {
             if let Some(mut schema) = Fields::new(&t.get("inputSchema")?, "tool.inputSchema", "tool.inputSchema")? {
                 let props = schema.get("properties")?;
                 if props.is_object() {
-                    facts.declares_operation_id =
-                        js_sys::Reflect::has(&props, &JsValue::from_str(&arg)).map_err(|_| {
-                            super::error::type_error(
-                                "unreadable",
-                                "tool.inputSchema.properties",
-                                "tool.inputSchema.properties could not be read",
-                            )
-                        })?;
+                    facts.declares_operation_id = super::read::has(&props, &arg).map_err(|_| {
+                        super::error::type_error(
+                            "unreadable",
+                            "tool.inputSchema.properties",
+                            "tool.inputSchema.properties could not be read",
+                        )
+                    })?;
                 }
             }
         }
@@ -253,7 +268,9 @@ impl RetryEngine {
     pub fn begin(&self, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<RetryCall> {
         let now = time_ms("nowMs", now_ms)?;
         let st = self.inner.try_borrow().map_err(|_| busy())?;
-        Ok(RetryCall { state: RefCell::new(st.engine.begin(now)) })
+        let call = RetryCall { state: RefCell::new(st.engine.begin(now)) };
+        brand::constructed(brand::CALL);
+        Ok(call)
     }
 
     /// Asks to send the next attempt of `call` at `nowMs`: `{ admitted: true, attempt, timeoutMs }` or
@@ -261,9 +278,12 @@ impl RetryEngine {
     #[wasm_bindgen(unchecked_return_type = "Admission")]
     pub fn admit(&self, call: &RetryCall, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<JsValue> {
         let now = time_ms("nowMs", now_ms)?;
-        let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
-        let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-        Ok(admission_to_js(&st.engine.admit(&mut c, now)))
+        let admission = {
+            let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
+            let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
+            st.engine.admit(&mut c, now)
+        };
+        Ok(admission_to_js(&admission)) // the borrows are released before any JS runs
     }
 
     /// Records how an attempt of `call` ended and decides what comes next.
@@ -279,12 +299,15 @@ impl RetryEngine {
         let outcome = read_outcome(&outcome)?;
         let safety = read_safety(&safety)?;
         let now = time_ms("nowMs", now_ms)?;
-        let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
-        let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-        let random = st.next_random()?;
-        let revision = st.revision;
-        let step = st.engine.record(&mut c, &outcome, safety, revision, now, random);
-        Ok(step_to_js(&step))
+        let seed = self.seed_if_needed()?;
+        let step = {
+            let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
+            let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
+            let random = st.next_random(seed)?;
+            let revision = st.revision;
+            st.engine.record(&mut c, &outcome, safety, revision, now, random)
+        };
+        Ok(step_to_js(&step)) // the borrows are released before any JS runs
     }
 
     /// The hot path of `record` (see `packed.rs`): the outcome as a kind code and three numbers, the safety
@@ -304,9 +327,10 @@ impl RetryEngine {
         let outcome = super::packed::unpack_outcome(kind, a, b, c)?;
         let safety = super::packed::unpack_safety(safety)?;
         let now = time_ms("nowMs", now_ms)?;
+        let seed = self.seed_if_needed()?;
         let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
         let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-        let random = st.next_random()?;
+        let random = st.next_random(seed)?;
         let revision = st.revision;
         Ok(super::packed::pack_step(&st.engine.record(&mut c, &outcome, safety, revision, now, random)))
     }
@@ -382,13 +406,18 @@ pub fn new_operation_id() -> JsResult<String> {
 }
 
 /// The revision a negotiated `protocolVersion` behaves as, or throws for a string that is not a date.
+/// Takes any value (not `&str`: wasm-bindgen's glue would call a non-string's `length` and `slice`, and
+/// copy whatever they claim into wasm memory) and refuses a non-string with a `TypeError`.
 #[wasm_bindgen(js_name = revisionFor, unchecked_return_type = "Revision")]
-pub fn revision_for(protocol_version: &str) -> JsResult<String> {
-    Revision::from_protocol_version(protocol_version).map(|r| r.as_str().to_owned()).ok_or_else(|| {
+pub fn revision_for(#[wasm_bindgen(unchecked_param_type = "string")] protocol_version: JsValue) -> JsResult<String> {
+    let v = name_string("protocolVersion", &protocol_version)?.ok_or_else(|| {
+        super::error::type_error("invalid_type", "protocolVersion", "protocolVersion must be a string")
+    })?;
+    Revision::from_protocol_version(&v).map(|r| r.as_str().to_owned()).ok_or_else(|| {
         range_error(
             "invalid_value",
             "protocolVersion",
-            &format!("protocolVersion must be a YYYY-MM-DD date, got {}", Quoted(protocol_version)),
+            &format!("protocolVersion must be a YYYY-MM-DD date, got {}", Quoted(&v)),
         )
     })
 }

@@ -5,11 +5,11 @@ use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::error::{range_error, type_error};
-use super::read::{ms, set, time_ms, Fields};
-use super::JsResult;
+use super::read::{ms, name_string, set, string_len, time_ms, Fields};
+use super::{brand, JsResult};
 use crate::ledger::{
     admit, claim, fingerprint_of_js_json, finish, release, valid_operation_id, Admission, LedgerConfig, Record,
-    RecordState, ReleaseRefusal,
+    RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
 };
 use crate::retry::policy::{check_number, Quoted, MAX_DURATION_MS};
 
@@ -87,7 +87,8 @@ fn read_record(value: &JsValue) -> JsResult<Option<Record>> {
 }
 
 fn read_fingerprint(v: &JsValue) -> JsResult<String> {
-    v.as_string().ok_or_else(|| type_error("invalid_type", "fingerprint", "fingerprint must be a string"))
+    name_string("fingerprint", v)?
+        .ok_or_else(|| type_error("invalid_type", "fingerprint", "fingerprint must be a string"))
 }
 
 #[wasm_bindgen]
@@ -109,7 +110,9 @@ impl LedgerRules {
             f.finish()?;
         }
         let config = LedgerConfig::new(ttl_ms, lease_ms).map_err(|e| range_error(e.code(), "ttlMs", &e.to_string()))?;
-        Ok(LedgerRules { config })
+        let rules = LedgerRules { config };
+        brand::constructed(brand::RULES); // the last step: no JS runs between here and the glue's store
+        Ok(rules)
     }
 
     /// What to do with a write of `fingerprint` at `nowMs`, given the stored record (or `undefined`).
@@ -155,7 +158,7 @@ impl LedgerRules {
         #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
     ) -> JsResult<JsValue> {
         let claimed = read_record(&claimed)?.ok_or_else(|| type_error("missing", "record", "record is required"))?;
-        let s = state.as_string().unwrap_or_default();
+        let s = name_string("state", &state)?.unwrap_or_default();
         let state = match s.parse() {
             Ok(RecordState::Pending | RecordState::Released) | Err(()) => {
                 return Err(range_error(
@@ -210,8 +213,13 @@ impl LedgerRules {
 /// from the package, which serializes for you and rejects NaN, ±Infinity and cycles.
 #[wasm_bindgen(js_name = fingerprintJson)]
 pub fn fingerprint_json(text: JsValue) -> JsResult<String> {
-    let text =
-        text.as_string().ok_or_else(|| type_error("invalid_type", "value", "fingerprintJson needs the JSON text"))?;
+    // Measured before it is copied: a UTF-16 code unit is at least one UTF-8 byte.
+    let len =
+        string_len(&text).ok_or_else(|| type_error("invalid_type", "value", "fingerprintJson needs the JSON text"))?;
+    if usize::try_from(len).map_or(true, |len| len > MAX_TEXT_BYTES) {
+        return Err(too_large(len));
+    }
+    let text = text.as_string().unwrap_or_default();
     fingerprint_of_js_json(&text)
         .map_err(|e| range_error(e.code(), "value", &format!("cannot fingerprint this value: {e}")))
 }
@@ -219,5 +227,21 @@ pub fn fingerprint_json(text: JsValue) -> JsResult<String> {
 /// Whether an operation id has the accepted form: 8–128 characters of `A–Z a–z 0–9 - _ . :`.
 #[wasm_bindgen(js_name = isValidOperationId)]
 pub fn is_valid_operation_id(id: JsValue) -> bool {
-    id.as_string().is_some_and(|s| valid_operation_id(&s))
+    // Measured first: a long string is not an id and is not copied.
+    string_len(&id).is_some_and(|len| len <= 128) && id.as_string().is_some_and(|s| valid_operation_id(&s))
+}
+
+fn too_large(len: impl core::fmt::Display) -> JsValue {
+    range_error(
+        "too_large",
+        "value",
+        &format!("cannot fingerprint this value: its JSON text ({len}) is longer than {MAX_TEXT_BYTES} bytes"),
+    )
+}
+
+/// The most canonical JSON text a fingerprint takes, in UTF-8 bytes (16 MiB); the package exports it as
+/// `MAX_FINGERPRINT_BYTES`.
+#[wasm_bindgen(js_name = maxFingerprintBytes)]
+pub fn max_fingerprint_bytes() -> f64 {
+    MAX_TEXT_BYTES as f64
 }

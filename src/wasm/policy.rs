@@ -4,9 +4,9 @@
 use js_sys::Object;
 use wasm_bindgen::JsValue;
 
-use super::read::{ms, set, type_name, Fields};
+use super::read::{check_object, ms, set, Fields};
 use super::JsResult;
-use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyError, PolicyErrorKind, Section};
+use crate::retry::policy::{BreakerOptions, BudgetOptions, Section};
 use crate::retry::{Policy, PolicyOptions};
 
 /// Reads `value` (undefined, or an object) as policy options.
@@ -53,12 +53,8 @@ fn section<T>(
         Some(true) => return Ok(Section::Default),
         None => {}
     }
-    if !value.is_undefined() && (!value.is_object() || js_sys::Array::is_array(value)) {
-        return Err(PolicyError {
-            field: name.into(),
-            kind: PolicyErrorKind::WrongType { expected: "an object or false", got: type_name(value) },
-        }
-        .into());
+    if !value.is_undefined() {
+        check_object(value, name, "an object or false")?;
     }
     match Fields::new(value, name, name)? {
         None => Ok(Section::Default),

@@ -1,26 +1,137 @@
 //! Reading JS values defensively: every property read catches, every type is checked, unknown keys are
-//! reported by name.
+//! reported by name, and no JS exception can cross a wasm frame: every import used here either catches
+//! (`reflect.js`, `Array.isArray`, `Reflect.set` on fresh objects) or cannot throw (`typeof`, a string primitive's
+//! `length`).
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{JsString, Object, Reflect};
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::error::type_error;
+use super::error::{range_error, type_error};
 use super::JsResult;
 use crate::retry::policy::{check_number, PolicyError, PolicyErrorKind};
 
-/// `typeof value`, with `null` and arrays named as such.
+#[wasm_bindgen]
+extern "C" {
+    /// `Array.isArray`, catching: it throws on a revoked Proxy (js-sys's binding does not catch). Its
+    /// result is a `bool`, so a catch leaks nothing (see `reflect.js` for the imports that would).
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn is_array_catching(value: &JsValue) -> Result<bool, JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/wasm/reflect.js")]
+extern "C" {
+    /// `Reflect.get`, never throwing: `true` when it returned, `false` when it threw; then [`taken`].
+    #[wasm_bindgen(js_name = get)]
+    fn reflect_get(object: &JsValue, key: &JsValue) -> bool;
+    /// `Reflect.ownKeys`, never throwing, like [`reflect_get`].
+    #[wasm_bindgen(js_name = ownKeys)]
+    fn reflect_own_keys(object: &JsValue) -> bool;
+    /// `Reflect.has`, never throwing, like [`reflect_get`].
+    #[wasm_bindgen(js_name = has)]
+    fn reflect_has(object: &JsValue, key: &JsValue) -> bool;
+    /// The value (or what was thrown) of the last `get`/`ownKeys`.
+    fn taken() -> JsValue;
+}
+
+/// `Reflect.get(object, key)`: the value, or what was thrown (a getter, a proxy trap, a non-object).
+pub fn get(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+    if reflect_get(object, &JsValue::from_str(key)) {
+        Ok(taken())
+    } else {
+        Err(taken())
+    }
+}
+
+/// `Reflect.has(object, key)`, as [`get`].
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub fn has(object: &JsValue, key: &str) -> Result<bool, JsValue> {
+    if reflect_has(object, &JsValue::from_str(key)) {
+        Ok(taken().is_truthy())
+    } else {
+        Err(taken())
+    }
+}
+
+/// `Reflect.ownKeys(object)`, as [`get`].
+fn own_keys(object: &JsValue) -> Result<js_sys::Array, JsValue> {
+    if reflect_own_keys(object) {
+        Ok(taken().unchecked_into())
+    } else {
+        Err(taken())
+    }
+}
+
+/// The longest string an option, a name or a code may be (UTF-16 code units). Longer strings are refused
+/// before they are copied into wasm memory, so no caller can make the module allocate for them.
+pub const MAX_NAME_LEN: u32 = 1024;
+
+/// Whether `value` is an array; `Err` for a revoked Proxy (which throws on every operation).
+pub fn is_array(value: &JsValue) -> Result<bool, ()> {
+    if !value.is_object() {
+        return Ok(false);
+    }
+    is_array_catching(value).map_err(|_| ())
+}
+
+/// The length of a string primitive in UTF-16 code units (`None` for anything else). Reading `length` of
+/// a string primitive cannot throw and copies nothing.
+pub fn string_len(value: &JsValue) -> Option<u32> {
+    value.is_string().then(|| value.unchecked_ref::<JsString>().length())
+}
+
+/// A string primitive of at most `max` UTF-16 code units, copied into wasm; `Ok(None)` for anything that
+/// is not a string; `Err(length)` for a longer string (not copied).
+pub fn bounded_string(value: &JsValue, max: u32) -> Result<Option<String>, u32> {
+    match string_len(value) {
+        None => Ok(None),
+        Some(len) if len > max => Err(len),
+        Some(_) => Ok(value.as_string()),
+    }
+}
+
+/// `field` is a string longer than `max`.
+pub fn too_long(field: &str, len: u32, max: u32) -> JsValue {
+    range_error("too_long", field, &format!("{field} must be at most {max} characters long, got {len}"))
+}
+
+/// A string of at most [`MAX_NAME_LEN`] characters, or `None` for a value that is not a string.
+pub fn name_string(field: &str, value: &JsValue) -> JsResult<Option<String>> {
+    bounded_string(value, MAX_NAME_LEN).map_err(|len| too_long(field, len, MAX_NAME_LEN))
+}
+
+/// `typeof value`, with `null`, arrays and revoked proxies named as such.
 pub fn type_name(value: &JsValue) -> String {
     if value.is_null() {
-        "null".into()
-    } else if Array::is_array(value) {
-        "array".into()
-    } else {
-        value.js_typeof().as_string().unwrap_or_else(|| "unknown".into())
+        return "null".into();
+    }
+    match is_array(value) {
+        Ok(true) => "array".into(),
+        Err(()) => "a revoked Proxy".into(),
+        Ok(false) => value.js_typeof().as_string().unwrap_or_else(|| "unknown".into()),
     }
 }
 
 fn wrong_type(field: &str, expected: &'static str, got: &JsValue) -> JsValue {
     PolicyError { field: field.into(), kind: PolicyErrorKind::WrongType { expected, got: type_name(got) } }.into()
+}
+
+/// `field` is a revoked Proxy: nothing can be read from it.
+pub fn revoked(field: &str) -> JsValue {
+    type_error("unreadable", field, &format!("{field} could not be read: it is a revoked Proxy"))
+}
+
+/// `value` is a plain object or the like (not an array, not a revoked Proxy), else the typed error naming
+/// `field`.
+pub fn check_object(value: &JsValue, field: &str, expected: &'static str) -> JsResult<()> {
+    if !value.is_object() {
+        return Err(wrong_type(field, expected, value));
+    }
+    match is_array(value) {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(wrong_type(field, expected, value)),
+        Err(()) => Err(revoked(field)),
+    }
 }
 
 /// A plain JS object being read field by field. `finish` rejects keys that were never asked for.
@@ -36,9 +147,7 @@ impl<'a> Fields<'a> {
         if value.is_undefined() {
             return Ok(None);
         }
-        if !value.is_object() || Array::is_array(value) {
-            return Err(wrong_type(if path.is_empty() { what } else { path }, "an object", value));
-        }
+        check_object(value, if path.is_empty() { what } else { path }, "an object")?;
         Ok(Some(Fields { object: value, path, known: Vec::new() }))
     }
 
@@ -54,7 +163,7 @@ impl<'a> Fields<'a> {
     /// The raw value of `key` (undefined when absent).
     pub fn get(&mut self, key: &'static str) -> JsResult<JsValue> {
         self.known.push(key);
-        Reflect::get(self.object, &JsValue::from_str(key)).map_err(|e| unreadable(&self.name(key), &e))
+        get(self.object, key).map_err(|e| unreadable(&self.name(key), &e))
     }
 
     /// A number, or `None` when absent. Any other type is a `TypeError`; range checks are the caller's.
@@ -82,27 +191,36 @@ impl<'a> Fields<'a> {
         if v.is_undefined() {
             return Ok(None);
         }
-        v.as_string().map(Some).ok_or_else(|| wrong_type(&self.name(key), "a string", &v))
+        name_string(&self.name(key), &v)?.map(Some).ok_or_else(|| wrong_type(&self.name(key), "a string", &v))
     }
 
     /// Rejects any own string key that was not read.
     pub fn finish(self) -> JsResult<()> {
-        let keys = Reflect::own_keys(self.object).map_err(|e| unreadable(&self.name("*"), &e))?;
+        let keys = own_keys(self.object).map_err(|e| unreadable(&self.name("*"), &e))?;
         for key in keys.iter() {
-            if let Some(k) = key.as_string() {
-                if !self.known.iter().any(|known| *known == k) {
-                    return Err(PolicyError { field: self.name(&k), kind: PolicyErrorKind::UnknownField }.into());
-                }
+            // Symbols are skipped; a key too long to be one we know is unknown (named by its start only).
+            let k = match bounded_string(&key, MAX_NAME_LEN) {
+                Ok(Some(k)) => k,
+                Ok(None) => continue,
+                Err(_) => return Err(PolicyError { field: self.name("…"), kind: PolicyErrorKind::UnknownField }.into()),
+            };
+            if !self.known.iter().any(|known| *known == k) {
+                return Err(PolicyError { field: self.name(&k), kind: PolicyErrorKind::UnknownField }.into());
             }
         }
         Ok(())
     }
 }
 
-/// A getter or proxy trap threw while we read `field`.
+/// A getter or proxy trap threw while we read `field`. The thrown value's `message` is read with a catching
+/// `Reflect.get` (it may be a hostile object too) and quoted only if it is a short string.
 fn unreadable(field: &str, thrown: &JsValue) -> JsValue {
-    let detail =
-        thrown.dyn_ref::<js_sys::Error>().and_then(|e| e.message().as_string()).unwrap_or_else(|| type_name(thrown));
+    let message = if thrown.is_object() { get(thrown, "message").ok() } else { None };
+    let detail = match message.as_ref().map(|m| bounded_string(m, 200)) {
+        Some(Ok(Some(m))) => m,
+        Some(Err(_)) => "an error with a long message".into(),
+        _ => type_name(thrown),
+    };
     type_error("unreadable", field, &format!("{field} could not be read: {detail}"))
 }
 
