@@ -15,10 +15,11 @@ let held;
 /** `depth`: how many of these are running; when 0, no caller code runs inside a wasm call right now. */
 export const state = { depth: 0 };
 
-export function get(object, key) {
+/** Runs `read` and keeps its value (true) or what it threw (false) for `taken()`; never throws. */
+function attempt(read, object, key) {
   state.depth++;
   try {
-    held = Reflect.get(object, key);
+    held = read(object, key);
     return true;
   } catch (e) {
     held = e;
@@ -28,31 +29,9 @@ export function get(object, key) {
   }
 }
 
-export function ownKeys(object) {
-  state.depth++;
-  try {
-    held = Reflect.ownKeys(object);
-    return true;
-  } catch (e) {
-    held = e;
-    return false;
-  } finally {
-    state.depth--;
-  }
-}
-
-export function has(object, key) {
-  state.depth++;
-  try {
-    held = Reflect.has(object, key);
-    return true;
-  } catch (e) {
-    held = e;
-    return false;
-  } finally {
-    state.depth--;
-  }
-}
+export const get = (object, key) => attempt(Reflect.get, object, key);
+export const ownKeys = (object) => attempt(Reflect.ownKeys, object);
+export const has = (object, key) => attempt(Reflect.has, object, key);
 
 export function taken() {
   const v = held;
