@@ -15,7 +15,9 @@ pub enum Jitter {
     Full,
     /// `d/2` plus uniform in `[0, d/2]`.
     Equal,
-    /// AWS "decorrelated": uniform in `[base, 3 · previous]`, capped. Ignores the attempt number.
+    /// AWS's "decorrelated jitter", as the AWS Architecture Blog defines it:
+    /// `sleep = min(cap, random_between(base, sleep · 3))` — the draw first, the cap after (so delays that
+    /// would pass the cap sit at the cap). Ignores the attempt number.
     Decorrelated,
     /// Exactly `d`.
     None,
@@ -68,11 +70,8 @@ pub fn delay(base_ms: u64, cap_ms: u64, jitter: Jitter, retry: u32, previous_ms:
             let half = d / 2;
             uniform(random, half, d)
         }
-        Jitter::Decorrelated => {
-            let lo = base_ms.min(cap_ms);
-            let hi = previous_ms.max(base_ms).saturating_mul(3).min(cap_ms);
-            uniform(random, lo, hi)
-        }
+        // AWS: sleep = min(cap, random_between(base, sleep * 3)); the first sleep is `base`.
+        Jitter::Decorrelated => uniform(random, base_ms, previous_ms.max(base_ms).saturating_mul(3)).min(cap_ms),
     }
 }
 
@@ -119,6 +118,10 @@ mod tests {
         assert_eq!(delay(b, c, Jitter::Decorrelated, 9, 0, 0), 100);
         assert_eq!(delay(b, c, Jitter::Decorrelated, 0, 1000, u64::MAX), 3000);
         assert_eq!(delay(b, c, Jitter::Decorrelated, 0, 9000, u64::MAX), 10_000);
+        // AWS's order: draw in [base, 3·9000], then cap. A middle draw (≈ 13 550) sits at the cap; capping
+        // before the draw would have given ≈ 5 050.
+        assert_eq!(delay(b, c, Jitter::Decorrelated, 0, 9000, u64::MAX / 2), 10_000);
+        assert_eq!(delay(b, c, Jitter::Decorrelated, 0, 9000, u64::MAX / 4), 6_825);
     }
 
     #[test]
