@@ -116,7 +116,7 @@ test('a gateway 502/503/504 after it forwarded: an unsafe tool stops unknown wit
   }
 });
 
-test('the body of a non-2xx answer is read: a JSON-RPC -32020 inside a 400 fires the tools/list refresh (2026-07-28)', async () => {
+test('the body of a non-2xx answer is read: -32020 inside a 400 refreshes tools/list, -32022 renegotiates (2026-07-28)', async () => {
   const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 41, revision: '2026-07-28' });
   const before = server.effects.tickets.length;
   proxy.faults.push({ status: 400, jsonrpcBody: -32020 });
@@ -126,6 +126,12 @@ test('the body of a non-2xx answer is read: a JSON-RPC -32020 inside a 400 fires
   assert.equal(out.attempts[0].classification.cause, 'jsonrpc_header_mismatch');
   assert.equal(out.attempts[0].decision.recover, 'refresh_tools');
   assert.equal(server.effects.tickets.length, before + 1);
+  // -32022 inside a 400: renegotiate (a new session), then the call goes through once.
+  proxy.faults.push({ status: 400, jsonrpcBody: -32022 });
+  const renegotiated = await mcp.call({ name: 'create_ticket', arguments: { title: 'renegotiate' } });
+  assert.equal(renegotiated.status, 'succeeded');
+  assert.equal(renegotiated.attempts[0].decision.recover, 'renegotiate');
+  assert.equal(server.effects.tickets.length, before + 2);
   // A body code without a meaning of its own leaves the status to decide: 503 + -32603 is unknown.
   proxy.faults.push({ status: 503, jsonrpcBody: -32603 });
   const again = await mcp.call({ name: 'create_ticket', arguments: { title: 'internal' } });
