@@ -41,6 +41,13 @@ export interface CallToolResultLike {
   [key: string]: unknown;
 }
 
+/** The parts of an MCP SDK transport that `withRetry` needs from a `transport` factory's product. */
+export interface TransportLike {
+  start(): Promise<void>;
+  send(message: unknown, options?: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** The parts of an `@modelcontextprotocol/sdk` `Client` that `withRetry` uses. */
 export interface ClientLike {
   request(request: { method: string; params?: Record<string, unknown> }, resultSchema: unknown, options?: Record<string, unknown>): Promise<unknown>;
@@ -107,8 +114,15 @@ export interface WithRetryOptions {
   revision?: RevisionSetting;
   /** Makes jitter repeatable (tests, simulations). */
   seed?: number;
-  /** How to re-initialize after a lost session (default: a new transport like the old one). */
-  reconnect?: () => Promise<void>;
+  /**
+   * A factory of fresh transports, used to re-initialize after a lost session or to renegotiate: withRetry
+   * closes the client and connects it over `transport()`. Recommended for Streamable HTTP, e.g.
+   * `transport: () => new StreamableHTTPClientTransport(url, { fetch: observeFetch() })`. Without it (and without
+   * `reconnect`) withRetry re-creates the transport from the SDK transport's private fields, best effort.
+   */
+  transport?: () => TransportLike | Promise<TransportLike>;
+  /** Re-initialize yourself instead (called with the client); exclusive with `transport`. */
+  reconnect?: (client: ClientLike) => Promise<void>;
   /** The clock (default `Date.now`). */
   now?: () => number;
   /** Reset the per-attempt timeout on progress notifications (still capped by `attemptTimeoutMs`). */

@@ -21,7 +21,7 @@ const ANY_RESULT = {
 
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
-  'now', 'resetTimeoutOnProgress',
+  'transport', 'now', 'resetTimeoutOnProgress',
 ]);
 const SAFETIES = new Set(['read_only', 'idempotent', 'keyed', 'unsafe']);
 
@@ -40,8 +40,11 @@ function checkOptions(client, o) {
       if (!SAFETIES.has(s)) throw rangeError(`tools.${name}`, `tools.${name} must be one of read_only, idempotent, keyed, unsafe`);
     }
   }
-  for (const f of ['onEvent', 'reconnect', 'now']) {
+  for (const f of ['onEvent', 'reconnect', 'transport', 'now']) {
     if (o[f] !== undefined && typeof o[f] !== 'function') throw typeOptionError(f, 'a function');
+  }
+  if (o.reconnect !== undefined && o.transport !== undefined) {
+    throw typeError('transport', 'pass either transport (a factory of fresh transports) or reconnect, not both', 'conflicting_options');
   }
   if (o.journal !== undefined) {
     for (const m of ['begin', 'settle', 'pending']) {
@@ -50,7 +53,21 @@ function checkOptions(client, o) {
   }
 }
 
-/** Re-creates a Streamable HTTP transport like the client's and connects again (a new session). */
+/** Closes the client and connects it again over a fresh transport from the caller's factory (a new session). */
+async function reconnectWith(client, transport) {
+  const fresh = await transport();
+  if (!fresh || typeof fresh.start !== 'function' || typeof fresh.send !== 'function') {
+    throw typeOptionError('transport', 'a function returning an MCP transport (start, send, close)');
+  }
+  await client.close().catch(() => {});
+  await client.connect(fresh);
+}
+
+/**
+ * Without `transport` or `reconnect`: re-creates a Streamable HTTP transport like the client's, best effort. It
+ * reads the SDK transport's private fields (`_url`, `_requestInit`, …), so options newer than these are lost and a
+ * future SDK may break it: pass `transport` instead.
+ */
 async function defaultReconnect(client) {
   const old = client.transport;
   if (!old || typeof old.constructor !== 'function' || !(old._url instanceof URL)) {
@@ -81,7 +98,8 @@ export function withRetry(client, options = {}) {
   const idArg = options.operationIdArgument ?? 'operation_id';
   const journal = options.journal ?? new MemoryJournal();
   const now = options.now ?? (() => Date.now());
-  const reconnect = options.reconnect ?? (() => defaultReconnect(client));
+  const reconnect =
+    options.reconnect ?? (options.transport ? () => reconnectWith(client, options.transport) : () => defaultReconnect(client));
   const emit = (event) => {
     try {
       options.onEvent?.(event);

@@ -330,6 +330,37 @@ test('an expired session (404) is re-initialized once and the call goes through'
   assert.equal(server.effects.tickets.length, 1);
 });
 
+test('transport: a factory of fresh transports re-initializes a lost session (no private SDK fields read)', async () => {
+  let made = 0;
+  const client = await connect();
+  const mcp = withRetry(client, {
+    trusted: true,
+    policy: fast,
+    seed: 14,
+    transport: () => {
+      made++;
+      return new StreamableHTTPClientTransport(new URL(proxy.url));
+    },
+  });
+  await mcp.call({ name: 'search_tickets', arguments: { query: 'warm' } });
+  const before = client.transport.sessionId;
+  server.expireSessions();
+  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'factory' } });
+  assert.equal(out.status, 'succeeded');
+  assert.equal(out.attempts[0].classification.recover, 'reinitialize');
+  assert.equal(made, 1);
+  assert.notEqual(client.transport.sessionId, before);
+  assert.throws(() => withRetry(client, { transport: () => null, reconnect: async () => {} }), (e) => e instanceof TypeError && e.code === 'conflicting_options');
+  // A factory that does not make a transport: the recovery fails, the call never left — failed, nothing sent.
+  const bad = withRetry(await connect(), { trusted: true, policy: fast, seed: 15, transport: () => ({}) });
+  await bad.call({ name: 'search_tickets', arguments: { query: 'warm' } });
+  server.expireSessions();
+  const sentBefore = server.effects.tickets.length;
+  const broken = await bad.call({ name: 'create_ticket', arguments: { title: 'no transport' } });
+  assert.notEqual(broken.status, 'succeeded');
+  assert.equal(server.effects.tickets.length, sentBefore);
+});
+
 test('callTool is a drop-in: a non-succeeded call becomes an isError result for the model, with the outcome in _meta', async () => {
   const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 14 });
   proxy.faults.push('cut');
