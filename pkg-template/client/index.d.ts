@@ -82,12 +82,22 @@ export declare class MemoryJournal implements Journal {
   get(operationId: string): Promise<JournalEntry | undefined>;
   pending(): Promise<JournalEntry[]>;
 }
-export declare class IndexedDbJournal extends MemoryJournal {
+/** In IndexedDB (browsers): operation ids survive reloads. Not a MemoryJournal: it shares only the contract. */
+export declare class IndexedDbJournal implements Journal {
   constructor(name?: string, factory?: unknown);
+  begin(entry: Parameters<Journal['begin']>[0]): Promise<JournalEntry>;
+  settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
+  get(operationId: string): Promise<JournalEntry | undefined>;
+  pending(): Promise<JournalEntry[]>;
   close(): Promise<void>;
 }
-export declare class DurableObjectJournal extends MemoryJournal {
+/** In a Durable Object's storage (Workers). */
+export declare class DurableObjectJournal implements Journal {
   constructor(storage: { get(key: string): Promise<any>; put(key: string | Record<string, unknown>, value?: unknown): Promise<void>; list(options: { prefix: string }): Promise<Map<string, any>> });
+  begin(entry: Parameters<Journal['begin']>[0]): Promise<JournalEntry>;
+  settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
+  get(operationId: string): Promise<JournalEntry | undefined>;
+  pending(): Promise<JournalEntry[]>;
 }
 
 /** Events for logs and metrics. */

@@ -19,17 +19,23 @@ export declare class MemoryLedgerStore implements LedgerStore {
   replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
   readonly size: number;
 }
+/** The store operations every ledger store has (no `size`: only the memory store can count cheaply). */
+declare abstract class LedgerStoreMethods implements LedgerStore {
+  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined>;
+  insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
+  replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
+}
 /** SQLite through better-sqlite3: pass an open `Database`. */
-export declare class SqliteLedgerStore extends MemoryLedgerStore {
+export declare class SqliteLedgerStore extends LedgerStoreMethods {
   constructor(db: { prepare(sql: string): any; exec(sql: string): unknown });
 }
 /** Cloudflare D1: pass the binding; `await store.ready` creates the table. */
-export declare class D1LedgerStore extends MemoryLedgerStore {
+export declare class D1LedgerStore extends LedgerStoreMethods {
   constructor(db: { prepare(sql: string): any });
   readonly ready: Promise<unknown>;
 }
 /** A Durable Object's `ctx.storage`. */
-export declare class DurableObjectLedgerStore extends MemoryLedgerStore {
+export declare class DurableObjectLedgerStore extends LedgerStoreMethods {
   constructor(storage: { get(key: string): Promise<any>; transaction<T>(fn: (txn: any) => Promise<T>): Promise<T> });
 }
 

@@ -1,0 +1,38 @@
+// Types that must NOT compile: each `@ts-expect-error` line fails the build if the published types accept it
+// (tsc reports an unused `@ts-expect-error`). They pin what the types promise beyond "it compiles".
+import {
+  RetryEngine,
+  withRetry,
+  SqliteLedgerStore,
+  MemoryLedgerStore,
+  type AttemptOutcome,
+  type Safety,
+} from '../../pkg/index.js';
+
+declare const client: Parameters<typeof withRetry>[0];
+declare const db: { prepare(sql: string): any; exec(sql: string): unknown };
+
+// A SQLite store is a ledger store, not a memory store: it has no `size`.
+const sqlite = new SqliteLedgerStore(db);
+// @ts-expect-error — `size` exists only on MemoryLedgerStore
+void sqlite.size;
+void new MemoryLedgerStore().size;
+
+// `reconnect` is called with the client.
+withRetry(client, { reconnect: async (c) => void c.listTools() });
+// @ts-expect-error — `transport` and `reconnect` take functions
+withRetry(client, { transport: 'http://example.test' });
+
+// Closed sets stay closed.
+// @ts-expect-error — not a safety
+const s: Safety = 'mostly_safe';
+void s;
+// @ts-expect-error — not an outcome kind
+const o: AttemptOutcome = { kind: 'maybe' };
+void o;
+// @ts-expect-error — a ledger status the engine does not know
+const l: AttemptOutcome = { kind: 'ledger', status: 'done' };
+void l;
+// @ts-expect-error — unknown revision strings are refused
+new RetryEngine(undefined, { revision: 'latest' });
+new RetryEngine(undefined, { revision: 'unknown' });
