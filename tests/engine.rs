@@ -1,9 +1,10 @@
 //! The engine's own wiring, natively: each test fails if one wire is cut — the budget never spent, "maybe
-//! delivered" never set, jitter drawn as 0, a retry's cost refunded on success.
+//! delivered" never set, jitter drawn as 0, a retry's cost refunded on success, the breaker not shedding
+//! during an outage or holding calls back long after it.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
 
 use mcp_retry_policy::retry::{
-    AttemptOutcome as O, Decision, Engine, FinalStatus, Policy, Reason, ResultType, Revision, Safety, Sent,
+    AttemptOutcome as O, Decision, Engine, FinalStatus, Policy, Reason, ResultType, Revision, Safety, Sent, SplitMix64,
 };
 
 const OK: O = O::Result { is_error: false, result_type: ResultType::Complete };
@@ -114,4 +115,87 @@ fn jitter_uses_the_random_bits() {
     distinct.sort_unstable();
     distinct.dedup();
     assert_eq!(distinct.len(), delays.len(), "different random bits, different delays: {delays:?}");
+}
+
+/// One client of the storm simulator, natively: a call a second from `phase`, every attempt during
+/// `[0, outage_end)` a 503, the server fine after. Returns, per call, (start, attempts sent, first attempt
+/// admitted and answered).
+fn storm_client(policy: Policy, phase: u64, outage_end: u64, until: u64, seed: u64) -> Vec<(u64, u32, bool)> {
+    let mut e = Engine::new(policy);
+    let mut rng = SplitMix64::new(seed);
+    let down = O::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    let mut calls = Vec::new();
+    let mut start = phase;
+    while start < until {
+        let mut call = e.begin(start);
+        let (mut t, mut sent, mut first_ok) = (start, 0, false);
+        while e.admit(&mut call, t).is_ok() {
+            sent += 1;
+            let answered = t >= outage_end;
+            first_ok |= sent == 1 && answered;
+            let step =
+                e.record(&mut call, if answered { &OK } else { &down }, Safety::ReadOnly, REV, t + 20, rng.next_u64());
+            match step.decision {
+                Decision::Retry { delay_ms, .. } => t += 20 + delay_ms,
+                Decision::Stop { .. } => break,
+            }
+        }
+        calls.push((start, sent, first_ok));
+        start += 1_000;
+    }
+    calls
+}
+
+#[test]
+fn the_breaker_sheds_a_full_outage() {
+    // 60 s down at a call a second: 60 calls. Unchecked, each sends 3 attempts (180); the budget alone
+    // allows 60 + 10. The breaker opens after 5 failures in a row, then lets one probe through per open time
+    // (2 s, so one call in three): about 5 + 58 / 3 ≈ 25 attempts. A breaker that never sheds fails this.
+    for phase in [0, 137, 500, 999] {
+        let calls = storm_client(Policy::default(), phase, 60_000, 60_000, phase + 1);
+        let sent: u32 = calls.iter().map(|c| c.1).sum();
+        assert!(sent <= 27, "phase {phase}: {sent} attempts for 60 calls into a full outage");
+        let shed = calls.iter().filter(|c| c.1 == 0).count();
+        assert!(shed >= 36, "phase {phase}: only {shed} of 60 calls shed");
+    }
+}
+
+#[test]
+fn calls_go_through_within_two_seconds_of_the_recovery() {
+    // After the outage, the first probe goes at most open_ms (2 s) after the last failure, and closes the
+    // breaker: from then on every call goes through at its first attempt. At a call a second, the third
+    // call after the recovery is through whatever the phase and the outage length. A breaker open for
+    // cockatiel's 10 s fails this.
+    for outage_end in [57_000, 60_000, 60_400, 61_000, 63_700] {
+        for phase in [0, 137, 500, 999] {
+            let calls = storm_client(Policy::default(), phase, outage_end, outage_end + 20_000, phase + 7);
+            let late: Vec<_> = calls.iter().filter(|c| c.0 >= outage_end + 2_000).collect();
+            assert!(!late.is_empty());
+            for c in late {
+                assert!(c.2, "end {outage_end}, phase {phase}: the call at {} was not through at once", c.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_probe_in_flight_is_not_doubled_until_its_attempt_timeout_and_a_cancelled_one_frees_its_slot() {
+    // With a 2 s open time, a hanging server would otherwise get a new probe every 2 s, each hanging for
+    // the whole attempt timeout (60 s): thirty at once. The engine waits for the probe's attempt timeout.
+    let mut e = Engine::new(Policy::default());
+    let down = O::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    for t in 0..5 {
+        let mut call = e.begin(t);
+        e.admit(&mut call, t).unwrap();
+        e.record(&mut call, &down, Safety::ReadOnly, REV, t, 7);
+    }
+    let mut probe = e.begin(2_004);
+    assert!(e.admit(&mut probe, 2_004).is_ok(), "the probe, 2 s after opening");
+    let mut other = e.begin(5_000);
+    assert_eq!(e.admit(&mut other, 5_000), Err(Decision::stop(FinalStatus::Failed, Reason::BreakerOpen)));
+    assert!(e.admit(&mut other, 62_003).is_err(), "still within the probe's 60 s attempt timeout");
+    // The probe's caller gives up: the slot is free at once.
+    e.record(&mut probe, &O::Aborted { sent: Sent::Maybe }, Safety::ReadOnly, REV, 6_000, 7);
+    let mut next = e.begin(6_001);
+    assert!(e.admit(&mut next, 6_001).is_ok(), "a cancelled probe frees its slot");
 }

@@ -1,5 +1,5 @@
 //! Properties of the core, over arbitrary inputs (proptest): the delay bounds, the deadline, the gate,
-//! the budget, the breaker's transitions, and determinism.
+//! the budget, the breaker's transitions, its shedding and its short open time, and determinism.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
 
@@ -228,6 +228,49 @@ proptest! {
         prop_assert_eq!(&a, &run(seed));
     }
 
+    /// While every attempt fails at the transport level, the breaker sheds: once it has opened, failed
+    /// attempts are at least `open_ms` apart (one probe per open time; a cancelled probe frees its slot but
+    /// moves nothing). And once the server answers, the first attempt asked for `open_ms` after the last
+    /// failure goes through and closes it: calls are never held back longer than the open time.
+    #[test]
+    fn the_breaker_sheds_an_outage_and_lets_calls_through_after_open_ms(
+        steps in prop::collection::vec((1u64..3_000, any::<bool>()), 20..200), open_ms in 1u64..5_000,
+        consecutive in 1u32..6,
+    ) {
+        let cfg = BreakerConfig { consecutive_failures: consecutive, open_ms, ..BreakerConfig::default() };
+        let mut e = Engine::new(Policy { breaker: Some(cfg), budget: None, max_attempts: 1, ..Policy::default() });
+        let down = AttemptOutcome::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+        let cancelled = AttemptOutcome::Aborted { sent: Sent::No };
+        let (mut now, mut opened, mut last_failure) = (0u64, false, None::<u64>);
+        for (gap, cancel) in steps {
+            now += gap;
+            let mut call = e.begin(now);
+            let Ok(adm) = e.admit(&mut call, now) else { continue };
+            if let Some(t) = adm.breaker { check_transition(t.from, t.to); }
+            if cancel {
+                let before = e.breaker_state();
+                let step = e.record(&mut call, &cancelled, Safety::ReadOnly, Revision::LATEST, now, 0);
+                prop_assert_eq!(step.breaker, None, "a cancel moved the breaker");
+                prop_assert_eq!(e.breaker_state(), before);
+                continue;
+            }
+            if let (true, Some(last)) = (opened, last_failure) {
+                prop_assert!(now - last >= open_ms, "failed attempts {} ms apart after opening (open_ms {})", now - last, open_ms);
+            }
+            let step = e.record(&mut call, &down, Safety::ReadOnly, Revision::LATEST, now, 0);
+            if let Some(t) = step.breaker { check_transition(t.from, t.to); }
+            opened |= matches!(e.breaker_state(), Some(BreakerState::Open { .. }));
+            last_failure = Some(now);
+        }
+        // The server is back: the first attempt asked for open_ms after the last failure goes through.
+        let t = now + open_ms;
+        let mut call = e.begin(t);
+        prop_assert!(e.admit(&mut call, t).is_ok(), "not let through {} ms after the last failure", open_ms);
+        let ok = AttemptOutcome::Result { is_error: false, result_type: ResultType::Complete };
+        e.record(&mut call, &ok, Safety::ReadOnly, Revision::LATEST, t, 0);
+        prop_assert_eq!(e.breaker_state(), Some(BreakerState::Closed));
+    }
+
     /// Without a known revision, no outcome is read as more certain than under any known revision; and no
     /// 5xx, and no 429/503 without `Retry-After`, is ever "not processed" (an intermediary may have forwarded).
     #[test]
@@ -295,7 +338,11 @@ fn breaker_never_opens_on_tool_errors() {
     for i in 0..100 {
         let mut call = e.begin(i);
         e.admit(&mut call, i).unwrap();
-        let o = AttemptOutcome::Result { is_error: true, result_type: ResultType::Complete };
+        let o = if i % 2 == 0 {
+            AttemptOutcome::Result { is_error: true, result_type: ResultType::Complete }
+        } else {
+            AttemptOutcome::Aborted { sent: Sent::Maybe }
+        };
         let step = e.record(&mut call, &o, Safety::Unsafe, Revision::LATEST, i, 0);
         assert_eq!(step.breaker, None);
     }

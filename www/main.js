@@ -142,7 +142,7 @@ function drawTimeline(rows) {
   }
 }
 
-export const strategies = () => standardStrategies(RetryEngine, ExponentialBackoff);
+export const strategies = (options) => standardStrategies(RetryEngine, ExponentialBackoff, options);
 
 const lineColours = ['#2b8a3e', '#74b816', '#e03131', '#f08c00', '#1971c2', '#868e96'];
 
@@ -150,7 +150,17 @@ function showStorm() {
   const f = new FormData($('#storm-form'));
   const opts = { clients: Number(f.get('clients')), outageS: Number(f.get('outageS')), failureRate: Number(f.get('failureRate')), capacityFactor: Number(f.get('capacityFactor')) };
   opts.durationS = 30 + opts.outageS + 60;
-  const results = strategies().map((st) => simulate(st, opts));
+  const openMs = Number(f.get('openMs'));
+  $('#storm-error').hidden = true;
+  let results;
+  try {
+    results = strategies(openMs === 2000 ? undefined : { openMs }).map((st) => simulate(st, opts));
+  } catch (e) {
+    // The engine refuses a bad open time by name (RangeError, code and field), like every option.
+    $('#storm-error').hidden = false;
+    $('#storm-error').textContent = `${e.name}: ${e.message}${e.code ? ` [code ${e.code}, field ${e.field}]` : ''}`;
+    return [];
+  }
   const tbody = $('#storm-table tbody');
   tbody.innerHTML = '';
   for (const [i, r] of results.entries()) {

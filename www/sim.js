@@ -147,7 +147,8 @@ export function awsStandardStrategy(random) {
 
 /**
  * The storm scenarios of the benchmark: [title, simulate() options]. The long brownout is where the retry
- * budget binds: the breaker never opens at a 20 % failure rate, so only the budget keeps retries in check.
+ * budget binds: the breaker rarely opens at a 20 % failure rate (and then for 2 s), so the budget is what
+ * keeps retries in check. In the full outage the breaker sheds: open 2 s, then one probe.
  */
 export const STORMS = [
   ['a 60 s full outage', { outageS: 60 }],
@@ -155,11 +156,14 @@ export const STORMS = [
   ['a 5-minute brownout (20 % of requests fail)', { outageS: 300, failureRate: 0.2 }],
 ];
 
-/** The six strategies compared in the playground and the benchmark, in that order. */
-export function standardStrategies(RetryEngine, ExponentialBackoff) {
+/** The six strategies compared in the playground and the benchmark, in that order. `openMs`, when given,
+ * replaces our breaker's open time (the playground's knob: a longer open time sheds more, recovers later). */
+export function standardStrategies(RetryEngine, ExponentialBackoff, { openMs } = {}) {
+  const breaker = openMs === undefined ? {} : { breaker: { openMs } };
+  const named = (label) => (openMs === undefined ? label : `${label}, breaker open ${openMs / 1000} s`);
   return [
-    oursStrategy(RetryEngine, undefined, 'ours, defaults'),
-    oursStrategy(RetryEngine, { budget: false }, 'ours, no budget'),
+    oursStrategy(RetryEngine, openMs === undefined ? undefined : breaker, named('ours, defaults')),
+    oursStrategy(RetryEngine, { budget: false, ...breaker }, named('ours, no budget')),
     pRetryStrategy(),
     cockatielStrategy(ExponentialBackoff, 3),
     awsStandardStrategy(rng(9)),

@@ -45,7 +45,12 @@ pub struct Engine {
 impl Engine {
     /// An engine with a full budget and a closed breaker.
     pub fn new(policy: Policy) -> Self {
-        Engine { budget: policy.budget.map(RetryBudget::new), breaker: policy.breaker.map(Breaker::new), policy }
+        Engine {
+            budget: policy.budget.map(RetryBudget::new),
+            // A probe still within its attempt timeout is not replaced: a hanging server gets one at a time.
+            breaker: policy.breaker.map(|b| Breaker::new(b).with_probe_timeout(policy.attempt_timeout_ms)),
+            policy,
+        }
     }
 
     /// The policy.
@@ -123,8 +128,10 @@ impl Engine {
         call.in_flight = false;
         let classification = classify_under(outcome, revision.into());
         let mut transition = None;
-        if classification.verdict != Verdict::Cancelled {
-            if let Some(b) = self.breaker.as_mut() {
+        if let Some(b) = self.breaker.as_mut() {
+            if classification.verdict == Verdict::Cancelled {
+                b.cancel(); // says nothing about the server; a cancelled probe frees its slot
+            } else {
                 transition = b.record(now_ms, classification.is_transport_failure());
             }
         }

@@ -11,7 +11,7 @@
 //! | `totalTimeoutMs` | 180 000 | three full attempts; gRPC's deadline covers all attempts the same way |
 //! | `maxRetryAfterMs` | 60 000 | a longer server wait is clamped (and stops the call if it passes the deadline) |
 //! | `budget` | 10 tokens, retry 1, timeout 2, success +0.1 | AWS's token bucket, scaled to one client |
-//! | `breaker` | 5 in a row, or 50 % of ≥ 10 in 10 s; open 10 s | cockatiel, Envoy, Hystrix |
+//! | `breaker` | 5 in a row, or 50 % of ≥ 10 in 10 s; open 2 s, then one probe | cockatiel, Envoy, Hystrix; 2 s: the storm simulator's recovery |
 //!
 //! Input arrives as [`PolicyOptions`] (raw, as a JS caller may send it: every number an `f64`) and leaves as
 //! [`Policy`] or a [`PolicyError`]: NaN, ±∞, negative, fractional counts, zero where zero makes no sense,

@@ -174,3 +174,31 @@ test('by path: pkg/index.js is the Node entry; decide is record under its DESIGN
   e.admit(c, 0);
   assert.deepEqual(e.decide(c, { kind: 'timeout' }, 'unsafe', 1).decision, { action: 'stop', status: 'unknown', reason: 'unsafe_after_unknown' });
 });
+
+test('the default breaker: open 2 s after five 503s, one probe at a time (a hanging one is not doubled), a cancelled probe frees its slot, a good probe closes it', () => {
+  const engine = new RetryEngine(undefined, { seed: 5 });
+  assert.equal(engine.policy.breaker.openMs, 2000);
+  const events = [];
+  const attempt = (t, outcome) => {
+    const call = engine.begin(t);
+    const a = engine.admit(call, t);
+    if (a.breaker) events.push(`${a.breaker.from}→${a.breaker.to}`);
+    if (!a.admitted) return a.decision.reason;
+    if (!outcome) return call; // in flight
+    const step = engine.record(call, outcome, 'read_only', t + 10);
+    if (step.breaker) events.push(`${step.breaker.from}→${step.breaker.to}`);
+    return step.decision.reason;
+  };
+  const down = { kind: 'http', status: 503 };
+  for (let i = 0; i < 5; i++) attempt(t0 + i, down);
+  assert.equal(engine.breakerState, 'open');
+  assert.equal(attempt(t0 + 1_000, down), 'breaker_open', 'shed without sending');
+  const probe = attempt(t0 + 2_014); // 2 s after the fifth failure: the probe goes, and hangs
+  assert.equal(typeof probe, 'object');
+  assert.equal(attempt(t0 + 30_000, down), 'breaker_open', 'a probe within its attempt timeout is not doubled');
+  engine.record(probe, { kind: 'aborted', sent: 'maybe' }, 'read_only', t0 + 30_001);
+  assert.equal(engine.breakerState, 'half_open', 'a cancel says nothing about the server');
+  assert.equal(attempt(t0 + 30_002, { kind: 'result' }), 'succeeded', 'the cancelled probe freed its slot');
+  assert.equal(engine.breakerState, 'closed');
+  assert.deepEqual(events, ['closed→open', 'open→half_open', 'half_open→closed']);
+});

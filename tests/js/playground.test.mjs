@@ -84,15 +84,32 @@ test('one call: a bad policy value is shown as the engine\'s typed error', async
   assert.equal(await page.isHidden('#call-error'), true);
 });
 
-test('the storm simulator: six strategies side by side; ours stays at or below 1.1× through a 60 s outage', async () => {
+test('the storm simulator: six strategies side by side; ours sheds a 60 s outage below every peer and is back within 2 s', async () => {
   await page.click('#run-storm');
   await page.waitForFunction(() => document.querySelectorAll('#storm-table tbody tr').length === 6, null, { timeout: 60_000 });
   const rows = await page.$$eval('#storm-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent.trim())));
   const byName = Object.fromEntries(rows.map((r) => [r[0].replace(/^■\s*/, ''), r]));
   assert.ok(byName['ours, defaults'], rows.map((r) => r[0]).join(' | '));
-  assert.ok(parseFloat(byName['ours, defaults'][2]) <= 1.1, `ours: ${byName['ours, defaults'][2]}`);
+  assert.ok(parseFloat(byName['ours, defaults'][2]) <= 0.5, `ours: ${byName['ours, defaults'][2]}`);
+  for (const peer of ['p-retry defaults', 'cockatiel (ExponentialBackoff defaults, 3 attempts)', 'AWS SDK standard mode']) {
+    assert.ok(parseFloat(byName[peer][2]) > 2 * parseFloat(byName['ours, defaults'][2]), `${peer}: ${byName[peer][2]}`);
+  }
+  assert.match(byName['ours, defaults'][4], /^[0-2] s$/, 'the breaker lets calls through within 2 s of the recovery');
   assert.ok(parseFloat(byName['p-retry defaults'][2]) > 2, 'p-retry multiplies the load');
   assert.equal(byName['p-retry defaults'][1], 'modelled from its defaults');
   assert.equal(await page.$$eval('#load path', (p) => p.length), 6);
   await page.screenshot({ path: `${root}target/playground.png`, fullPage: true });
+  // The knob: the old 10 s open time sheds more and recovers later; a bad one is refused by name.
+  await page.fill('input[name=openMs]', '10000');
+  await page.click('#run-storm');
+  await page.waitForFunction(() => document.querySelector('#storm-table tbody tr td')?.textContent.includes('breaker open 10 s'), null, { timeout: 60_000 });
+  const slow = await page.$$eval('#storm-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent.trim())));
+  assert.ok(parseFloat(slow[0][2]) < parseFloat(byName['ours, defaults'][2]), `10 s: ${slow[0][2]}`);
+  assert.ok(parseInt(slow[0][4], 10) > 2, `10 s recovers in ${slow[0][4]}`);
+  await page.fill('input[name=openMs]', '0');
+  await page.click('#run-storm');
+  assert.match(await page.textContent('#storm-error'), /RangeError: breaker.openMs must be at least 1, got 0 \[code too_small, field breaker.openMs\]/);
+  await page.fill('input[name=openMs]', '2000');
+  await page.click('#run-storm');
+  assert.equal(await page.isHidden('#storm-error'), true);
 });
