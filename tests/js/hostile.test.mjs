@@ -263,6 +263,7 @@ test('server face: every entry point survives hostile calls, then works, with bo
     },
     'fingerprint': (p) => fingerprint(p.rnd() < 0.5 ? p() : { a: p(), b: [p()] }),
     'fingerprintJson': (p) => rawServer.fingerprintJson(p.rnd() < 0.3 ? '{"a":' + String(p.rnd()) : p()),
+    'fingerprintCanonical': (p) => rawServer.fingerprintCanonical(p.rnd() < 0.3 ? '{"a":' + String(p.rnd()) + '}' : p()),
     'isValidOperationId': (p) => isValidOperationId(p()),
     '__adopt': (p) => rawServer.__adopt(p()),
   };
@@ -394,6 +395,12 @@ test('fingerprint: inputs too large or too deep for the wasm are typed errors, a
   assert.equal(fingerprint(big.slice(2)).length, 64, 'at the limit exactly');
   // Within the limit in UTF-16 code units, over it in UTF-8 bytes: the wasm counts bytes.
   assert.throws(() => rawServer.fingerprintJson(`"${'é'.repeat(MAX_FINGERPRINT_BYTES / 2)}"`), typed(RangeError, 'too_large', 'value'));
+  // The hash of a canonical text: measured in UTF-16 code units before the copy, in bytes after it.
+  assert.equal(rawServer.fingerprintCanonical(big).length, 64, 'at the limit exactly');
+  assert.throws(() => rawServer.fingerprintCanonical(`${big}a`), typed(RangeError, 'too_large', 'value'));
+  assert.equal(rawServer.fingerprintCanonical('é'.repeat(MAX_FINGERPRINT_BYTES / 2)).length, 64, 'at the limit in bytes');
+  assert.throws(() => rawServer.fingerprintCanonical(`a${'é'.repeat(MAX_FINGERPRINT_BYTES / 2)}`), typed(RangeError, 'too_large', 'value'));
+  assert.throws(() => fingerprint(`${'é'.repeat(MAX_FINGERPRINT_BYTES / 2)}`), typed(RangeError, 'too_large', 'value'));
   // Wide: a million keys of 16 bytes each is too large; the same shape at half the limit works.
   const wide = (n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${String(i).padStart(8, '0')}`, i]));
   assert.throws(() => fingerprint(wide(1_100_000)), typed(RangeError, 'too_large', 'value'));
