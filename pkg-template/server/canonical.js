@@ -150,6 +150,29 @@ function sortKeys(keys) {
   return keys;
 }
 
+// The last object's shape at each depth, for objects of at most SHAPE_KEYS keys: an array of records has one
+// shape, sorted once and quoted once. Reused only when Object.keys gives the very same keys in the same order.
+const shapes = [];
+const SHAPE_KEYS = 64;
+
+/** `keys` (Object.keys of an object at `depth`) sorted, with each one's `"key":` text (or undefined). */
+function shapeOf(keys, depth) {
+  const n = keys.length;
+  if (n > SHAPE_KEYS) return { sorted: sortKeys(keys), members: [] };
+  const last = shapes[depth];
+  if (last !== undefined && last.keys.length === n) {
+    const known = last.keys;
+    let i = 0;
+    while (i < n && known[i] === keys[i]) i++;
+    if (i === n) return last;
+  }
+  const sorted = sortKeys(keys.slice());
+  const members = sorted.map((k) => (wellFormed(k) ? member(k) : undefined));
+  const shape = { keys, sorted, members };
+  shapes[depth] = shape;
+  return shape;
+}
+
 function tooLarge() {
   return refuse(rangeError('value', `cannot fingerprint this value: its canonical JSON text is longer than ${limit} characters`, 'too_large'));
 }
@@ -183,13 +206,14 @@ function write(v, depth) {
         }
         s += ']';
       } else {
-        const keys = sortKeys(objectKeys(v));
+        const { sorted, members } = shapeOf(objectKeys(v), depth);
         s = '{';
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i];
+        for (let i = 0; i < sorted.length; i++) {
+          const k = sorted[i];
           const x = resolve(k, v[k]);
           if (x === undefined) continue;
-          s += (s.length === 1 ? member(k) : ',' + member(k)) + write(x, inner);
+          const m = members[i] ?? member(k); // member(k) throws for a key with a lone surrogate
+          s += (s.length === 1 ? m : ',' + m) + write(x, inner);
           if (s.length > limit) throw tooLarge();
         }
         s += '}';
