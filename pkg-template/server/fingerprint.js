@@ -1,7 +1,8 @@
 // fingerprint(value): RFC 8785 canonical JSON + SHA-256, hex. JS writes the canonical text in one pass
 // (./canonical.js: JSON.stringify's algorithm with keys in RFC 8785 order; JS already writes numbers and
 // strings the RFC's way and sorts keys by UTF-16 code units); the wasm hashes its UTF-8 bytes (sha2).
-// Synchronous, and the same code in Node, browsers and workerd.
+// Synchronous, and the same code in Node, browsers and workerd; in Node, server.node.js hands in node:crypto's
+// SHA-256 (`useNodeCrypto`), which hashes the same UTF-8 bytes natively (faster: no copy into wasm memory).
 //
 // What is refused, with a typed error (`field: 'value'`):
 // - NaN and ±Infinity, also boxed (`new Number(NaN)`, from any realm): RangeError `not_finite`, naming the
@@ -25,6 +26,19 @@ import { STACK } from './rules.js';
  * modules are evaluated before the runtime entry initializes it.
  */
 export const MAX_FINGERPRINT_BYTES = 16 * 1024 * 1024;
+
+let nodeCrypto; // { byteLength(text), sha256Hex(text) } from node:crypto and Buffer, set by server.node.js
+
+/**
+ * Hash with node:crypto instead of the wasm (Node only: server.node.js calls it; `undefined` goes back to the
+ * wasm); returns what was in use. The text is well-formed UTF-16 (the writer refuses lone surrogates), so both
+ * hash the same bytes; the byte limit is checked the same way.
+ */
+export function useNodeCrypto(crypto) {
+  const before = nodeCrypto;
+  nodeCrypto = crypto;
+  return before;
+}
 
 /** What was thrown, described without trusting it (it may be a Proxy whose every trap throws). */
 function describe(thrown) {
@@ -69,5 +83,12 @@ export function fingerprint(value) {
     throw typeError('value', `cannot fingerprint this value: ${message}`);
   }
   if (text === undefined) throw typeError('value', 'cannot fingerprint undefined, a function or a symbol');
+  if (nodeCrypto !== undefined) {
+    const bytes = nodeCrypto.byteLength(text);
+    if (bytes > MAX_FINGERPRINT_BYTES) {
+      throw rangeError('value', `cannot fingerprint this value: its JSON text (${bytes} bytes) is longer than ${MAX_FINGERPRINT_BYTES} bytes`, 'too_large');
+    }
+    return nodeCrypto.sha256Hex(text);
+  }
   return STACK.call(fingerprintCanonical, undefined, [text]);
 }

@@ -10,6 +10,7 @@ import { types } from 'node:util';
 import { RetryEngine, RetryCall, revisionFor, newOperationId, LedgerRules, fingerprint, isValidOperationId, MAX_FINGERPRINT_BYTES } from '../../pkg/node.js';
 import * as rawClient from '../../pkg/mcp_retry_policy_client.js';
 import * as rawServer from '../../pkg/mcp_retry_policy_server.js';
+import { useNodeCrypto } from '../../pkg/server/fingerprint.js';
 
 const N = Number(process.env.HOSTILE_CALLS ?? 100_000);
 const clientWasm = rawClient.initSync(); // already initialized by pkg/node.js: returns the exports
@@ -400,7 +401,16 @@ test('fingerprint: inputs too large or too deep for the wasm are typed errors, a
   assert.throws(() => rawServer.fingerprintCanonical(`${big}a`), typed(RangeError, 'too_large', 'value'));
   assert.equal(rawServer.fingerprintCanonical('é'.repeat(MAX_FINGERPRINT_BYTES / 2)).length, 64, 'at the limit in bytes');
   assert.throws(() => rawServer.fingerprintCanonical(`a${'é'.repeat(MAX_FINGERPRINT_BYTES / 2)}`), typed(RangeError, 'too_large', 'value'));
-  assert.throws(() => fingerprint(`${'é'.repeat(MAX_FINGERPRINT_BYTES / 2)}`), typed(RangeError, 'too_large', 'value'));
+  // fingerprint's own byte check, on both hash paths (node:crypto, set up by pkg/node.js, and the wasm).
+  const node = useNodeCrypto(undefined);
+  assert.ok(node);
+  for (const crypto of [node, undefined]) {
+    useNodeCrypto(crypto);
+    assert.throws(() => fingerprint(`${'é'.repeat(MAX_FINGERPRINT_BYTES / 2)}`), typed(RangeError, 'too_large', 'value'));
+    assert.equal(fingerprint(`${'é'.repeat(MAX_FINGERPRINT_BYTES / 2 - 1)}`).length, 64, 'at the limit in bytes');
+    assert.throws(() => fingerprint(big), typed(RangeError, 'too_large', 'value'));
+  }
+  useNodeCrypto(node);
   // Wide: a million keys of 16 bytes each is too large; the same shape at half the limit works.
   const wide = (n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${String(i).padStart(8, '0')}`, i]));
   assert.throws(() => fingerprint(wide(1_100_000)), typed(RangeError, 'too_large', 'value'));

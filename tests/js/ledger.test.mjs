@@ -19,9 +19,22 @@ import { startFaultProxy } from '../support/fault-proxy.mjs';
 import { runLedgerStoreContract } from '../support/ledger-store-contract.mjs';
 import { canonicalize } from '../support/jcs.mjs';
 import { canonicalJson } from '../../pkg/server/canonical.js';
+import { useNodeCrypto } from '../../pkg/server/fingerprint.js';
 import { fingerprintCanonical, fingerprintJson } from '../../pkg/mcp_retry_policy_server.js';
 
 const sha = (s) => createHash('sha256').update(s).digest('hex');
+
+/** Runs `f` on both hash paths of `fingerprint`: node:crypto (what pkg/node.js sets up) and the wasm's. */
+function onBothHashPaths(f) {
+  f('node:crypto');
+  const node = useNodeCrypto(undefined);
+  assert.ok(node, 'pkg/node.js hashes with node:crypto');
+  try {
+    f('wasm');
+  } finally {
+    useNodeCrypto(node);
+  }
+}
 
 // ── Fingerprints ─────────────────────────────────────────────────────────────────────────────────────────
 test('fingerprint equals SHA-256 of a reference JCS canonicalization, over many random values', () => {
@@ -42,9 +55,11 @@ test('fingerprint equals SHA-256 of a reference JCS canonicalization, over many 
     for (let i = Math.floor(rnd() * 5); i > 0; i--) o[strings[Math.floor(rnd() * strings.length)] + i] = gen(depth + 1);
     return o;
   };
-  for (let i = 0; i < 500; i++) {
-    const v = gen(0);
-    assert.equal(fingerprint(v), sha(canonicalize(v)), JSON.stringify(v));
+  const values = Array.from({ length: 500 }, () => gen(0));
+  onBothHashPaths((path) => {
+    for (const v of values) assert.equal(fingerprint(v), sha(canonicalize(v)), `${path}: ${JSON.stringify(v)}`);
+  });
+  for (const v of values) {
     // Both halves on their own: the JS writer's text is the reference's, the wasm hash is SHA-256 of it; and
     // 0.1.0's way (JSON.stringify, then the wasm parses and sorts) gives the same fingerprint, so records
     // stored before the change still match.
@@ -86,12 +101,14 @@ test('fingerprint writes what JSON.stringify writes, in canonical order, for JS-
     { [Symbol('k')]: 1, k: 2 },
     'text', 42, true, null, [], {},
   ];
-  for (const v of shapes) {
-    const plain = JSON.parse(JSON.stringify(v));
-    assert.equal(canonicalJson(v, 1e9), canonicalize(plain), String(JSON.stringify(v)));
-    assert.equal(fingerprint(v), sha(canonicalize(plain)), String(JSON.stringify(v)));
-    assert.equal(fingerprint(v), previous(v), String(JSON.stringify(v)));
-  }
+  onBothHashPaths((path) => {
+    for (const v of shapes) {
+      const plain = JSON.parse(JSON.stringify(v));
+      assert.equal(canonicalJson(v, 1e9), canonicalize(plain), String(JSON.stringify(v)));
+      assert.equal(fingerprint(v), sha(canonicalize(plain)), `${path}: ${String(JSON.stringify(v))}`);
+      assert.equal(fingerprint(v), previous(v), `${path}: ${String(JSON.stringify(v))}`);
+    }
+  });
   // A toJSON (or a getter) may fingerprint something else while it runs: each write keeps its own state.
   const inner = { z: 1, y: [2, { b: 1, a: 0 }] };
   const outer = { b: { toJSON: () => fingerprint(inner) }, a: [1, 2] };
