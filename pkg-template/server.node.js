@@ -1,5 +1,6 @@
 // Node entry of the server face: compile its wasm synchronously from the file beside this one. Fingerprints
 // hash with node:crypto here (same bytes, same hex as the wasm's SHA-256; tests/js/ledger.test.mjs checks both).
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { initSync } from './mcp_retry_policy_server.js';
