@@ -14,7 +14,8 @@
 // - nesting deeper than 256 levels: RangeError `too_deep` (also when the engine's own recursion limit is
 //   reached first).
 // - a canonical text longer than MAX_FINGERPRINT_BYTES (16 MiB of UTF-8): RangeError `too_large`, checked
-//   in UTF-16 code units while writing and in bytes by the wasm, before the text is copied into its memory.
+//   in UTF-16 code units while writing (before anything is copied into wasm memory), then in UTF-8 bytes (by
+//   the wasm, or by Buffer.byteLength in Node).
 import { rangeError, typeError } from '../errors.js';
 import { fingerprintCanonical } from '../mcp_retry_policy_server.js';
 import { canonicalJson, isRefusal } from './canonical.js';
