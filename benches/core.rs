@@ -21,7 +21,7 @@ mod native {
     use std::hint::black_box;
 
     use criterion::{criterion_group, Criterion};
-    use mcp_retry_policy::ledger::fingerprint::fingerprint;
+    use mcp_retry_policy::ledger::fingerprint::{fingerprint, sha256_hex};
     use mcp_retry_policy::retry::backoff::delay;
     use mcp_retry_policy::retry::{
         classify, decide, AttemptOutcome, DecisionInput, Engine, Jitter, Policy, Revision, Safety, SplitMix64,
@@ -81,9 +81,16 @@ mod native {
             b.iter(|| delay(200, 20_000, Jitter::Full, black_box(3), 0, rng.next_u64()))
         });
 
-        for (name, size) in [("fingerprint 1 KB", 1_000), ("fingerprint 100 KB", 100_000)] {
+        // Ours (one pass, no tree) against serde_json_canonicalizer (serde_json::Value, then JCS) + the same
+        // SHA-256: what a native Rust user could pick. Same text, same answer (checked first).
+        for (label, size) in [("1 KB", 1_000), ("100 KB", 100_000), ("1 MB", 1_000_000)] {
             let text = args_json(size);
-            c.bench_function(name, |b| b.iter(|| fingerprint(black_box(&text)).unwrap()));
+            let peer = |t: &str| sha256_hex(&serde_json_canonicalizer::pipe(t).unwrap().into_bytes());
+            assert_eq!(fingerprint(&text).unwrap(), peer(&text));
+            c.bench_function(&format!("fingerprint {label}"), |b| b.iter(|| fingerprint(black_box(&text)).unwrap()));
+            c.bench_function(&format!("fingerprint {label}, serde_json_canonicalizer + sha2"), |b| {
+                b.iter(|| peer(black_box(&text)))
+            });
         }
     }
 

@@ -269,7 +269,7 @@ fn operation_ids_and_revisions() {
 
 #[wasm_bindgen_test]
 fn ledger_rules_and_fingerprints_take_any_value() {
-    use mcp_retry_policy::wasm::{fingerprint_json, is_valid_operation_id, LedgerRules};
+    use mcp_retry_policy::wasm::{fingerprint_canonical, fingerprint_json, is_valid_operation_id, LedgerRules};
     for v in weird_values() {
         assert_error_or_ok(LedgerRules::new(v.clone()), "LedgerRules options");
         let rules = LedgerRules::new(JsValue::UNDEFINED).unwrap();
@@ -278,6 +278,7 @@ fn ledger_rules_and_fingerprints_take_any_value() {
         assert_error_or_ok(rules.claim(v.clone(), "fp".into(), 0.0), "claim");
         assert_error_or_ok(rules.finish(v.clone(), "succeeded".into(), 0.0), "finish");
         assert_error_or_ok(fingerprint_json(v.clone()), "fingerprintJson");
+        assert_error_or_ok(fingerprint_canonical(v.clone()), "fingerprintCanonical");
         assert!(!is_valid_operation_id(v.clone()) || v.as_string().is_some());
     }
     let rules = LedgerRules::new(js("{ ttlMs: 10000, leaseMs: 1000 }")).unwrap();
@@ -324,7 +325,7 @@ fn ledger_rules_and_fingerprints_take_any_value() {
 /// then a good call.
 #[wasm_bindgen_test]
 fn hostile_values_never_unwind_through_wasm() {
-    use mcp_retry_policy::wasm::{fingerprint_json, LedgerRules};
+    use mcp_retry_policy::wasm::{fingerprint_canonical, fingerprint_json, LedgerRules};
     let revoked = js("(() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy })()");
     let hostile_throw = js("new Proxy({}, { get() { throw new Proxy(new Error('m'), { get() { throw 1 } }) } })");
     let not_a_string = js("({ length: 100000, slice() { throw new TypeError('no') } })");
@@ -357,6 +358,12 @@ fn hostile_values_never_unwind_through_wasm() {
         expect(rules.admit(revoked.clone(), "fp".into(), 0.0), "admit", "unreadable", "record");
         expect(LedgerRules::new(revoked.clone()).map(JsValue::from), "LedgerRules", "unreadable", "options");
         expect(fingerprint_json(revoked.clone()).map(JsValue::from), "fingerprintJson", "invalid_type", "value");
+        expect(
+            fingerprint_canonical(revoked.clone()).map(JsValue::from),
+            "fingerprintCanonical",
+            "invalid_type",
+            "value",
+        );
     }
     let tool = js("{ annotations: { readOnlyHint: true } }");
     assert_eq!(engine.safety(tool, js("{ trusted: true }")).unwrap(), "read_only");

@@ -3,8 +3,10 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use mcp_retry_policy::ledger::canonical::{canonicalize, es_number, utf16_cmp};
-use mcp_retry_policy::ledger::fingerprint::{fingerprint, fingerprint_of_js_json, sha256_hex};
-use mcp_retry_policy::ledger::json::JsonError;
+use mcp_retry_policy::ledger::fingerprint::{
+    fingerprint, fingerprint_of_canonical, fingerprint_of_js_json, sha256_hex,
+};
+use mcp_retry_policy::ledger::json::{JsonError, MAX_TEXT_BYTES};
 
 /// RFC 8785 Appendix B: IEEE 754 bit patterns and their canonical text (checked against V8's JSON.stringify).
 const NUMBERS: &[(u64, &str)] = &[
@@ -113,6 +115,18 @@ fn fingerprint_is_sha256_of_the_canonical_text() {
         fingerprint_of_js_json(r#"{"b":1e+21,"a":0.000001}"#).unwrap(),
         fingerprint(r#"{"a":1E-6,"b":1000000000000000000000}"#).unwrap()
     );
+    // Text already canonical (what the package's JS writer produces) is hashed as it is: the RFC's example.
+    let canonical = r#"{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}"#;
+    assert_eq!(canonicalize(canonical).as_deref(), Ok(canonical));
+    assert_eq!(fingerprint_of_canonical(canonical).unwrap(), sha256_hex(canonical.as_bytes()));
+    assert_eq!(fingerprint_of_canonical(canonical), fingerprint(canonical));
+}
+
+#[test]
+fn canonical_text_past_the_limit_is_too_large() {
+    let past = "a".repeat(MAX_TEXT_BYTES + 1);
+    assert_eq!(fingerprint_of_canonical(&past), Err(JsonError::TooLarge { bytes: MAX_TEXT_BYTES + 1 }));
+    assert_eq!(fingerprint_of_canonical(&past[1..]).map(|h| h.len()), Ok(64));
 }
 
 #[test]

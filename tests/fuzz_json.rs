@@ -19,7 +19,9 @@
 )]
 
 use mcp_retry_policy::ledger::canonical::{canonicalize, es_number};
-use mcp_retry_policy::ledger::fingerprint::{fingerprint, fingerprint_of_js_json, sha256_hex};
+use mcp_retry_policy::ledger::fingerprint::{
+    fingerprint, fingerprint_of_canonical, fingerprint_of_js_json, sha256_hex,
+};
 use mcp_retry_policy::ledger::json::{parse, JsonError, MAX_DEPTH, MAX_TEXT_BYTES};
 use mcp_retry_policy::retry::policy::check_number;
 use mcp_retry_policy::retry::{Policy, PolicyOptions};
@@ -296,6 +298,7 @@ fn check_any(text: &str) {
             let fp = fingerprint(text).unwrap();
             assert_eq!(fp, sha256_hex(c.as_bytes()));
             assert_eq!(fingerprint_of_js_json(&c).unwrap(), fp, "canonical numbers are ES numbers: {c}");
+            assert_eq!(fingerprint_of_canonical(&c).unwrap(), fp, "the canonical text hashed as it is: {c}");
         }
     }
 }

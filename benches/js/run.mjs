@@ -8,8 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ExponentialBackoff } from 'cockatiel';
 import { RetryEngine } from '../../pkg/client.node.js';
-import { fingerprint } from '../../pkg/server.node.js';
-import { canonicalize } from '../../tests/support/jcs.mjs';
+import { fingerprintSection } from './fingerprint.mjs';
 import { simulate, standardStrategies, STORMS } from '../../www/sim.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -109,35 +108,8 @@ say(`${new Date().toISOString().slice(0, 10)} · ${cpu} · ${cpus().length} core
   say(`| server wasm | ${fmt(runs('server'))} |`);
 }
 
-// 3. Fingerprints.
-{
-  const argsOf = (bytes) => {
-    const items = [];
-    let len = 0;
-    for (let i = 0; len < bytes; i++) {
-      const item = { id: i, title: `ticket number ${i} ünïcödé`, priority: i % 5, tags: ['a', 'b', 'c'], ratio: (i % 100) + 0.25, open: i % 2 === 0 };
-      len += JSON.stringify(item).length + 1;
-      items.push(item);
-    }
-    return { operation_id: 'x', items };
-  };
-  const hex = (buf) => Buffer.from(buf).toString('hex');
-  const enc = new TextEncoder();
-  say();
-  say('## 3. Fingerprint: RFC 8785 canonical JSON + SHA-256 (µs per value)');
-  say();
-  say('| arguments | ours (`fingerprint`, wasm) | JS reference canonicalizer + WebCrypto SHA-256 | ours ÷ JS |');
-  say('|---|---:|---:|---:|');
-  for (const [label, size, n] of [['1 KB', 1_000, 3_000], ['100 KB', 100_000, 60], ['1 MB', 1_000_000, 8]]) {
-    const v = argsOf(size);
-    const a = fingerprint(v);
-    const b = hex(await crypto.subtle.digest('SHA-256', enc.encode(canonicalize(v))));
-    if (a !== b) throw new Error(`fingerprints differ for ${label}`);
-    const ours = measure(() => fingerprint(v), n, 5) / 1000;
-    const js = (await measureAsync(async () => hex(await crypto.subtle.digest('SHA-256', enc.encode(canonicalize(v)))), n)) / 1000;
-    say(`| ${label} | ${fmt(ours, 1)} | ${fmt(js, 1)} | ${fmt(ours / js)} |`);
-  }
-}
+// 3. Fingerprints: every way measured, with the peer, in benches/js/fingerprint.mjs (also runnable alone).
+await fingerprintSection({ say, fmt, measure, measureAsync });
 
 // 4. Size.
 {

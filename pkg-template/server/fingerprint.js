@@ -1,19 +1,24 @@
-// fingerprint(value): RFC 8785 canonical JSON + SHA-256, hex. JS serializes (JSON.stringify writes numbers
-// by the very ECMAScript algorithm RFC 8785 prescribes); the wasm core parses, sorts keys by UTF-16 code
-// units, escapes strings canonically and hashes.
+// fingerprint(value): RFC 8785 canonical JSON + SHA-256, hex. JS writes the canonical text in one pass
+// (./canonical.js: JSON.stringify's algorithm with keys in RFC 8785 order; JS already writes numbers and
+// strings the RFC's way and sorts keys by UTF-16 code units); the wasm hashes its UTF-8 bytes (sha2).
+// Synchronous, and the same code in Node, browsers and workerd; in Node, server.node.js hands in node:crypto's
+// SHA-256 (`useNodeCrypto`), which hashes the same UTF-8 bytes natively (faster: no copy into wasm memory).
 //
-// What is refused, with a typed error naming the key (`field: 'value'`):
+// What is refused, with a typed error (`field: 'value'`):
 // - NaN and ±Infinity, also boxed (`new Number(NaN)`, from any realm): RangeError `not_finite`, naming the
 //   key. JSON.stringify would write them as `null`, so that `{ a: NaN }` and `{ a: null }` would be one
 //   operation. Other boxed primitives (`new Number(3)`, `new String('x')`, `new Boolean(true)`) are their
 //   primitive, as JSON.stringify has it.
+// - a string or key with a lone surrogate: RangeError `lone_surrogate`.
 // - cycles, BigInt: TypeError `invalid_type`; `undefined`, a function or a symbol at the top: `invalid_type`.
-// - nesting deeper than 256 levels: RangeError `too_deep` (also when the engine's own recursion limit stops
-//   JSON.stringify first).
+// - nesting deeper than 256 levels: RangeError `too_deep` (also when the engine's own recursion limit is
+//   reached first).
 // - a canonical text longer than MAX_FINGERPRINT_BYTES (16 MiB of UTF-8): RangeError `too_large`, checked
-//   before the text is copied into wasm memory.
+//   in UTF-16 code units while writing (before anything is copied into wasm memory), then in UTF-8 bytes (by
+//   the wasm, or by Buffer.byteLength in Node).
 import { rangeError, typeError } from '../errors.js';
-import { fingerprintJson } from '../mcp_retry_policy_server.js';
+import { fingerprintCanonical } from '../mcp_retry_policy_server.js';
+import { canonicalJson, isRefusal } from './canonical.js';
 import { STACK } from './rules.js';
 
 /**
@@ -23,46 +28,17 @@ import { STACK } from './rules.js';
  */
 export const MAX_FINGERPRINT_BYTES = 16 * 1024 * 1024;
 
-const numberValueOf = Number.prototype.valueOf;
-
-let refused; // the typed error the replacer threw, told apart from anything a value's own code throws
-
-function notFinite(key, v) {
-  refused = rangeError('value', `cannot fingerprint ${v} (at ${JSON.stringify(key)}): JSON has no NaN or Infinity`, 'not_finite');
-  return refused;
-}
+let nodeCrypto; // { byteLength(text), sha256Hex(text) } from node:crypto and Buffer, set by server.node.js
 
 /**
- * Whether JSON.stringify would unbox `v` (an object) as a number. Exact for Number objects of this realm and
- * of others (their prototypes are not this realm's); not for one whose prototype was set to this realm's
- * Object.prototype, Array.prototype or null (the brand check below throws for every plain object, which
- * made fingerprints of object-heavy values 50 times slower).
+ * Hash with node:crypto instead of the wasm (Node only: server.node.js calls it; `undefined` goes back to the
+ * wasm); returns what was in use. The text is well-formed UTF-16 (the writer refuses lone surrogates), so both
+ * hash the same bytes; the byte limit is checked the same way.
  */
-function isBoxedNumber(v) {
-  if (v instanceof Number) return true;
-  const proto = Object.getPrototypeOf(v);
-  if (proto === Object.prototype || proto === Array.prototype || proto === null) return false;
-  try {
-    numberValueOf.call(v); // throws unless v has a [[NumberData]] slot (a Number object, from any realm)
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function replacer(key, v) {
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw notFinite(key, v);
-    return v;
-  }
-  if (typeof v === 'object' && v !== null && isBoxedNumber(v)) {
-    // JSON.stringify writes a Number object as ToNumber(it) (its valueOf, which may be overridden): do the
-    // same once here and hand back the primitive, so the check and the serialization see one value.
-    const n = Number(v);
-    if (!Number.isFinite(n)) throw notFinite(key, n);
-    return n;
-  }
-  return v;
+export function useNodeCrypto(crypto) {
+  const before = nodeCrypto;
+  nodeCrypto = crypto;
+  return before;
 }
 
 /** What was thrown, described without trusting it (it may be a Proxy whose every trap throws). */
@@ -91,11 +67,10 @@ function isRangeError(thrown) {
 /** The fingerprint of a JSON-serializable value: same value in any key order → same hex string. */
 export function fingerprint(value) {
   let text;
-  refused = undefined;
   try {
-    text = JSON.stringify(value, replacer);
+    text = canonicalJson(value, MAX_FINGERPRINT_BYTES);
   } catch (e) {
-    if (e !== undefined && e === refused) throw e;
+    if (isRefusal(e)) throw e;
     // The engine's own limits: its recursion depth (V8, JSC: RangeError "Maximum call stack size exceeded";
     // SpiderMonkey: InternalError "too much recursion") or its longest string ("Invalid string length").
     const message = describe(e);
@@ -105,15 +80,16 @@ export function fingerprint(value) {
     if (isRangeError(e)) {
       throw rangeError('value', `cannot fingerprint this value: its JSON text is longer than ${MAX_FINGERPRINT_BYTES} bytes (${message})`, 'too_large');
     }
-    // Cycles, BigInt, a toJSON or getter or proxy trap that threw.
+    // A toJSON or getter or proxy trap that threw.
     throw typeError('value', `cannot fingerprint this value: ${message}`);
-  } finally {
-    refused = undefined;
   }
-  if (typeof text !== 'string') throw typeError('value', 'cannot fingerprint undefined, a function or a symbol');
-  // A UTF-16 code unit is at least one UTF-8 byte: this bound is exact for ASCII, and the wasm checks bytes.
-  if (text.length > MAX_FINGERPRINT_BYTES) {
-    throw rangeError('value', `cannot fingerprint this value: its JSON text (${text.length} characters) is longer than ${MAX_FINGERPRINT_BYTES} bytes`, 'too_large');
+  if (text === undefined) throw typeError('value', 'cannot fingerprint undefined, a function or a symbol');
+  if (nodeCrypto !== undefined) {
+    const bytes = nodeCrypto.byteLength(text);
+    if (bytes > MAX_FINGERPRINT_BYTES) {
+      throw rangeError('value', `cannot fingerprint this value: its JSON text (${bytes} bytes) is longer than ${MAX_FINGERPRINT_BYTES} bytes`, 'too_large');
+    }
+    return nodeCrypto.sha256Hex(text);
   }
-  return STACK.call(fingerprintJson, undefined, [text]);
+  return STACK.call(fingerprintCanonical, undefined, [text]);
 }

@@ -4,7 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use super::canonical::{self, EsNumbers, NumberFormat, Sink, Verbatim};
-use super::json::JsonError;
+use super::json::{JsonError, MAX_TEXT_BYTES};
 
 /// Feeds the hasher in blocks: the canonical writer emits many tiny pieces, and each `update` has a cost.
 struct Hasher {
@@ -56,6 +56,16 @@ pub fn fingerprint(text: &str) -> Result<String, JsonError> {
 /// form, so they are kept as written (this is what the wasm binding uses).
 pub fn fingerprint_of_js_json(text: &str) -> Result<String, JsonError> {
     fingerprint_with(text, &Verbatim)
+}
+
+/// The fingerprint of a text that is already canonical (RFC 8785), as the package's JS writer produces it:
+/// SHA-256 of its UTF-8 bytes, hex. Nothing is parsed or checked but the size: `Err(TooLarge)` past
+/// [`MAX_TEXT_BYTES`].
+pub fn fingerprint_of_canonical(text: &str) -> Result<String, JsonError> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(JsonError::TooLarge { bytes: text.len() });
+    }
+    Ok(sha256_hex(text.as_bytes()))
 }
 
 /// SHA-256 of bytes, hex (for tests and for callers that canonicalize elsewhere).

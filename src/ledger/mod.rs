@@ -13,7 +13,7 @@ pub mod fingerprint;
 pub mod json;
 pub mod record;
 
-pub use fingerprint::{fingerprint, fingerprint_of_js_json};
+pub use fingerprint::{fingerprint, fingerprint_of_canonical, fingerprint_of_js_json};
 pub use json::MAX_TEXT_BYTES;
 pub use record::{
     admit, claim, finish, release, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Record, RecordState,

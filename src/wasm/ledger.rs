@@ -8,8 +8,8 @@ use super::error::{range_error, type_error};
 use super::read::{ms, name_string, set, string_len, time_ms, Fields};
 use super::{brand, JsResult};
 use crate::ledger::{
-    admit, claim, fingerprint_of_js_json, finish, release, valid_operation_id, Admission, LedgerConfig, Record,
-    RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
+    admit, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, release, valid_operation_id, Admission,
+    LedgerConfig, Record, RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
 };
 use crate::retry::policy::{check_number, Quoted, MAX_DURATION_MS};
 
@@ -221,6 +221,22 @@ pub fn fingerprint_json(text: JsValue) -> JsResult<String> {
     }
     let text = text.as_string().unwrap_or_default();
     fingerprint_of_js_json(&text)
+        .map_err(|e| range_error(e.code(), "value", &format!("cannot fingerprint this value: {e}")))
+}
+
+/// SHA-256 (hex) of the UTF-8 bytes of a text that is already canonical JSON (RFC 8785): what
+/// `fingerprint(value)` calls after writing the canonical form in JS. Nothing is parsed; a lone surrogate
+/// would be hashed as U+FFFD (the package's writer refuses them first). Longer than `MAX_FINGERPRINT_BYTES`
+/// bytes: `RangeError` `too_large`, measured before the text is copied.
+#[wasm_bindgen(js_name = fingerprintCanonical)]
+pub fn fingerprint_canonical(text: JsValue) -> JsResult<String> {
+    let len = string_len(&text)
+        .ok_or_else(|| type_error("invalid_type", "value", "fingerprintCanonical needs the canonical JSON text"))?;
+    if usize::try_from(len).map_or(true, |len| len > MAX_TEXT_BYTES) {
+        return Err(too_large(len));
+    }
+    let text = text.as_string().unwrap_or_default();
+    fingerprint_of_canonical(&text)
         .map_err(|e| range_error(e.code(), "value", &format!("cannot fingerprint this value: {e}")))
 }
 

@@ -40,7 +40,7 @@ pub use brand::adopt;
 #[cfg(feature = "client")]
 pub use engine::{new_operation_id, revision_for, RetryCall, RetryEngine};
 #[cfg(feature = "server")]
-pub use ledger::{fingerprint_json, is_valid_operation_id, max_fingerprint_bytes, LedgerRules};
+pub use ledger::{fingerprint_canonical, fingerprint_json, is_valid_operation_id, max_fingerprint_bytes, LedgerRules};
 
 /// The result of an exported function: a JS error value on failure.
 type JsResult<T> = Result<T, wasm_bindgen::JsValue>;

@@ -18,8 +18,23 @@ import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
 import { runLedgerStoreContract } from '../support/ledger-store-contract.mjs';
 import { canonicalize } from '../support/jcs.mjs';
+import { canonicalJson } from '../../pkg/server/canonical.js';
+import { useNodeCrypto } from '../../pkg/server/fingerprint.js';
+import { fingerprintCanonical, fingerprintJson } from '../../pkg/mcp_retry_policy_server.js';
 
 const sha = (s) => createHash('sha256').update(s).digest('hex');
+
+/** Runs `f` on both hash paths of `fingerprint`: node:crypto (what pkg/node.js sets up) and the wasm's. */
+function onBothHashPaths(f) {
+  f('node:crypto');
+  const node = useNodeCrypto(undefined);
+  assert.ok(node, 'pkg/node.js hashes with node:crypto');
+  try {
+    f('wasm');
+  } finally {
+    useNodeCrypto(node);
+  }
+}
 
 // ── Fingerprints ─────────────────────────────────────────────────────────────────────────────────────────
 test('fingerprint equals SHA-256 of a reference JCS canonicalization, over many random values', () => {
@@ -40,10 +55,83 @@ test('fingerprint equals SHA-256 of a reference JCS canonicalization, over many 
     for (let i = Math.floor(rnd() * 5); i > 0; i--) o[strings[Math.floor(rnd() * strings.length)] + i] = gen(depth + 1);
     return o;
   };
-  for (let i = 0; i < 500; i++) {
-    const v = gen(0);
-    assert.equal(fingerprint(v), sha(canonicalize(v)), JSON.stringify(v));
+  const values = Array.from({ length: 500 }, () => gen(0));
+  onBothHashPaths((path) => {
+    for (const v of values) assert.equal(fingerprint(v), sha(canonicalize(v)), `${path}: ${JSON.stringify(v)}`);
+  });
+  for (const v of values) {
+    // Both halves on their own: the JS writer's text is the reference's, the wasm hash is SHA-256 of it; and
+    // 0.1.0's way (JSON.stringify, then the wasm parses and sorts) gives the same fingerprint, so records
+    // stored before the change still match.
+    assert.equal(canonicalJson(v, 1e9), canonicalize(v), JSON.stringify(v));
+    assert.equal(fingerprintCanonical(canonicalize(v)), sha(canonicalize(v)), JSON.stringify(v));
+    assert.equal(fingerprintJson(JSON.stringify(v)), fingerprint(v), JSON.stringify(v));
   }
+});
+
+test('fingerprint writes what JSON.stringify writes, in canonical order, for JS-only shapes too', () => {
+  const previous = (v) => fingerprintJson(JSON.stringify(v)); // 0.1.0: JSON.stringify, then the wasm sorts
+  class Point {
+    constructor() {
+      this.y = 2;
+      this.x = 1;
+    }
+  }
+  const sparse = [1, , 3]; // eslint-disable-line no-sparse-arrays
+  const withGetter = { get b() { return [1, { d: 2, c: 3 }]; }, a: 0 };
+  const shapes = [
+    { 10: 'ten', 9: 'nine', 1: 'one', b: 0, a: 1, '-1': 2, '01': 3, 4294967295: 4 }, // integer keys enumerate first in JS
+    { '\u{1F600}': 1, '\ufb33': 2, '\u20ac': 3, '\r': 4, '1': 5, 'é': 6, '': 7 }, // RFC 8785 §3.2.3 order
+    { d: new Date(0), n: new Number(3), s: new String('x'), t: new Boolean(true), f: new Boolean(false) },
+    { u: undefined, f() {}, s: Symbol('s'), keep: [undefined, () => 1, Symbol('t')] },
+    sparse,
+    new Point(),
+    Object.assign(Object.create(null), { z: 1, y: { b: 2, a: 1 } }),
+    { toJSON: () => ({ z: 1, a: [2, { y: 1, x: 2 }] }) },
+    { a: { toJSON(key) { return `key ${key}`; } }, b: [{ toJSON(key) { return `index ${key}`; } }] },
+    new Proxy({ b: 1, a: 2 }, {}),
+    new Proxy([3, 2, 1], {}),
+    withGetter,
+    new Map([[1, 2]]),
+    new Uint8Array([3, 1, 2]),
+    [0, -0, 1e21, 1e-7, 5e-324, -1.7976931348623157e308, 123456789012345680000, 0.1 + 0.2],
+    ['\u0000\u001f\u007f\u0080', '"\\/\b\f\n\r\t', '\u2028\u2029', '\ud83d\ude00'],
+    { nested: { deeper: [{ c: 1, b: [{ z: null, a: true }] }] } },
+    Object.defineProperty({ visible: 1 }, 'hidden', { value: 2, enumerable: false }),
+    { [Symbol('k')]: 1, k: 2 },
+    'text', 42, true, null, [], {},
+  ];
+  onBothHashPaths((path) => {
+    for (const v of shapes) {
+      const plain = JSON.parse(JSON.stringify(v));
+      assert.equal(canonicalJson(v, 1e9), canonicalize(plain), String(JSON.stringify(v)));
+      assert.equal(fingerprint(v), sha(canonicalize(plain)), `${path}: ${String(JSON.stringify(v))}`);
+      assert.equal(fingerprint(v), previous(v), `${path}: ${String(JSON.stringify(v))}`);
+    }
+  });
+  // A toJSON (or a getter) may fingerprint something else while it runs: each write keeps its own state.
+  const inner = { z: 1, y: [2, { b: 1, a: 0 }] };
+  const outer = { b: { toJSON: () => fingerprint(inner) }, a: [1, 2] };
+  assert.equal(fingerprint(outer), fingerprint({ a: [1, 2], b: fingerprint(inner) }));
+  // Keys with a lone surrogate are refused like strings; omitted members are not looked at.
+  assert.throws(() => fingerprint({ '\udc00': 1 }), (e) => e instanceof RangeError && e.code === 'lone_surrogate');
+  assert.throws(() => fingerprint(['ok', 'x\ud800y']), (e) => e instanceof RangeError && e.code === 'lone_surrogate');
+  assert.equal(fingerprint({ '\udc00': undefined, a: 1 }), fingerprint({ a: 1 }));
+  // Nesting: the same limit as the wasm parser had, level for level.
+  const deep = (n) => {
+    let v = 0;
+    for (let i = 0; i < n; i++) v = i % 2 ? [v] : { a: v };
+    return v;
+  };
+  const outcome = (f) => {
+    try {
+      return f();
+    } catch (e) {
+      return e.code;
+    }
+  };
+  for (let n = 250; n <= 262; n++) assert.equal(outcome(() => fingerprint(deep(n))), outcome(() => previous(deep(n))), `depth ${n}`);
+  assert.equal(outcome(() => fingerprint(deep(257))), 'too_deep');
 });
 
 test('key order does not change a fingerprint; values do; bad values are refused by name', () => {
