@@ -30,31 +30,31 @@ export type Policy = Required<Omit<PolicyOptions, "budget" | "breaker">> & {
 /** Engine options: `seed` makes jitter repeatable; `revision` is the server's MCP revision (default `"unknown"`: each
  * outcome gets its most conservative reading across revisions until a negotiated version is set). */
 export interface EngineOptions { seed?: number; revision?: RevisionSetting }
-export type Revision = "2025-06-18" | "2025-11-25" | "2026-07-28";
+// The closed sets are generated from the Rust definitions (src/vocab.rs → generated/names.d.ts).
+import type {
+  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, BreakerStateName,
+  UNKNOWN_REVISION,
+} from "./generated/names.js";
+export type { Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus } from "./generated/names.js";
 /** A revision, or `"unknown"` when the negotiated version is not visible (stdio, a hidden transport). */
-export type RevisionSetting = Revision | "unknown";
-export type Safety = "read_only" | "idempotent" | "keyed" | "unsafe";
+export type RevisionSetting = Revision | typeof UNKNOWN_REVISION;
 /** How one attempt ended, as the caller observed it. */
 export type AttemptOutcome =
-  | { kind: "result"; isError?: boolean; resultType?: "complete" | "input_required" | "task" }
+  | { kind: "result"; isError?: boolean; resultType?: ResultType }
   | { kind: "jsonrpc_error"; code: number }
   | { kind: "http"; status: number; retryAfterMs?: number; hadSession?: boolean; jsonrpcCode?: number }
-  | { kind: "network"; sent: "no" | "maybe" }
+  | { kind: "network"; sent: Sent }
   | { kind: "timeout" }
   | { kind: "stream_broken"; eventIdSeen?: boolean; retryMs?: number }
-  | { kind: "aborted"; sent: "no" | "maybe" }
-  | { kind: "ledger"; status: "in_progress" | "unknown" | "conflict" | "rejected"; retryAfterMs?: number };
-export type Delivery = "not_processed" | "unknown" | "processed";
-export type Recover = "reinitialize" | "refresh_tools" | "renegotiate" | "resume_stream" | "poll_task" | "continue_input" | "reauthenticate";
+  | { kind: "aborted"; sent: Sent }
+  | { kind: "ledger"; status: LedgerStatus; retryAfterMs?: number };
 export interface Classification {
-  verdict: "success" | "tool_error" | "permanent" | "transient" | "throttled" | "recover" | "cancelled";
-  delivery: Delivery; recover?: Recover; retryAfterMs?: number; cause: string;
+  verdict: Verdict; delivery: Delivery; recover?: Recover; retryAfterMs?: number; cause: Cause;
 }
-export type FinalStatus = "succeeded" | "tool_error" | "failed" | "unknown" | "pending";
 export type Decision =
-  | { action: "retry"; delayMs: number; recover?: Recover; reason: string }
-  | { action: "stop"; status: FinalStatus; reason: string };
-export interface BreakerTransition { from: "closed" | "open" | "half_open"; to: "closed" | "open" | "half_open" }
+  | { action: "retry"; delayMs: number; recover?: Recover; reason: Reason }
+  | { action: "stop"; status: FinalStatus; reason: Reason };
+export interface BreakerTransition { from: BreakerStateName; to: BreakerStateName }
 export interface Step { classification: Classification; decision: Decision; breaker?: BreakerTransition }
 export type Admission =
   | { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }
@@ -321,10 +321,11 @@ impl RetryEngine {
         a: f64,
         b: f64,
         c: f64,
+        d: f64,
         safety: u32,
         #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
     ) -> JsResult<f64> {
-        let outcome = super::packed::unpack_outcome(kind, a, b, c)?;
+        let outcome = super::packed::unpack_outcome(kind, a, b, c, d)?;
         let safety = super::packed::unpack_safety(safety)?;
         let now = time_ms("nowMs", now_ms)?;
         let seed = self.seed_if_needed()?;
@@ -337,8 +338,8 @@ impl RetryEngine {
 
     /// The hot path of `classify`: the classification bits of a packed step (see `packed.rs`).
     #[wasm_bindgen(js_name = classifyPacked)]
-    pub fn classify_packed(&self, kind: u32, a: f64, b: f64, c: f64) -> JsResult<f64> {
-        let outcome = super::packed::unpack_outcome(kind, a, b, c)?;
+    pub fn classify_packed(&self, kind: u32, a: f64, b: f64, c: f64, d: f64) -> JsResult<f64> {
+        let outcome = super::packed::unpack_outcome(kind, a, b, c, d)?;
         let revision = self.inner.try_borrow().map_err(|_| busy())?.revision;
         Ok(super::packed::pack_classification(&classify_under(&outcome, revision)))
     }

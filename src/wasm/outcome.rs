@@ -46,7 +46,8 @@ pub fn jsonrpc_code(v: f64) -> JsResult<i64> {
     jsonrpc_code_of("outcome.code", v)
 }
 
-fn jsonrpc_code_of(field: &str, v: f64) -> JsResult<i64> {
+/// A JSON-RPC code in `field`: a safe integer.
+pub fn jsonrpc_code_of(field: &str, v: f64) -> JsResult<i64> {
     if !v.is_finite() || v.fract() != 0.0 || v.abs() > 9_007_199_254_740_991.0 {
         return Err(range_error("not_integer", field, &format!("{field} must be a safe integer, got {}", Num(v))));
     }

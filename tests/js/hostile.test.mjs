@@ -184,8 +184,8 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'record (raw)': (p) => EP.record.call(p.rnd() < 0.7 ? engine : p(), p.rnd() < 0.7 ? call : p(), outcomeOf(p), p(), p.rnd() < 0.5 ? t0 : p()),
     'record (a getter frees the engine, or the call)': (p) => engine.record(call, p.rnd() < 0.5 ? freeing : freeingCall, 'read_only', t0),
     'decide': (p) => engine.decide(p.rnd() < 0.7 ? call : p(), outcomeOf(p), p(), p()),
-    'recordPacked': (p) => engine.recordPacked(p.rnd() < 0.5 ? call : p(), p(), p(), p(), p(), p(), p()),
-    'classifyPacked': (p) => engine.classifyPacked(p(), p(), p(), p()),
+    'recordPacked': (p) => engine.recordPacked(p.rnd() < 0.5 ? call : p(), p(), p(), p(), p(), p(), p(), p()),
+    'classifyPacked': (p) => engine.classifyPacked(p(), p(), p(), p(), p()),
     'admitPacked': (p) => engine.admitPacked(p.rnd() < 0.5 ? call : p(), p()),
     'RetryEngine getters (hostile this)': (p) => engineGetters[Math.floor(p.rnd() * 4)].call(p.rnd() < 0.1 ? engine : p()),
     'RetryEngine free / dispose / internals (hostile this)': (p) => {
@@ -339,8 +339,8 @@ test('numbers are numbers: what the glue would coerce is refused, on the hot pat
     assert.throws(() => engine.admit(call, v), typed(TypeError, 'invalid_type', 'nowMs'), name);
     assert.throws(() => engine.record(call, { kind: 'timeout' }, 'unsafe', v), typed(TypeError, 'invalid_type', 'nowMs'), name);
     assert.throws(() => EP.record.call(engine, call, { kind: 'timeout' }, 'unsafe', v), typed(TypeError, 'invalid_type', 'nowMs'), name);
-    assert.throws(() => engine.recordPacked(call, 4, v, 0, 0, 3, t0), typed(TypeError, 'invalid_type', 'a'), name);
-    assert.throws(() => engine.classifyPacked(v, 0, 0, 0), typed(TypeError, 'invalid_type', 'kind'), name);
+    assert.throws(() => engine.recordPacked(call, 4, v, 0, 0, 0, 3, t0), typed(TypeError, 'invalid_type', 'a'), name);
+    assert.throws(() => engine.classifyPacked(v, 0, 0, 0, 0), typed(TypeError, 'invalid_type', 'kind'), name);
     assert.throws(() => rules.admit(undefined, 'fp', v), typed(TypeError, 'invalid_type', 'nowMs'), name);
     assert.throws(() => rules.claim(undefined, 'fp', v), typed(TypeError, 'invalid_type', 'nowMs'), name);
     if (v === undefined) continue; // an absent optional field is fine
@@ -361,7 +361,7 @@ test('numbers are numbers: what the glue would coerce is refused, on the hot pat
     const record = { ...rules.claim(undefined, 'fp', 1), createdMs: v };
     assert.throws(() => rules.admit(record, 'fp', 2), typed(TypeError, 'invalid_type', 'record.createdMs'), name);
   }
-  assert.throws(() => engine.recordPacked(call, 2 ** 32 + 4, 0, 0, 0, 3, t0), typed(RangeError, 'invalid_value', 'kind'));
+  assert.throws(() => engine.recordPacked(call, 2 ** 32 + 4, 0, 0, 0, 0, 3, t0), typed(RangeError, 'invalid_value', 'kind'));
 });
 
 test('fingerprint: boxed NaN is refused by name; boxed primitives are their primitive; limits are typed', async () => {
