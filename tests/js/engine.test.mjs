@@ -238,3 +238,30 @@ test('by path: pkg/index.js is the Node entry; decide is record under its DESIGN
   e.admit(c, 0);
   assert.deepEqual(e.decide(c, { kind: 'timeout' }, 'unsafe', 1).decision, { action: 'stop', status: 'unknown', reason: 'unsafe_after_unknown' });
 });
+
+test('the built wasm and the generated tables name every code alike', async () => {
+  const { RetryEngine: Raw } = await import('../../pkg/mcp_retry_policy_client.js');
+  const names = await import('../../pkg/generated/names.js');
+  const t = Raw.codeTables();
+  assert.deepEqual(t.statuses, [...names.STATUSES]);
+  assert.deepEqual(t.reasons, [...names.REASONS]);
+  assert.deepEqual(t.recovers, [...names.RECOVERS]);
+  assert.deepEqual(t.verdicts, [...names.VERDICTS]);
+  assert.deepEqual(t.deliveries, [...names.DELIVERIES]);
+  assert.deepEqual(t.causes, [...names.CAUSES]);
+  assert.deepEqual(t.causeRecovers, [...names.CAUSE_RECOVERS]);
+  assert.deepEqual(t.transitions.slice(1), names.BREAKER_TRANSITIONS.slice(1));
+});
+
+test('every reason a call can stop with has words for the model', async () => {
+  const { messageFor } = await import('../../pkg/client/messages.js');
+  const { REASONS, STATUSES } = await import('../../pkg/generated/names.js');
+  // Reasons of a retry, or of a stop whose status speaks for itself.
+  const bySatus = new Set(['succeeded', 'tool_error', 'task_pending', 'transient', 'throttled', 'recover', 'continue_input']);
+  for (const reason of REASONS.filter((r) => !bySatus.has(r))) {
+    for (const status of STATUSES.filter((s) => s === 'failed' || s === 'unknown')) {
+      const m = messageFor({ tool: 't', status, reason, operationIdArgument: 'operation_id' });
+      assert.ok(!m.includes(reason), `${reason} (${status}) has no sentence in client/messages.js: ${m}`);
+    }
+  }
+});
