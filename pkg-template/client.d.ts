@@ -31,6 +31,7 @@ export type {
   Step,
   Admission,
   SafetyOptions,
+  BeginOptions,
   ToolLike,
 } from './mcp_retry_policy_client.js';
 export {

@@ -135,7 +135,11 @@ fn every_weird_value_in_every_slot_is_an_error_or_a_result() {
         assert_error_or_ok(engine.classify(v.clone()), "classify");
         assert_error_or_ok(engine.safety(v.clone(), v.clone()), "safety");
         assert_error_or_ok(engine.set_protocol_version(v.clone()), "setProtocolVersion");
-        let call = engine.begin(1000.0).unwrap();
+        let call = engine.begin(1000.0, None).unwrap();
+        assert_error_or_ok(engine.begin(1000.0, Some(v.clone())), "begin options");
+        let answers = Object::new();
+        Reflect::set(&answers, &"answersInput".into(), &v).unwrap();
+        assert_error_or_ok(engine.begin(1000.0, Some(answers.into())), "begin options.answersInput");
         assert_error_or_ok(engine.record(&call, v.clone(), "unsafe".into(), 1000.0), "record outcome");
         assert_error_or_ok(engine.record(&call, js("{ kind: 'timeout' }"), v.clone(), 1000.0), "record safety");
         for key in ["kind", "code", "status", "retryAfterMs", "sent", "isError", "resultType", "hadSession"] {
@@ -144,13 +148,13 @@ fn every_weird_value_in_every_slot_is_an_error_or_a_result() {
             assert_error_or_ok(engine.classify(o), key);
         }
         if let Some(n) = v.as_f64() {
-            assert_error_or_ok(engine.begin(n), "begin");
+            assert_error_or_ok(engine.begin(n, None), "begin");
             assert_error_or_ok(engine.admit(&call, n), "admit");
         }
     }
     // Still alive and still right.
     let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 9 }")).unwrap();
-    let call = engine.begin(0.0).unwrap();
+    let call = engine.begin(0.0, None).unwrap();
     engine.admit(&call, 0.0).unwrap();
     let step = engine.record(&call, js("{ kind: 'timeout' }"), "unsafe".into(), 5.0).unwrap();
     assert_eq!(get(&get(&step, "decision"), "status").as_string().as_deref(), Some("unknown"));
@@ -162,7 +166,7 @@ fn bad_times_and_outcomes_are_named() {
     for (now, code) in
         [(f64::NAN, "not_finite"), (-1.0, "negative"), (f64::INFINITY, "not_finite"), (1e300, "too_large")]
     {
-        let e = engine.begin(now).err().expect("rejected");
+        let e = engine.begin(now, None).err().expect("rejected");
         assert_eq!(code_of(&e), ("RangeError".into(), code.into(), "nowMs".into()));
     }
     let cases = [
@@ -183,7 +187,7 @@ fn bad_times_and_outcomes_are_named() {
         let e = engine.classify(js(src)).err().unwrap_or_else(|| panic!("{src} accepted"));
         assert_eq!(code_of(&e), (kind.into(), code.into(), field.into()), "{src}");
     }
-    let call = engine.begin(0.0).unwrap();
+    let call = engine.begin(0.0, None).unwrap();
     let e = engine.record(&call, js("{ kind: 'timeout' }"), "safe".into(), 0.0).err().unwrap();
     assert_eq!(code_of(&e), ("RangeError".into(), "invalid_value".into(), "safety".into()));
 }
@@ -222,7 +226,7 @@ fn the_engine_runs_a_call_through_js_values() {
     assert_eq!(engine.safety(keyed.clone(), js("{ trusted: true, operationIdArgument: 'op' }")).unwrap(), "keyed");
     assert_eq!(engine.safety(keyed, js("{ override: 'idempotent' }")).unwrap(), "idempotent");
 
-    let call = engine.begin(0.0).unwrap();
+    let call = engine.begin(0.0, None).unwrap();
     let mut now = 0.0;
     let mut actions = Vec::new();
     loop {
@@ -330,7 +334,7 @@ fn hostile_values_never_unwind_through_wasm() {
     let not_a_string = js("({ length: 100000, slice() { throw new TypeError('no') } })");
     let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 4 }")).unwrap();
     let rules = LedgerRules::new(JsValue::UNDEFINED).unwrap();
-    let call = engine.begin(0.0).unwrap();
+    let call = engine.begin(0.0, None).unwrap();
     let expect = |r: Result<JsValue, JsValue>, what: &str, code: &str, field: &str| {
         let e = r.err().unwrap_or_else(|| panic!("{what} accepted"));
         let (_, c, f) = code_of(&e);

@@ -42,7 +42,7 @@ const ENGINE = guardClass(WasmRetryEngine, {
     classify: [['outcome', ANY]],
     safety: [['tool', ANY], ['options', ANY]],
     setProtocolVersion: [['protocolVersion', ANY]],
-    begin: [['nowMs', NUMBER]],
+    begin: [['nowMs', NUMBER], ['options', ANY]],
     admit: [['call', CALL], ['nowMs', NUMBER]],
     record: [['call', CALL], ['outcome', ANY], ['safety', ANY], ['nowMs', NUMBER]],
     recordPacked: [['call', CALL], ['kind', U32], ['a', NUMBER], ['b', NUMBER], ['c', NUMBER], ['d', NUMBER], ['safety', U32], ['nowMs', NUMBER]],

@@ -2,11 +2,8 @@
 // what to do next. `unknown` is always said as unknown. Every name it switches on is imported from the
 // generated tables (../generated/names.js): a reason or cause renamed in Rust fails at module link.
 import {
-  CAUSE_HTTP_429, CAUSE_HTTP_500, CAUSE_HTTP_502, CAUSE_HTTP_503, CAUSE_HTTP_504, CAUSE_HTTP_5XX, CAUSE_JSONRPC_URL_ELICITATION_REQUIRED, CAUSE_LEDGER_REJECTED, REASON_ABORTED, REASON_BREAKER_OPEN, REASON_BUDGET_EXHAUSTED, REASON_DEADLINE, REASON_INPUT_ROUNDS_EXCEEDED, REASON_MAX_ATTEMPTS, REASON_PERMANENT, REASON_REAUTHENTICATION_REQUIRED, REASON_RECOVER_EXHAUSTED, REASON_RETRY_AFTER_BEYOND_DEADLINE, REASON_UNSAFE_AFTER_UNKNOWN, STATUS_FAILED, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
+  CAUSE_HTTP_429, CAUSE_HTTP_500, CAUSE_HTTP_502, CAUSE_HTTP_503, CAUSE_HTTP_504, CAUSE_HTTP_5XX, CAUSE_JSONRPC_URL_ELICITATION_REQUIRED, CAUSE_LEDGER_REJECTED, REASON_ABORTED, REASON_BREAKER_OPEN, REASON_BUDGET_EXHAUSTED, REASON_DEADLINE, REASON_INPUT_REQUIRED_UNHANDLED, REASON_INPUT_ROUNDS_EXCEEDED, REASON_MAX_ATTEMPTS, REASON_PERMANENT, REASON_REAUTHENTICATION_REQUIRED, REASON_RECOVER_EXHAUSTED, REASON_RETRY_AFTER_BEYOND_DEADLINE, REASON_UNSAFE_AFTER_UNKNOWN, STATUS_FAILED, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
 } from '../generated/names.js';
-
-// Not (yet) a reason of the core: withRetry's own stop when the server asks for input it cannot answer.
-const INPUT_REQUIRED_UNHANDLED = 'input_required_unhandled';
 
 const seconds = (ms) => `${Math.max(1, Math.round(ms / 1000))} s`;
 
@@ -58,7 +55,7 @@ function explain(reason, cause) {
     case REASON_RECOVER_EXHAUSTED: return 'the connection had to be re-established more than once';
     case REASON_REAUTHENTICATION_REQUIRED: return 'the server refused the credentials';
     case REASON_INPUT_ROUNDS_EXCEEDED: return 'the server kept asking for more input';
-    case INPUT_REQUIRED_UNHANDLED: return 'the server asked for input and no input handler is configured';
+    case REASON_INPUT_REQUIRED_UNHANDLED: return 'the server asked for input and no input handler is configured';
     default: return reason ?? 'it failed';
   }
 }

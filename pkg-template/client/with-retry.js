@@ -170,7 +170,8 @@ export function withRetry(client, options = {}) {
       args[idArg] = operationId;
     }
 
-    const state = engine.begin(now());
+    // The SDK client cannot answer a 2026-07-28 input request: the engine stops the call there.
+    const state = engine.begin(now(), { answersInput: false });
     const attempts = [];
     let recover;
     let resumptionToken;
@@ -228,12 +229,6 @@ export function withRetry(client, options = {}) {
       if (step.breaker) emit({ type: 'breaker', tool: name, ...step.breaker });
       decision = step.decision;
       if (decision.action === 'stop') break;
-      if (decision.recover === 'continue_input') {
-        // The SDK client cannot answer a 2026-07-28 input request: the call ends here, as the engine's stops
-        // do (unknown once anything may have been delivered).
-        decision = { action: 'stop', status: state.maybeDelivered ? 'unknown' : 'failed', reason: 'input_required_unhandled' };
-        break;
-      }
       emit({ type: 'retry', tool: name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
       recover = decision.recover;
       if (!(await sleep(decision.delayMs, signal))) {

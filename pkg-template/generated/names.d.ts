@@ -22,7 +22,7 @@ export declare const STATUS_FAILED: 'failed';
 export declare const STATUS_UNKNOWN: 'unknown';
 export declare const STATUS_PENDING: 'pending';
 /** Why a decision was taken. */
-export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded';
+export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled';
 export declare const REASONS: readonly Reason[];
 export declare const REASON_SUCCEEDED: 'succeeded';
 export declare const REASON_TOOL_ERROR: 'tool_error';
@@ -42,6 +42,7 @@ export declare const REASON_THROTTLED: 'throttled';
 export declare const REASON_RECOVER: 'recover';
 export declare const REASON_CONTINUE_INPUT: 'continue_input';
 export declare const REASON_INPUT_ROUNDS_EXCEEDED: 'input_rounds_exceeded';
+export declare const REASON_INPUT_REQUIRED_UNHANDLED: 'input_required_unhandled';
 /** A recovery step. */
 export type Recover = 'reinitialize' | 'refresh_tools' | 'renegotiate' | 'resume_stream' | 'poll_task' | 'continue_input' | 'reauthenticate';
 export declare const RECOVERS: readonly Recover[];

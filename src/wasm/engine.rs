@@ -10,7 +10,9 @@ use super::policy::{read_options, to_js};
 use super::read::{name_string, time_ms, Fields};
 use super::{brand, random, JsResult};
 use crate::retry::policy::{check_number, Quoted};
-use crate::retry::{classify_under, safety, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts};
+use crate::retry::{
+    classify_under, safety, CallOptions, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts,
+};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
@@ -59,6 +61,8 @@ export interface Step { classification: Classification; decision: Decision; brea
 export type Admission =
   | { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }
   | { admitted: false; decision: Decision & { action: "stop" } };
+/** What the caller says about one call when it begins. */
+export interface BeginOptions { /** Whether the caller can answer an `input_required` result (default true). */ answersInput?: boolean }
 /** What the app says about a tool's safety. */
 export interface SafetyOptions { trusted?: boolean; override?: Safety; operationIdArgument?: string }
 /** The parts of an MCP `Tool` the engine reads. */
@@ -264,11 +268,24 @@ impl RetryEngine {
         Ok(safety(&facts, trusted, override_).as_str().to_owned())
     }
 
-    /// Starts a call at `nowMs`.
-    pub fn begin(&self, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<RetryCall> {
+    /// Starts a call at `nowMs`. `options.answersInput: false` says the caller cannot answer an
+    /// `input_required` result: the engine then stops the call there (`input_required_unhandled`).
+    pub fn begin(
+        &self,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+        #[wasm_bindgen(unchecked_optional_param_type = "BeginOptions")] options: Option<JsValue>,
+    ) -> JsResult<RetryCall> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
         let now = time_ms("nowMs", now_ms)?;
+        let mut call_options = CallOptions::default();
+        if let Some(mut f) = Fields::new(&options, "options", "options")? {
+            if let Some(answers) = f.boolean("answersInput")? {
+                call_options.answers_input = answers;
+            }
+            f.finish()?;
+        }
         let st = self.inner.try_borrow().map_err(|_| busy())?;
-        let call = RetryCall { state: RefCell::new(st.engine.begin(now)) };
+        let call = RetryCall { state: RefCell::new(st.engine.begin_with(now, call_options)) };
         brand::constructed(brand::CALL);
         Ok(call)
     }

@@ -265,3 +265,22 @@ test('every reason a call can stop with has words for the model', async () => {
     }
   }
 });
+
+test('a caller that cannot answer input: the core stops the call (input_required_unhandled), unknown once anything may have been delivered', () => {
+  const e = new RetryEngine(undefined, { seed: 1 });
+  const c = e.begin(0, { answersInput: false });
+  e.admit(c, 0);
+  assert.deepEqual(e.record(c, { kind: 'result', resultType: 'input_required' }, 'unsafe', 1).decision,
+    { action: 'stop', status: 'failed', reason: 'input_required_unhandled' });
+  const c2 = e.begin(0, { answersInput: false });
+  e.admit(c2, 0);
+  assert.equal(e.record(c2, { kind: 'timeout' }, 'read_only', 1).decision.action, 'retry');
+  e.admit(c2, 2);
+  assert.deepEqual(e.record(c2, { kind: 'result', resultType: 'input_required' }, 'read_only', 3).decision,
+    { action: 'stop', status: 'unknown', reason: 'input_required_unhandled' });
+  const c3 = e.begin(0); // answers input (the default)
+  e.admit(c3, 0);
+  assert.equal(e.record(c3, { kind: 'result', resultType: 'input_required' }, 'unsafe', 1).decision.reason, 'continue_input');
+  assert.throws(() => e.begin(0, { answersInput: 'no' }), (err) => err instanceof TypeError && err.code === 'invalid_type' && err.field === 'options.answersInput');
+  assert.throws(() => e.begin(0, { answers: false }), (err) => err instanceof TypeError && err.field === 'options.answers');
+});

@@ -176,7 +176,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'classify (hostile this)': (p) => RetryEngine.prototype.classify.call(p(), { kind: 'timeout' }),
     'safety': (p) => engine.safety(p.rnd() < 0.5 ? p() : { annotations: p(), inputSchema: { properties: p() } }, p.rnd() < 0.5 ? p() : { trusted: true, override: p(), operationIdArgument: p() }),
     'setProtocolVersion': (p) => engine.setProtocolVersion(p()),
-    'begin': (p) => engine.begin(p()),
+    'begin': (p) => engine.begin(p(), p.rnd() < 0.5 ? undefined : p.rnd() < 0.5 ? { answersInput: p() } : p()),
     'begin (hostile this)': (p) => EP.begin.call(p(), t0),
     'admit': (p) => engine.admit(p.rnd() < 0.5 ? call : p(), p.rnd() < 0.5 ? t0 : p()),
     'admit (raw)': (p) => EP.admit.call(p.rnd() < 0.5 ? engine : p(), p.rnd() < 0.5 ? call : p(), p()),
