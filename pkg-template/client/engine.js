@@ -39,12 +39,9 @@ const ENGINE = guardClass(WasmRetryEngine, {
   adopt: __adopt,
   stack: STACK,
   methods: {
-    classify: [['outcome', ANY]],
     safety: [['tool', ANY], ['options', ANY]],
     setProtocolVersion: [['protocolVersion', ANY]],
     begin: [['nowMs', NUMBER], ['options', ANY]],
-    admit: [['call', CALL], ['nowMs', NUMBER]],
-    record: [['call', CALL], ['outcome', ANY], ['safety', ANY], ['nowMs', NUMBER]],
     recordPacked: [['call', CALL], ['kind', U32], ['a', NUMBER], ['b', NUMBER], ['c', NUMBER], ['d', NUMBER], ['safety', U32], ['nowMs', NUMBER]],
     classifyPacked: [['kind', U32], ['a', NUMBER], ['b', NUMBER], ['c', NUMBER], ['d', NUMBER]],
     admitPacked: [['call', CALL], ['nowMs', NUMBER]],
@@ -96,8 +93,9 @@ function num(v, field) {
   if (typeof v !== 'number') throw typeError(field, `${field} must be a number, got ${typeName(v)}`);
   return v;
 }
+/** `what`: a description, or the names it may be (joined only when it is missing). */
 function required(v, field, what) {
-  if (v === undefined) throw typeError(field, `${field} is required (${what})`, 'missing');
+  if (v === undefined) throw typeError(field, `${field} is required (${Array.isArray(what) ? `one of ${oneOf(what)}` : what})`, 'missing');
   return v;
 }
 /** The code of a name in `names` (absent: 0, the first, when not required). */
@@ -121,19 +119,13 @@ function encode(o) {
   try {
     if (Array.isArray(o)) throw typeError('outcome', 'outcome must be an object, got array');
     at = 'outcome.kind';
-    const kind = required(o.kind, at, `one of ${oneOf(OUTCOME_KINDS)}`);
+    const kind = required(o.kind, at, OUTCOME_KINDS);
     const k = code(kind, at, KIND_CODES, OUTCOME_KINDS);
     let a = 0;
     let b = 0;
     let c = 0;
     let d = 0;
-    const wait = (key) => {
-      at = `outcome.${key}`;
-      const v = o[key];
-      if (v === undefined) return 0;
-      b = num(v, at);
-      return C_B_PRESENT;
-    };
+    let v;
     switch (k) {
       case KIND_RESULT:
         at = 'outcome.isError';
@@ -148,7 +140,12 @@ function encode(o) {
       case KIND_HTTP:
         at = 'outcome.status';
         a = num(required(o.status, at, 'the HTTP status'), at);
-        c = wait('retryAfterMs');
+        at = 'outcome.retryAfterMs';
+        v = o.retryAfterMs;
+        if (v !== undefined) {
+          b = num(v, at);
+          c = C_B_PRESENT;
+        }
         at = 'outcome.hadSession';
         if (bool(o.hadSession, at)) c |= C_HAD_SESSION;
         at = 'outcome.jsonrpcCode';
@@ -162,17 +159,27 @@ function encode(o) {
       case KIND_NETWORK:
       case KIND_ABORTED:
         at = 'outcome.sent';
-        a = code(required(o.sent, at, `one of ${oneOf(SENT)}`), at, SENT_CODES, SENT);
+        a = code(required(o.sent, at, SENT), at, SENT_CODES, SENT);
         break;
       case KIND_STREAM_BROKEN:
         at = 'outcome.eventIdSeen';
         a = bool(o.eventIdSeen, at);
-        c = wait('retryMs');
+        at = 'outcome.retryMs';
+        v = o.retryMs;
+        if (v !== undefined) {
+          b = num(v, at);
+          c = C_B_PRESENT;
+        }
         break;
       case KIND_LEDGER:
         at = 'outcome.status';
-        a = code(required(o.status, at, `one of ${oneOf(LEDGER_STATUSES)}`), at, LEDGER_CODES, LEDGER_STATUSES);
-        c = wait('retryAfterMs');
+        a = code(required(o.status, at, LEDGER_STATUSES), at, LEDGER_CODES, LEDGER_STATUSES);
+        at = 'outcome.retryAfterMs';
+        v = o.retryAfterMs;
+        if (v !== undefined) {
+          b = num(v, at);
+          c = C_B_PRESENT;
+        }
         break;
       default: // KIND_TIMEOUT: no fields
     }

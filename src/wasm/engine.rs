@@ -5,7 +5,6 @@ use core::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 use super::error::{plain_error, range_error};
-use super::outcome::{admission_to_js, classification_to_js, read_outcome, step_to_js};
 use super::policy::{read_options, to_js};
 use super::read::{name_string, time_ms, Fields};
 use super::{brand, random, JsResult};
@@ -213,17 +212,6 @@ impl RetryEngine {
         Ok(r.as_str().to_owned())
     }
 
-    /// Classifies one attempt's outcome under the engine's revision. Changes nothing.
-    #[wasm_bindgen(unchecked_return_type = "Classification")]
-    pub fn classify(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "AttemptOutcome")] outcome: JsValue,
-    ) -> JsResult<JsValue> {
-        let outcome = read_outcome(&outcome)?;
-        let revision = self.inner.try_borrow().map_err(|_| busy())?.revision;
-        Ok(classification_to_js(&classify_under(&outcome, revision)))
-    }
-
     /// The safety of `tool` (an MCP `Tool`, or anything with `annotations` and `inputSchema`): the
     /// override if given; else, for a trusted server, from its annotations and whether its input schema
     /// declares the operation-id argument; else `"unsafe"`.
@@ -290,45 +278,9 @@ impl RetryEngine {
         Ok(call)
     }
 
-    /// Asks to send the next attempt of `call` at `nowMs`: `{ admitted: true, attempt, timeoutMs }` or
-    /// `{ admitted: false, decision }` (breaker open, deadline passed, attempts used up).
-    #[wasm_bindgen(unchecked_return_type = "Admission")]
-    pub fn admit(&self, call: &RetryCall, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<JsValue> {
-        let now = time_ms("nowMs", now_ms)?;
-        let admission = {
-            let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
-            let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-            st.engine.admit(&mut c, now)
-        };
-        Ok(admission_to_js(&admission)) // the borrows are released before any JS runs
-    }
-
-    /// Records how an attempt of `call` ended and decides what comes next.
-    #[wasm_bindgen(unchecked_return_type = "Step")]
-    pub fn record(
-        &self,
-        call: &RetryCall,
-        #[wasm_bindgen(unchecked_param_type = "AttemptOutcome")] outcome: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Safety")] safety: JsValue,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> JsResult<JsValue> {
-        // Read every JS input before borrowing: a getter may call back into this engine.
-        let outcome = read_outcome(&outcome)?;
-        let safety = read_safety(&safety)?;
-        let now = time_ms("nowMs", now_ms)?;
-        let seed = self.seed_if_needed()?;
-        let step = {
-            let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
-            let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-            let random = st.next_random(seed)?;
-            let revision = st.revision;
-            st.engine.record(&mut c, &outcome, safety, revision, now, random)
-        };
-        Ok(step_to_js(&step)) // the borrows are released before any JS runs
-    }
-
-    /// The hot path of `record` (see `packed.rs`): the outcome as a kind code and three numbers, the safety
-    /// as a code, the step back as one packed number. `client.api.js` wraps it; prefer `record`.
+    /// Records how an attempt of `call` ended and decides what comes next, on the one protocol (`packed.rs`):
+    /// the outcome as a kind code and four numbers, the safety as a code, the step back as one packed number.
+    /// `client/engine.js` wraps it as `record(call, outcome, safety, nowMs)`.
     #[wasm_bindgen(js_name = recordPacked)]
     #[allow(clippy::too_many_arguments)]
     pub fn record_packed(
@@ -353,7 +305,8 @@ impl RetryEngine {
         Ok(super::packed::pack_step(&st.engine.record(&mut c, &outcome, safety, revision, now, random)))
     }
 
-    /// The hot path of `classify`: the classification bits of a packed step (see `packed.rs`).
+    /// Classifies one attempt's outcome under the engine's revision (changes nothing): the classification
+    /// bits of a packed step, and its `Retry-After` as the value. `client/engine.js` wraps it as `classify`.
     #[wasm_bindgen(js_name = classifyPacked)]
     pub fn classify_packed(&self, kind: u32, a: f64, b: f64, c: f64, d: f64) -> JsResult<f64> {
         let outcome = super::packed::unpack_outcome(kind, a, b, c, d)?;
@@ -361,7 +314,8 @@ impl RetryEngine {
         Ok(super::packed::pack_classification(&classify_under(&outcome, revision)))
     }
 
-    /// The hot path of `admit`: one packed number (see `packed.rs`).
+    /// Asks to send the next attempt of `call` at `nowMs`: one packed number (see `packed.rs`): admitted with
+    /// the attempt's timeout, or the stop (breaker open, deadline passed, attempts used up).
     #[wasm_bindgen(js_name = admitPacked)]
     pub fn admit_packed(&self, call: &RetryCall, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<f64> {
         let now = time_ms("nowMs", now_ms)?;
