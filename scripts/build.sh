@@ -5,6 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\033[1m[build]\033[0m %s\n' "$*"; }
 
+# The names and codes that cross the boundary are generated from the Rust definitions (src/vocab.rs); a stale
+# or hand-edited pkg-template/generated/ fails the build here (`cargo run --bin names` regenerates it).
+say "cargo run --bin names -- --check"
+cargo run --quiet --bin names -- --check
+
 rm -rf pkg.tmp && mkdir pkg.tmp
 # Two wasm modules, one per face, so that a browser client does not download the server's ledger.
 for face in client server; do

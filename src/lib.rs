@@ -34,6 +34,7 @@
 
 pub mod ledger;
 pub mod retry;
+pub mod vocab;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

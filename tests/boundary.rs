@@ -7,6 +7,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use js_sys::{Array, Object, Reflect};
+use mcp_retry_policy::retry::{FinalStatus, Reason, Safety};
+use mcp_retry_policy::vocab::{
+    ADMIT_ADMITTED, ADMIT_REASON, C_B_PRESENT, C_D_PRESENT, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
+    KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT, STEP_REASON, STEP_RETRY_AFTER, STEP_STOP, VALUE_SCALE,
+};
 use mcp_retry_policy::wasm::{new_operation_id, revision_for, RetryEngine};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -132,28 +137,46 @@ fn every_weird_value_in_every_slot_is_an_error_or_a_result() {
             assert_error_or_ok(RetryEngine::new(o.into(), JsValue::UNDEFINED), f);
         }
         let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 1 }")).unwrap();
-        assert_error_or_ok(engine.classify(v.clone()), "classify");
         assert_error_or_ok(engine.safety(v.clone(), v.clone()), "safety");
         assert_error_or_ok(engine.set_protocol_version(v.clone()), "setProtocolVersion");
-        let call = engine.begin(1000.0).unwrap();
-        assert_error_or_ok(engine.record(&call, v.clone(), "unsafe".into(), 1000.0), "record outcome");
-        assert_error_or_ok(engine.record(&call, js("{ kind: 'timeout' }"), v.clone(), 1000.0), "record safety");
-        for key in ["kind", "code", "status", "retryAfterMs", "sent", "isError", "resultType", "hadSession"] {
-            let o = js("{ kind: 'http', status: 503 }");
-            Reflect::set(&o, &key.into(), &v).unwrap();
-            assert_error_or_ok(engine.classify(o), key);
-        }
+        let call = engine.begin(1000.0, None).unwrap();
+        assert_error_or_ok(engine.begin(1000.0, Some(v.clone())), "begin options");
+        let answers = Object::new();
+        Reflect::set(&answers, &"answersInput".into(), &v).unwrap();
+        assert_error_or_ok(engine.begin(1000.0, Some(answers.into())), "begin options.answersInput");
         if let Some(n) = v.as_f64() {
-            assert_error_or_ok(engine.begin(n), "begin");
-            assert_error_or_ok(engine.admit(&call, n), "admit");
+            assert_error_or_ok(engine.begin(n, None), "begin");
+            assert_error_or_ok(engine.admit_packed(&call, n), "admit");
+            for kind in 0..9 {
+                assert_error_or_ok(engine.classify_packed(kind, n, n, n, n), "classify");
+                assert_error_or_ok(engine.record_packed(&call, kind, n, n, n, n, 3, 1000.0), "record");
+                assert_error_or_ok(engine.record_packed(&call, kind, 503.0, n, 7.0, n, 3, 1000.0), "record flags");
+            }
         }
     }
     // Still alive and still right.
     let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 9 }")).unwrap();
-    let call = engine.begin(0.0).unwrap();
-    engine.admit(&call, 0.0).unwrap();
-    let step = engine.record(&call, js("{ kind: 'timeout' }"), "unsafe".into(), 5.0).unwrap();
-    assert_eq!(get(&get(&step, "decision"), "status").as_string().as_deref(), Some("unknown"));
+    let call = engine.begin(0.0, None).unwrap();
+    engine.admit_packed(&call, 0.0).unwrap();
+    let step = engine.record_packed(&call, KIND_TIMEOUT, 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, 5.0).unwrap();
+    assert_eq!(stop_status(step), Some(FinalStatus::Unknown));
+}
+
+const SAFETY_UNSAFE: u32 = Safety::Unsafe as u32;
+const SAFETY_READ_ONLY: u32 = Safety::ReadOnly as u32;
+
+fn meta(packed: f64) -> u32 {
+    (packed % f64::from(VALUE_SCALE)) as u32
+}
+
+/// The status of a packed step's stop, or `None` for a retry.
+fn stop_status(packed: f64) -> Option<FinalStatus> {
+    let stop = STEP_STOP.get(meta(packed));
+    stop.checked_sub(1).map(|s| FinalStatus::ALL[s as usize])
+}
+
+fn reason(packed: f64) -> &'static str {
+    Reason::ALL[STEP_REASON.get(meta(packed)) as usize].as_str()
 }
 
 #[wasm_bindgen_test]
@@ -162,49 +185,57 @@ fn bad_times_and_outcomes_are_named() {
     for (now, code) in
         [(f64::NAN, "not_finite"), (-1.0, "negative"), (f64::INFINITY, "not_finite"), (1e300, "too_large")]
     {
-        let e = engine.begin(now).err().expect("rejected");
+        let e = engine.begin(now, None).err().expect("rejected");
         assert_eq!(code_of(&e), ("RangeError".into(), code.into(), "nowMs".into()));
     }
+    // The one protocol: a kind code and four numbers (src/vocab.rs); the core names the field it refuses.
+    let present = f64::from(C_B_PRESENT);
     let cases = [
-        ("{ kind: 'http', status: 42 }", "RangeError", "too_small", "outcome.status"),
-        ("{ kind: 'http', status: 503.5 }", "RangeError", "not_integer", "outcome.status"),
-        ("{ kind: 'http', status: 503, retryAfterMs: -1 }", "RangeError", "negative", "outcome.retryAfterMs"),
-        ("{ kind: 'http', status: 503, retryAfterMs: NaN }", "RangeError", "not_finite", "outcome.retryAfterMs"),
-        ("{ kind: 'http' }", "TypeError", "missing", "outcome.status"),
-        ("{ kind: 'jsonrpc_error', code: 1.5 }", "RangeError", "not_integer", "outcome.code"),
-        ("{ kind: 'network', sent: 'yes' }", "RangeError", "invalid_value", "outcome.sent"),
-        ("{ kind: 'teapot' }", "RangeError", "invalid_value", "outcome.kind"),
-        ("{ kind: 'timeout', extra: 1 }", "TypeError", "unknown_option", "outcome.extra"),
-        ("{ kind: 'result', resultType: 'done' }", "RangeError", "invalid_value", "outcome.resultType"),
-        ("{}", "TypeError", "missing", "outcome.kind"),
-        ("null", "TypeError", "invalid_type", "outcome"),
+        ((KIND_HTTP, 42.0, 0.0, 0.0, 0.0), "RangeError", "too_small", "outcome.status"),
+        ((KIND_HTTP, 503.5, 0.0, 0.0, 0.0), "RangeError", "not_integer", "outcome.status"),
+        ((KIND_HTTP, 503.0, -1.0, present, 0.0), "RangeError", "negative", "outcome.retryAfterMs"),
+        ((KIND_HTTP, 503.0, f64::NAN, present, 0.0), "RangeError", "not_finite", "outcome.retryAfterMs"),
+        ((KIND_HTTP, 503.0, 0.0, f64::from(C_D_PRESENT), 1.5), "RangeError", "not_integer", "outcome.jsonrpcCode"),
+        ((KIND_JSONRPC_ERROR, 1.5, 0.0, 0.0, 0.0), "RangeError", "not_integer", "outcome.code"),
+        ((KIND_NETWORK, 2.0, 0.0, 0.0, 0.0), "RangeError", "invalid_value", "outcome.sent"),
+        ((KIND_LEDGER, 0.5, 0.0, 0.0, 0.0), "RangeError", "invalid_value", "outcome.status"),
+        ((KIND_RESULT, 0.0, 3.0, 0.0, 0.0), "RangeError", "invalid_value", "outcome.resultType"),
+        ((KIND_STREAM_BROKEN, 1.0, 1e300, present, 0.0), "RangeError", "too_large", "outcome.retryMs"),
+        ((99, 0.0, 0.0, 0.0, 0.0), "RangeError", "invalid_value", "kind"),
     ];
-    for (src, kind, code, field) in cases {
-        let e = engine.classify(js(src)).err().unwrap_or_else(|| panic!("{src} accepted"));
-        assert_eq!(code_of(&e), (kind.into(), code.into(), field.into()), "{src}");
+    let call = engine.begin(0.0, None).unwrap();
+    for ((k, a, b, c, d), kind, code, field) in cases {
+        let e = engine.classify_packed(k, a, b, c, d).err().unwrap_or_else(|| panic!("{field} accepted"));
+        assert_eq!(code_of(&e), (kind.into(), code.into(), field.into()), "{field}");
+        let e = engine.record_packed(&call, k, a, b, c, d, SAFETY_UNSAFE, 0.0).err().unwrap();
+        assert_eq!(code_of(&e), (kind.into(), code.into(), field.into()), "{field}");
     }
-    let call = engine.begin(0.0).unwrap();
-    let e = engine.record(&call, js("{ kind: 'timeout' }"), "safe".into(), 0.0).err().unwrap();
+    let e = engine.record_packed(&call, KIND_TIMEOUT, 0.0, 0.0, 0.0, 0.0, 4, 0.0).err().unwrap();
     assert_eq!(code_of(&e), ("RangeError".into(), "invalid_value".into(), "safety".into()));
+    // The core's Retry-After is the value of a packed classification.
+    let ra = engine.classify_packed(KIND_LEDGER, 0.0, 250.0, present, 0.0).unwrap();
+    assert_eq!(STEP_RETRY_AFTER.get(meta(ra)), 1);
+    assert_eq!(((ra - f64::from(meta(ra))) / f64::from(VALUE_SCALE)) as u64, 250);
+    let none = engine.classify_packed(KIND_LEDGER, 2.0, 250.0, present, 0.0).unwrap(); // conflict: no wait
+    assert_eq!(STEP_RETRY_AFTER.get(meta(none)), 0);
 }
 
 #[wasm_bindgen_test]
 fn a_reentrant_getter_meets_no_panic() {
-    // The outcome's `kind` getter calls back into the same engine and call while the outer record runs.
+    // The options' `answersInput` getter calls back into the same engine while the outer begin runs.
     let engine: JsValue = RetryEngine::new(js("{ maxAttempts: 5 }"), js("{ seed: 3 }")).unwrap().into();
     let global = js_sys::global();
     Reflect::set(&global, &"__mrpEngine".into(), &engine).unwrap();
     let result = js(r#"(() => {
         const e = globalThis.__mrpEngine;
-        const call = e.begin(0);
-        e.admit(call, 0);
         let inner;
-        const outcome = { get kind() { inner = e.record(call, { kind: 'http', status: 503 }, 'read_only', 1); return 'timeout'; } };
-        const outer = e.record(call, outcome, 'read_only', 2);
-        return { inner, outer, attempts: call.attempts };
+        const options = { get answersInput() { const c = e.begin(0); e.admitPacked(c, 0); inner = e.recordPacked(c, 4, 0, 0, 0, 0, 0, 1); return false; } };
+        const outer = e.begin(2, options);
+        return { inner, attempts: outer.attempts };
     })()"#);
-    assert_eq!(get(&get(&get(&result, "inner"), "decision"), "action").as_string().as_deref(), Some("retry"));
-    assert_eq!(get(&get(&get(&result, "outer"), "classification"), "cause").as_string().as_deref(), Some("timeout"));
+    let inner = get(&result, "inner").as_f64().unwrap();
+    assert_eq!(stop_status(inner), None, "the inner record retried");
+    assert_eq!(get(&result, "attempts").as_f64(), Some(0.0));
     let _ = Reflect::delete_property(global.unchecked_ref::<Object>(), &"__mrpEngine".into());
 }
 
@@ -222,28 +253,23 @@ fn the_engine_runs_a_call_through_js_values() {
     assert_eq!(engine.safety(keyed.clone(), js("{ trusted: true, operationIdArgument: 'op' }")).unwrap(), "keyed");
     assert_eq!(engine.safety(keyed, js("{ override: 'idempotent' }")).unwrap(), "idempotent");
 
-    let call = engine.begin(0.0).unwrap();
+    let call = engine.begin(0.0, None).unwrap();
     let mut now = 0.0;
     let mut actions = Vec::new();
     loop {
-        let adm = engine.admit(&call, now).unwrap();
-        if get(&adm, "admitted") != JsValue::TRUE {
-            actions.push(format!("refused:{}", get(&get(&adm, "decision"), "reason").as_string().unwrap()));
+        let adm = engine.admit_packed(&call, now).unwrap();
+        if ADMIT_ADMITTED.get(meta(adm)) == 0 {
+            actions.push(format!("refused:{}", Reason::ALL[ADMIT_REASON.get(meta(adm)) as usize].as_str()));
             break;
         }
-        let step =
-            engine.record(&call, js("{ kind: 'http', status: 503, retryAfterMs: 250 }"), "unsafe".into(), now).unwrap();
-        let d = get(&step, "decision");
-        let action = get(&d, "action").as_string().unwrap();
-        if action == "stop" {
-            actions.push(format!(
-                "stop:{}:{}",
-                get(&d, "status").as_string().unwrap(),
-                get(&d, "reason").as_string().unwrap()
-            ));
+        let step = engine
+            .record_packed(&call, KIND_HTTP, 503.0, 250.0, f64::from(C_B_PRESENT), 0.0, SAFETY_UNSAFE, now)
+            .unwrap();
+        if let Some(status) = stop_status(step) {
+            actions.push(format!("stop:{}:{}", status.as_str(), reason(step)));
             break;
         }
-        let delay = get(&d, "delayMs").as_f64().unwrap();
+        let delay = (step - f64::from(meta(step))) / f64::from(VALUE_SCALE);
         assert!((250.0..=1000.0).contains(&delay), "Retry-After is a floor: {delay}");
         now += delay;
         actions.push("retry".into());
@@ -331,7 +357,7 @@ fn hostile_values_never_unwind_through_wasm() {
     let not_a_string = js("({ length: 100000, slice() { throw new TypeError('no') } })");
     let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 4 }")).unwrap();
     let rules = LedgerRules::new(JsValue::UNDEFINED).unwrap();
-    let call = engine.begin(0.0).unwrap();
+    let call = engine.begin(0.0, None).unwrap();
     let expect = |r: Result<JsValue, JsValue>, what: &str, code: &str, field: &str| {
         let e = r.err().unwrap_or_else(|| panic!("{what} accepted"));
         let (_, c, f) = code_of(&e);
@@ -350,9 +376,13 @@ fn hostile_values_never_unwind_through_wasm() {
             "invalid_type",
             "budget",
         );
-        expect(engine.classify(revoked.clone()), "classify", "unreadable", "outcome");
-        expect(engine.classify(hostile_throw.clone()), "classify", "unreadable", "outcome.kind");
-        expect(engine.record(&call, revoked.clone(), "unsafe".into(), 1.0), "record", "unreadable", "outcome");
+        expect(engine.begin(0.0, Some(revoked.clone())).map(JsValue::from), "begin", "unreadable", "options");
+        expect(
+            engine.begin(0.0, Some(hostile_throw.clone())).map(JsValue::from),
+            "begin",
+            "unreadable",
+            "options.answersInput",
+        );
         expect(engine.safety(revoked.clone(), JsValue::UNDEFINED).map(JsValue::from), "safety", "unreadable", "tool");
         expect(revision_for(not_a_string.clone()).map(JsValue::from), "revisionFor", "invalid_type", "protocolVersion");
         expect(rules.admit(revoked.clone(), "fp".into(), 0.0), "admit", "unreadable", "record");
@@ -367,9 +397,9 @@ fn hostile_values_never_unwind_through_wasm() {
     }
     let tool = js("{ annotations: { readOnlyHint: true } }");
     assert_eq!(engine.safety(tool, js("{ trusted: true }")).unwrap(), "read_only");
-    engine.admit(&call, 1.0).unwrap();
-    let step = engine.record(&call, js("{ kind: 'timeout' }"), "read_only".into(), 2.0).unwrap();
-    assert_eq!(get(&get(&step, "decision"), "action").as_string().as_deref(), Some("retry"));
+    engine.admit_packed(&call, 1.0).unwrap();
+    let step = engine.record_packed(&call, KIND_TIMEOUT, 0.0, 0.0, 0.0, 0.0, SAFETY_READ_ONLY, 2.0).unwrap();
+    assert_eq!(stop_status(step), None, "a retry");
     assert!(get(&rules.claim(JsValue::NULL, "fp".into(), 1.0).unwrap(), "version").as_f64().is_some());
 }
 
@@ -377,14 +407,12 @@ fn hostile_values_never_unwind_through_wasm() {
 fn long_strings_are_refused_before_they_are_copied() {
     let engine = RetryEngine::new(JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
     let long = js("'a'.repeat(1025)");
-    let e = engine.classify(js("{ kind: 'a'.repeat(1025) }")).err().unwrap();
-    assert_eq!(code_of(&e), ("RangeError".into(), "too_long".into(), "outcome.kind".into()));
     let e = engine.set_protocol_version(long.clone()).err().unwrap();
     assert_eq!(code_of(&e), ("RangeError".into(), "too_long".into(), "protocolVersion".into()));
     let e = revision_for(long).err().unwrap();
     assert_eq!(code_of(&e), ("RangeError".into(), "too_long".into(), "protocolVersion".into()));
     // A key too long to be one we know is an unknown option.
-    let e = engine.classify(js("{ kind: 'timeout', ['k'.repeat(5000)]: 1 }")).err().unwrap();
+    let e = engine.begin(0.0, Some(js("({ ['k'.repeat(5000)]: 1 })"))).err().unwrap();
     assert_eq!(code_of(&e).1, "unknown_option");
     use mcp_retry_policy::wasm::{fingerprint_json, is_valid_operation_id, max_fingerprint_bytes};
     assert!(!is_valid_operation_id(js("'a'.repeat(129)")));

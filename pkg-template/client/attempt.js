@@ -1,8 +1,9 @@
 // How one attempt ended, mapped to the engine's outcome vocabulary. Observation only: no decision here.
 import { typeError } from '../errors.js';
+import { ATTEMPT_META_KEY, LEDGER_META_KEY, LEDGER_STATUSES, RESULT_TYPES } from '../generated/names.js';
 
 /** The `_meta` key that tags each attempt, so `observeFetch` can tell which HTTP response belongs to it. */
-export const ATTEMPT_META_KEY = 'dev.mcp-retry-policy/attempt';
+export { ATTEMPT_META_KEY };
 
 // Failures that prove the request never left this machine. A socket error is proof only when the failing
 // step was `connect` (or the DNS lookup before it): on a reused keep-alive socket Linux reports a stored ICMP
@@ -100,16 +101,13 @@ function takeObserved(tag) {
 }
 
 function isResultType(t) {
-  return t === 'complete' || t === 'input_required' || t === 'task';
+  return RESULT_TYPES.includes(t);
 }
-
-const LEDGER_META_KEY = 'dev.mcp-retry-policy/ledger';
-const LEDGER_STATUSES = new Set(['in_progress', 'unknown', 'conflict', 'rejected']);
 
 /** The outcome of an attempt that returned a result (or the server ledger's answer in its place). */
 export function resultOutcome(result) {
   const ledger = result?.isError ? result?._meta?.[LEDGER_META_KEY] : undefined;
-  if (ledger && LEDGER_STATUSES.has(ledger.status)) {
+  if (ledger && LEDGER_STATUSES.includes(ledger.status)) {
     const ms = ledger.retryAfterMs;
     return { kind: 'ledger', status: ledger.status, ...(Number.isFinite(ms) && ms >= 0 && ms <= 86_400_000 ? { retryAfterMs: ms } : {}) };
   }

@@ -1,7 +1,7 @@
-import type { PolicyOptions, RevisionSetting, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine } from '../mcp_retry_policy_client.js';
+import type { PolicyOptions, RevisionSetting, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine, FinalStatus, Reason, Recover } from '../mcp_retry_policy_client.js';
 
 /** The final status of a call. `unknown`: it may or may not have happened — never success, never a clean failure. */
-export type CallStatus = 'succeeded' | 'tool_error' | 'failed' | 'unknown' | 'pending';
+export type CallStatus = FinalStatus;
 
 /** One attempt of a call, as observed and decided. */
 export interface AttemptRecord {
@@ -27,7 +27,7 @@ export interface CallOutcome {
   safety: Safety;
   attempts: AttemptRecord[];
   /** Why the call stopped (a stable snake_case name). */
-  reason: string;
+  reason: Reason;
   /** A sentence for the model: what happened, whether it may have run, what to do next. */
   message: string;
 }
@@ -103,10 +103,10 @@ export declare class DurableObjectJournal implements Journal {
 /** Events for logs and metrics. */
 export type RetryEvent =
   | ({ type: 'attempt'; tool: string; attempt: number; outcome: AttemptOutcome; classification: Classification; decision: Decision; breaker?: BreakerTransition })
-  | { type: 'retry'; tool: string; delayMs: number; recover?: string; reason: string }
+  | { type: 'retry'; tool: string; delayMs: number; recover?: Recover; reason: Reason }
   | ({ type: 'breaker'; tool: string } & BreakerTransition)
-  | { type: 'give_up'; tool: string; status: Exclude<CallStatus, 'succeeded' | 'tool_error'>; reason: string; operationId?: string }
-  | { type: 'done'; tool: string; status: CallStatus; reason: string; attempts: number };
+  | { type: 'give_up'; tool: string; status: Exclude<CallStatus, 'succeeded' | 'tool_error'>; reason: Reason; operationId?: string }
+  | { type: 'done'; tool: string; status: CallStatus; reason: Reason; attempts: number };
 
 export interface WithRetryOptions {
   policy?: PolicyOptions;
@@ -157,8 +157,7 @@ export interface RetryingClient {
 }
 
 export declare function withRetry(client: ClientLike, options?: WithRetryOptions): RetryingClient;
-export declare const OUTCOME_META_KEY: 'dev.mcp-retry-policy/outcome';
-export declare const ATTEMPT_META_KEY: 'dev.mcp-retry-policy/attempt';
+export { OUTCOME_META_KEY, ATTEMPT_META_KEY } from '../generated/names.js';
 /** Wraps `fetch` so `withRetry` can read the status and `Retry-After` of refused calls. */
 export declare function observeFetch(fetch?: typeof globalThis.fetch): typeof globalThis.fetch;
 export declare function parseRetryAfter(value: string | null | undefined, now?: number): number | undefined;

@@ -7,9 +7,10 @@ import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from '
 import { MemoryJournal } from './journal.js';
 import { messageFor } from './messages.js';
 import { sleep } from './sleep.js';
+import { OUTCOME_META_KEY, SAFETIES } from '../generated/names.js';
 
 /** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
-export const OUTCOME_META_KEY = 'dev.mcp-retry-policy/outcome';
+export { OUTCOME_META_KEY };
 
 // A result schema for `client.request` that accepts any object: we return the tool's result as it came.
 const ANY_RESULT = {
@@ -23,7 +24,6 @@ const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
   'transport', 'now', 'resetTimeoutOnProgress',
 ]);
-const SAFETIES = new Set(['read_only', 'idempotent', 'keyed', 'unsafe']);
 
 function checkOptions(client, o) {
   if (!client || typeof client.request !== 'function') throw typeOptionError('client', 'an MCP SDK Client');
@@ -37,7 +37,7 @@ function checkOptions(client, o) {
   if (o.tools !== undefined) {
     if (o.tools === null || typeof o.tools !== 'object') throw typeOptionError('tools', 'an object of tool name → safety');
     for (const [name, s] of Object.entries(o.tools)) {
-      if (!SAFETIES.has(s)) throw rangeError(`tools.${name}`, `tools.${name} must be one of read_only, idempotent, keyed, unsafe`);
+      if (!SAFETIES.includes(s)) throw rangeError(`tools.${name}`, `tools.${name} must be one of ${SAFETIES.join(', ')}`);
     }
   }
   for (const f of ['onEvent', 'reconnect', 'transport', 'now']) {
@@ -188,7 +188,8 @@ export function withRetry(client, options = {}) {
       args[idArg] = operationId;
     }
 
-    const state = engine.begin(now());
+    // The SDK client cannot answer a 2026-07-28 input request: the engine stops the call there.
+    const state = engine.begin(now(), { answersInput: false });
     const attempts = [];
     let recover;
     let resumptionToken;
@@ -246,12 +247,6 @@ export function withRetry(client, options = {}) {
       if (step.breaker) emit({ type: 'breaker', tool: name, ...step.breaker });
       decision = step.decision;
       if (decision.action === 'stop') break;
-      if (decision.recover === 'continue_input') {
-        // The SDK client cannot answer a 2026-07-28 input request: the call ends here, as the engine's stops
-        // do (unknown once anything may have been delivered).
-        decision = { action: 'stop', status: state.maybeDelivered ? 'unknown' : 'failed', reason: 'input_required_unhandled' };
-        break;
-      }
       emit({ type: 'retry', tool: name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
       recover = decision.recover;
       if (!(await sleep(decision.delayMs, signal))) {

@@ -112,7 +112,7 @@ export declare function withIdempotency<Args extends Record<string, unknown>, Ex
   options: IdempotencyOptions<Extra>,
 ): (args: Args, extra: Extra) => Promise<Result>;
 
-export declare const LEDGER_META_KEY: 'dev.mcp-retry-policy/ledger';
+export { LEDGER_META_KEY } from '../generated/names.js';
 
 /** Why `withIdempotency` refused a call before any claim (nothing was done). */
 export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'invalid_input' | 'validation_failed';

@@ -4,9 +4,12 @@
 import { rangeError, typeError } from '../errors.js';
 import { LedgerRules, isValidOperationId } from '../mcp_retry_policy_server.js';
 import { fingerprint } from './fingerprint.js';
+import {
+  LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED, RECORD_UNKNOWN,
+} from '../generated/names.js';
 
 /** The `_meta` key of the ledger's own answers (in progress, unknown, conflict, rejected, result not stored). */
-export const LEDGER_META_KEY = 'dev.mcp-retry-policy/ledger';
+export { LEDGER_META_KEY };
 
 // ── The one result encoding ─────────────────────────────────────────────────────────────────────────────
 // Every store keeps a recorded result as opaque text, written here and read back here, so every store
@@ -240,7 +243,7 @@ function refusal(code, message, extra = {}) {
 
 /** Refused before any claim: nothing was done. Clients read `status: 'rejected'` as "permanent, not processed". */
 function rejected(reason, operationId, text) {
-  return reply('rejected', operationId, text, { reason });
+  return reply(LEDGER_REJECTED, operationId, text, { reason });
 }
 
 function reply(status, operationId, text, extra = {}) {
@@ -305,10 +308,10 @@ export function withIdempotency(ledger, handler, options = {}) {
       case 'replay':
         return admission.result;
       case 'conflict':
-        return reply('conflict', operationId,
+        return reply(LEDGER_CONFLICT, operationId,
           `${operationIdArgument} ${operationId} was already used for a different request; nothing was done. Use a new ${operationIdArgument} for a new request.`);
       case 'in_progress':
-        return reply('in_progress', operationId,
+        return reply(LEDGER_IN_PROGRESS, operationId,
           `This operation (${operationIdArgument} ${operationId}) is still running. Check back with the same ${operationIdArgument}; do not use a new one.`,
           { retryAfterMs: admission.retryAfterMs });
       case 'unknown':
@@ -322,14 +325,14 @@ export function withIdempotency(ledger, handler, options = {}) {
     let state;
     try {
       result = await handler(args, extra);
-      state = result?.isError ? 'failed' : 'succeeded';
+      state = result?.isError ? RECORD_FAILED : RECORD_SUCCEEDED;
     } catch (e) {
       // OutcomeUnknown says so; any other exception after the claim cannot say whether it committed either.
-      state = 'unknown';
+      state = RECORD_UNKNOWN;
       result = unknownReply(operationId, operationIdArgument, e);
     }
     try {
-      await ledger.finish(key, admission.claim, state, state === 'unknown' ? undefined : result);
+      await ledger.finish(key, admission.claim, state, state === RECORD_UNKNOWN ? undefined : result);
     } catch {
       // The record stays pending: after its lease it is reconciled. The caller still gets the truth now.
     }
@@ -339,7 +342,7 @@ export function withIdempotency(ledger, handler, options = {}) {
 
 function unknownReply(operationId, arg, cause) {
   const why = cause?.message ? ` (${cause.message})` : '';
-  return reply('unknown', operationId,
+  return reply(LEDGER_UNKNOWN, operationId,
     `The outcome of this operation (${arg} ${operationId}) is unknown${why}: it may or may not have taken effect. ` +
       `Do not use a new ${arg}; check whether it happened, or call again with the same ${arg} later.`);
 }

@@ -104,6 +104,15 @@ pub enum RecordState {
 }
 
 impl RecordState {
+    /// Every state, in declaration order.
+    pub const ALL: [RecordState; 5] = [
+        RecordState::Pending,
+        RecordState::Succeeded,
+        RecordState::Failed,
+        RecordState::Unknown,
+        RecordState::Released,
+    ];
+
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -125,10 +134,7 @@ impl RecordState {
 impl FromStr for RecordState {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
-        [RecordState::Pending, RecordState::Succeeded, RecordState::Failed, RecordState::Unknown, RecordState::Released]
-            .into_iter()
-            .find(|v| v.as_str() == s)
-            .ok_or(())
+        RecordState::ALL.into_iter().find(|v| v.as_str() == s).ok_or(())
     }
 }
 

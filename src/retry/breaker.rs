@@ -1,6 +1,6 @@
 //! The circuit breaker: stop sending to a server that keeps failing, then probe it.
 //!
-//! Fed only by transport-level failures ([`Verdict::is_transport_failure`](super::Verdict::is_transport_failure)):
+//! Fed only by transport-level failures ([`Classification::is_transport_failure`](super::Classification::is_transport_failure)):
 //! a tool that answers `isError: true` is a healthy server saying no and never opens the breaker. It
 //! trips on `consecutive_failures` in a row, or when at least `minimum_calls` in the current window failed
 //! at `failure_ratio` or more (Hystrix-style). After `open_ms` it lets exactly one probe through

@@ -55,6 +55,13 @@ pub enum Recover {
 }
 
 impl Recover {
+    /// Whether the action provably follows a request that was not processed (a lost session, a changed tool
+    /// list, a version mismatch): it is taken at once, at most once per call, and neither it nor its re-send
+    /// counts as an attempt. The one definition `decide` and the engine both use.
+    pub const fn is_one_shot(self) -> bool {
+        matches!(self, Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)
+    }
+
     /// Every action, in declaration order (the order of the `as u8` codes).
     pub const ALL: [Recover; 7] = [
         Recover::Reinitialize,
@@ -122,11 +129,6 @@ impl Verdict {
             Verdict::Recover => "recover",
             Verdict::Cancelled => "cancelled",
         }
-    }
-
-    /// Whether this verdict is a transport-level failure (the only kind that moves the breaker).
-    pub const fn is_transport_failure(self) -> bool {
-        matches!(self, Verdict::Transient | Verdict::Throttled)
     }
 }
 
@@ -278,6 +280,13 @@ pub struct Classification {
 }
 
 impl Classification {
+    /// Whether this outcome is a transport-level failure: the only kind that moves the breaker (a transient
+    /// or throttled verdict, or a broken stream to resume) — never a tool's `isError`.
+    pub const fn is_transport_failure(&self) -> bool {
+        matches!(self.verdict, Verdict::Transient | Verdict::Throttled)
+            || matches!(self.recover, Some(Recover::ResumeStream))
+    }
+
     const fn new(verdict: Verdict, delivery: Delivery, cause: Cause) -> Self {
         Classification { verdict, delivery, recover: None, retry_after_ms: None, cause }
     }

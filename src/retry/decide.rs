@@ -97,11 +97,13 @@ pub enum Reason {
     ContinueInput,
     /// The server asked for input more than [`MAX_INPUT_ROUNDS`] times in one call.
     InputRoundsExceeded,
+    /// The server asked for input and this caller cannot answer it ([`CallState::cannot_answer_input`]).
+    InputRequiredUnhandled,
 }
 
 impl Reason {
     /// Every reason, in declaration order (the order of the `as u8` codes).
-    pub const ALL: [Reason; 18] = [
+    pub const ALL: [Reason; 19] = [
         Reason::Succeeded,
         Reason::ToolError,
         Reason::TaskPending,
@@ -120,6 +122,7 @@ impl Reason {
         Reason::Recover,
         Reason::ContinueInput,
         Reason::InputRoundsExceeded,
+        Reason::InputRequiredUnhandled,
     ];
 
     /// The stable snake_case name.
@@ -143,6 +146,7 @@ impl Reason {
             Reason::Recover => "recover",
             Reason::ContinueInput => "continue_input",
             Reason::InputRoundsExceeded => "input_rounds_exceeded",
+            Reason::InputRequiredUnhandled => "input_required_unhandled",
         }
     }
 }
@@ -213,6 +217,23 @@ pub struct CallState {
     pub in_flight: bool,
     /// `input_required` rounds answered so far.
     pub continuations: u32,
+    /// Whether the caller cannot answer an `input_required` result (set at
+    /// [`Engine::begin_with`](super::Engine::begin_with)): such a result then stops the call
+    /// ([`Reason::InputRequiredUnhandled`]) instead of asking for a continuation the caller cannot send.
+    pub cannot_answer_input: bool,
+}
+
+/// What the caller tells the engine about one call when it begins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CallOptions {
+    /// Whether the caller can answer an `input_required` result by re-sending with the input (default `true`).
+    pub answers_input: bool,
+}
+
+impl Default for CallOptions {
+    fn default() -> Self {
+        CallOptions { answers_input: true }
+    }
 }
 
 impl CallState {
@@ -286,7 +307,9 @@ pub fn decide(i: &DecisionInput<'_>) -> Decision {
             Some(Recover::PollTask) => Decision::stop(FinalStatus::Pending, Reason::TaskPending),
             // A continuation: no delay, no budget, not an attempt; bounded by the deadline and a round limit.
             Some(Recover::ContinueInput) => {
-                if i.now_ms >= i.call.deadline_ms {
+                if i.call.cannot_answer_input {
+                    give_up(Reason::InputRequiredUnhandled)
+                } else if i.now_ms >= i.call.deadline_ms {
                     give_up(Reason::Deadline)
                 } else if i.call.continuations >= MAX_INPUT_ROUNDS {
                     give_up(Reason::InputRoundsExceeded)
@@ -300,8 +323,10 @@ pub fn decide(i: &DecisionInput<'_>) -> Decision {
             }
             // Resuming a stream is a GET with Last-Event-ID, not a re-send: allowed for every tool.
             Some(Recover::ResumeStream) => backoff_retry(i, Some(Recover::ResumeStream), Reason::Recover, give_up),
-            // Provably not processed: recover and re-send at once, once.
-            Some(action @ (Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)) => {
+            Some(Recover::Reauthenticate) | None => give_up(Reason::ReauthenticationRequired),
+            // The rest are the one-shot actions (`Recover::is_one_shot`: re-initialize, refresh tools,
+            // renegotiate), provably not processed: recover and re-send at once, once.
+            Some(action) => {
                 if i.call.used(action) {
                     give_up(Reason::RecoverExhausted)
                 } else if i.now_ms >= i.call.deadline_ms {
@@ -312,7 +337,6 @@ pub fn decide(i: &DecisionInput<'_>) -> Decision {
                     Decision::Retry { delay_ms: 0, recover: Some(action), reason: Reason::Recover }
                 }
             }
-            Some(Recover::Reauthenticate) | None => give_up(Reason::ReauthenticationRequired),
         },
     }
 }
@@ -381,5 +405,63 @@ mod tests {
             assert_eq!(*c as usize, i, "{c:?}");
         }
         assert!(crate::retry::Cause::ALL.len() <= 64 && Reason::ALL.len() <= 32);
+    }
+
+    fn recovering(action: Recover) -> Classification {
+        let cause = *crate::retry::Cause::ALL.iter().find(|c| c.recover() == Some(action)).unwrap_or(&Cause::Timeout);
+        Classification {
+            verdict: Verdict::Recover,
+            delivery: Delivery::NotProcessed,
+            recover: Some(action),
+            retry_after_ms: None,
+            cause,
+        }
+    }
+
+    fn input<'a>(policy: &'a Policy, call: &'a CallState, c: &'a Classification) -> DecisionInput<'a> {
+        DecisionInput {
+            policy,
+            call,
+            classification: c,
+            safety: Safety::Unsafe,
+            now_ms: 0,
+            random: 0,
+            breaker_open: false,
+            budget_milli: None,
+        }
+    }
+
+    /// `Recover::is_one_shot` is the one definition: `decide` re-sends exactly those at once and once, and
+    /// the engine (`admit`, `record`) counts exactly those as not attempts.
+    #[test]
+    fn one_shot_actions_are_one_definition() {
+        let policy = Policy::default();
+        let call = CallState { deadline_ms: 1_000, ..CallState::default() };
+        for action in Recover::ALL {
+            let c = recovering(action);
+            let first = decide(&input(&policy, &call, &c));
+            let at_once = first == Decision::Retry { delay_ms: 0, recover: Some(action), reason: Reason::Recover };
+            let used = CallState { used_recover: recover_bit(action), ..call };
+            let again = decide(&input(&policy, &used, &c)).reason() == Reason::RecoverExhausted;
+            assert_eq!(at_once && again, action.is_one_shot(), "{action:?}");
+        }
+    }
+
+    #[test]
+    fn a_caller_that_cannot_answer_input_stops_in_the_core() {
+        let policy = Policy::default();
+        let c = recovering(Recover::ContinueInput);
+        let call = CallState { deadline_ms: 1_000, cannot_answer_input: true, ..CallState::default() };
+        assert_eq!(
+            decide(&input(&policy, &call, &c)),
+            Decision::stop(FinalStatus::Failed, Reason::InputRequiredUnhandled)
+        );
+        let maybe = CallState { maybe_delivered: true, ..call };
+        assert_eq!(
+            decide(&input(&policy, &maybe, &c)),
+            Decision::stop(FinalStatus::Unknown, Reason::InputRequiredUnhandled)
+        );
+        let answers = CallState { cannot_answer_input: false, ..call };
+        assert_eq!(decide(&input(&policy, &answers, &c)).reason(), Reason::ContinueInput);
     }
 }

@@ -7,7 +7,9 @@
 use super::breaker::{Breaker, BreakerState, Transition};
 use super::budget::RetryBudget;
 use super::classify::{classify_under, Classification, Delivery, Recover, Verdict};
-use super::decide::{decide, recover_bit, retry_cost, CallState, Decision, DecisionInput, FinalStatus, Reason};
+use super::decide::{
+    decide, recover_bit, retry_cost, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason,
+};
 use super::outcome::{AttemptOutcome, Revision};
 use super::policy::Policy;
 use super::safety::Safety;
@@ -68,11 +70,17 @@ impl Engine {
         self.breaker.as_ref().map(Breaker::state)
     }
 
-    /// Starts a call at `now_ms`.
+    /// Starts a call at `now_ms` (a caller that answers `input_required`; see [`Engine::begin_with`]).
     pub fn begin(&self, now_ms: u64) -> CallState {
+        self.begin_with(now_ms, CallOptions::default())
+    }
+
+    /// Starts a call at `now_ms` with what the caller can do.
+    pub fn begin_with(&self, now_ms: u64, options: CallOptions) -> CallState {
         CallState {
             started_ms: now_ms,
             deadline_ms: now_ms.saturating_add(self.policy.total_timeout_ms),
+            cannot_answer_input: !options.answers_input,
             ..CallState::default()
         }
     }
@@ -83,10 +91,8 @@ impl Engine {
         let give_up = |call: &CallState, reason| {
             Decision::stop(if call.maybe_delivered { FinalStatus::Unknown } else { FinalStatus::Failed }, reason)
         };
-        let counts = !matches!(
-            call.pending_recover,
-            Some(Recover::ContinueInput | Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)
-        );
+        // Continuations and one-shot recoveries are not attempts.
+        let counts = !call.pending_recover.is_some_and(|r| r == Recover::ContinueInput || r.is_one_shot());
         if now_ms >= call.deadline_ms {
             return Err(give_up(call, Reason::Deadline));
         }
@@ -159,9 +165,7 @@ impl Engine {
             call.pending_recover = recover;
             match recover {
                 Some(Recover::ContinueInput) => call.continuations = call.continuations.saturating_add(1),
-                Some(r @ (Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)) => {
-                    call.used_recover |= recover_bit(r);
-                }
+                Some(r) if r.is_one_shot() => call.used_recover |= recover_bit(r),
                 _ => {
                     let cost = retry_cost(&self.policy, &classification);
                     if let Some(b) = self.budget.as_mut() {
@@ -176,12 +180,5 @@ impl Engine {
             }
         }
         Step { classification, decision, breaker: transition }
-    }
-}
-
-impl Classification {
-    /// Whether this outcome is a transport-level failure: the only kind that moves the breaker.
-    pub const fn is_transport_failure(&self) -> bool {
-        self.verdict.is_transport_failure() || matches!(self.recover, Some(Recover::ResumeStream))
     }
 }

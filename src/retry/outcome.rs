@@ -86,6 +86,19 @@ pub enum Sent {
     Maybe,
 }
 
+impl Sent {
+    /// Every value, in declaration order (the order of the packed codes).
+    pub const ALL: [Sent; 2] = [Sent::No, Sent::Maybe];
+
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Sent::No => "no",
+            Sent::Maybe => "maybe",
+        }
+    }
+}
+
 /// The `resultType` of a 2026-07-28 result (absent before: `Complete`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ResultType {
@@ -96,6 +109,20 @@ pub enum ResultType {
     InputRequired,
     /// The server created a task; the work goes on and is polled, not re-sent.
     Task,
+}
+
+impl ResultType {
+    /// Every result type, in declaration order (the order of the packed codes).
+    pub const ALL: [ResultType; 3] = [ResultType::Complete, ResultType::InputRequired, ResultType::Task];
+
+    /// The stable snake_case name (the `resultType` value on the wire).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ResultType::Complete => "complete",
+            ResultType::InputRequired => "input_required",
+            ResultType::Task => "task",
+        }
+    }
 }
 
 /// How one `tools/call` attempt ended, as JS observed it.
@@ -168,4 +195,20 @@ pub enum LedgerStatus {
     /// The ledger refused the request before any claim (a missing or malformed operation id, no
     /// authenticated tenant, input that failed validation): nothing was run.
     Rejected,
+}
+
+impl LedgerStatus {
+    /// Every status, in declaration order (the order of the packed codes).
+    pub const ALL: [LedgerStatus; 4] =
+        [LedgerStatus::InProgress, LedgerStatus::Unknown, LedgerStatus::Conflict, LedgerStatus::Rejected];
+
+    /// The stable snake_case name (the `status` under the ledger's `_meta` key).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LedgerStatus::InProgress => "in_progress",
+            LedgerStatus::Unknown => "unknown",
+            LedgerStatus::Conflict => "conflict",
+            LedgerStatus::Rejected => "rejected",
+        }
+    }
 }

@@ -22,6 +22,9 @@ pub enum Safety {
 }
 
 impl Safety {
+    /// Every safety, in declaration order (the order of the packed codes).
+    pub const ALL: [Safety; 4] = [Safety::ReadOnly, Safety::Idempotent, Safety::Keyed, Safety::Unsafe];
+
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -41,10 +44,7 @@ impl Safety {
 impl FromStr for Safety {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
-        [Safety::ReadOnly, Safety::Idempotent, Safety::Keyed, Safety::Unsafe]
-            .into_iter()
-            .find(|v| v.as_str() == s)
-            .ok_or(())
+        Safety::ALL.into_iter().find(|v| v.as_str() == s).ok_or(())
     }
 }
 
@@ -118,7 +118,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for s in [Safety::ReadOnly, Safety::Idempotent, Safety::Keyed, Safety::Unsafe] {
+        for s in Safety::ALL {
             assert_eq!(s.as_str().parse::<Safety>(), Ok(s));
         }
         assert!("readOnly".parse::<Safety>().is_err());

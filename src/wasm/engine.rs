@@ -5,12 +5,13 @@ use core::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 use super::error::{plain_error, range_error};
-use super::outcome::{admission_to_js, classification_to_js, read_outcome, step_to_js};
 use super::policy::{read_options, to_js};
 use super::read::{name_string, time_ms, Fields};
 use super::{brand, random, JsResult};
 use crate::retry::policy::{check_number, Quoted};
-use crate::retry::{classify_under, safety, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts};
+use crate::retry::{
+    classify_under, safety, CallOptions, CallState, Engine, Policy, Revision, Safety, SplitMix64, ToolFacts,
+};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
@@ -30,35 +31,37 @@ export type Policy = Required<Omit<PolicyOptions, "budget" | "breaker">> & {
 /** Engine options: `seed` makes jitter repeatable; `revision` is the server's MCP revision (default `"unknown"`: each
  * outcome gets its most conservative reading across revisions until a negotiated version is set). */
 export interface EngineOptions { seed?: number; revision?: RevisionSetting }
-export type Revision = "2025-06-18" | "2025-11-25" | "2026-07-28";
+// The closed sets are generated from the Rust definitions (src/vocab.rs → generated/names.d.ts).
+import type {
+  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, BreakerStateName,
+  UNKNOWN_REVISION,
+} from "./generated/names.js";
+export type { Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus } from "./generated/names.js";
 /** A revision, or `"unknown"` when the negotiated version is not visible (stdio, a hidden transport). */
-export type RevisionSetting = Revision | "unknown";
-export type Safety = "read_only" | "idempotent" | "keyed" | "unsafe";
+export type RevisionSetting = Revision | typeof UNKNOWN_REVISION;
 /** How one attempt ended, as the caller observed it. */
 export type AttemptOutcome =
-  | { kind: "result"; isError?: boolean; resultType?: "complete" | "input_required" | "task" }
+  | { kind: "result"; isError?: boolean; resultType?: ResultType }
   | { kind: "jsonrpc_error"; code: number }
   | { kind: "http"; status: number; retryAfterMs?: number; hadSession?: boolean; jsonrpcCode?: number }
-  | { kind: "network"; sent: "no" | "maybe" }
+  | { kind: "network"; sent: Sent }
   | { kind: "timeout" }
   | { kind: "stream_broken"; eventIdSeen?: boolean; retryMs?: number }
-  | { kind: "aborted"; sent: "no" | "maybe" }
-  | { kind: "ledger"; status: "in_progress" | "unknown" | "conflict" | "rejected"; retryAfterMs?: number };
-export type Delivery = "not_processed" | "unknown" | "processed";
-export type Recover = "reinitialize" | "refresh_tools" | "renegotiate" | "resume_stream" | "poll_task" | "continue_input" | "reauthenticate";
+  | { kind: "aborted"; sent: Sent }
+  | { kind: "ledger"; status: LedgerStatus; retryAfterMs?: number };
 export interface Classification {
-  verdict: "success" | "tool_error" | "permanent" | "transient" | "throttled" | "recover" | "cancelled";
-  delivery: Delivery; recover?: Recover; retryAfterMs?: number; cause: string;
+  verdict: Verdict; delivery: Delivery; recover?: Recover; retryAfterMs?: number; cause: Cause;
 }
-export type FinalStatus = "succeeded" | "tool_error" | "failed" | "unknown" | "pending";
 export type Decision =
-  | { action: "retry"; delayMs: number; recover?: Recover; reason: string }
-  | { action: "stop"; status: FinalStatus; reason: string };
-export interface BreakerTransition { from: "closed" | "open" | "half_open"; to: "closed" | "open" | "half_open" }
+  | { action: "retry"; delayMs: number; recover?: Recover; reason: Reason }
+  | { action: "stop"; status: FinalStatus; reason: Reason };
+export interface BreakerTransition { from: BreakerStateName; to: BreakerStateName }
 export interface Step { classification: Classification; decision: Decision; breaker?: BreakerTransition }
 export type Admission =
   | { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }
   | { admitted: false; decision: Decision & { action: "stop" } };
+/** What the caller says about one call when it begins. */
+export interface BeginOptions { /** Whether the caller can answer an `input_required` result (default true). */ answersInput?: boolean }
 /** What the app says about a tool's safety. */
 export interface SafetyOptions { trusted?: boolean; override?: Safety; operationIdArgument?: string }
 /** The parts of an MCP `Tool` the engine reads. */
@@ -209,17 +212,6 @@ impl RetryEngine {
         Ok(r.as_str().to_owned())
     }
 
-    /// Classifies one attempt's outcome under the engine's revision. Changes nothing.
-    #[wasm_bindgen(unchecked_return_type = "Classification")]
-    pub fn classify(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "AttemptOutcome")] outcome: JsValue,
-    ) -> JsResult<JsValue> {
-        let outcome = read_outcome(&outcome)?;
-        let revision = self.inner.try_borrow().map_err(|_| busy())?.revision;
-        Ok(classification_to_js(&classify_under(&outcome, revision)))
-    }
-
     /// The safety of `tool` (an MCP `Tool`, or anything with `annotations` and `inputSchema`): the
     /// override if given; else, for a trusted server, from its annotations and whether its input schema
     /// declares the operation-id argument; else `"unsafe"`.
@@ -264,54 +256,31 @@ impl RetryEngine {
         Ok(safety(&facts, trusted, override_).as_str().to_owned())
     }
 
-    /// Starts a call at `nowMs`.
-    pub fn begin(&self, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<RetryCall> {
+    /// Starts a call at `nowMs`. `options.answersInput: false` says the caller cannot answer an
+    /// `input_required` result: the engine then stops the call there (`input_required_unhandled`).
+    pub fn begin(
+        &self,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+        #[wasm_bindgen(unchecked_optional_param_type = "BeginOptions")] options: Option<JsValue>,
+    ) -> JsResult<RetryCall> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
         let now = time_ms("nowMs", now_ms)?;
+        let mut call_options = CallOptions::default();
+        if let Some(mut f) = Fields::new(&options, "options", "options")? {
+            if let Some(answers) = f.boolean("answersInput")? {
+                call_options.answers_input = answers;
+            }
+            f.finish()?;
+        }
         let st = self.inner.try_borrow().map_err(|_| busy())?;
-        let call = RetryCall { state: RefCell::new(st.engine.begin(now)) };
+        let call = RetryCall { state: RefCell::new(st.engine.begin_with(now, call_options)) };
         brand::constructed(brand::CALL);
         Ok(call)
     }
 
-    /// Asks to send the next attempt of `call` at `nowMs`: `{ admitted: true, attempt, timeoutMs }` or
-    /// `{ admitted: false, decision }` (breaker open, deadline passed, attempts used up).
-    #[wasm_bindgen(unchecked_return_type = "Admission")]
-    pub fn admit(&self, call: &RetryCall, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<JsValue> {
-        let now = time_ms("nowMs", now_ms)?;
-        let admission = {
-            let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
-            let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-            st.engine.admit(&mut c, now)
-        };
-        Ok(admission_to_js(&admission)) // the borrows are released before any JS runs
-    }
-
-    /// Records how an attempt of `call` ended and decides what comes next.
-    #[wasm_bindgen(unchecked_return_type = "Step")]
-    pub fn record(
-        &self,
-        call: &RetryCall,
-        #[wasm_bindgen(unchecked_param_type = "AttemptOutcome")] outcome: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Safety")] safety: JsValue,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> JsResult<JsValue> {
-        // Read every JS input before borrowing: a getter may call back into this engine.
-        let outcome = read_outcome(&outcome)?;
-        let safety = read_safety(&safety)?;
-        let now = time_ms("nowMs", now_ms)?;
-        let seed = self.seed_if_needed()?;
-        let step = {
-            let mut st = self.inner.try_borrow_mut().map_err(|_| busy())?;
-            let mut c = call.state.try_borrow_mut().map_err(|_| busy())?;
-            let random = st.next_random(seed)?;
-            let revision = st.revision;
-            st.engine.record(&mut c, &outcome, safety, revision, now, random)
-        };
-        Ok(step_to_js(&step)) // the borrows are released before any JS runs
-    }
-
-    /// The hot path of `record` (see `packed.rs`): the outcome as a kind code and three numbers, the safety
-    /// as a code, the step back as one packed number. `client.api.js` wraps it; prefer `record`.
+    /// Records how an attempt of `call` ended and decides what comes next, on the one protocol (`packed.rs`):
+    /// the outcome as a kind code and four numbers, the safety as a code, the step back as one packed number.
+    /// `client/engine.js` wraps it as `record(call, outcome, safety, nowMs)`.
     #[wasm_bindgen(js_name = recordPacked)]
     #[allow(clippy::too_many_arguments)]
     pub fn record_packed(
@@ -321,10 +290,11 @@ impl RetryEngine {
         a: f64,
         b: f64,
         c: f64,
+        d: f64,
         safety: u32,
         #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
     ) -> JsResult<f64> {
-        let outcome = super::packed::unpack_outcome(kind, a, b, c)?;
+        let outcome = super::packed::unpack_outcome(kind, a, b, c, d)?;
         let safety = super::packed::unpack_safety(safety)?;
         let now = time_ms("nowMs", now_ms)?;
         let seed = self.seed_if_needed()?;
@@ -335,15 +305,17 @@ impl RetryEngine {
         Ok(super::packed::pack_step(&st.engine.record(&mut c, &outcome, safety, revision, now, random)))
     }
 
-    /// The hot path of `classify`: the classification bits of a packed step (see `packed.rs`).
+    /// Classifies one attempt's outcome under the engine's revision (changes nothing): the classification
+    /// bits of a packed step, and its `Retry-After` as the value. `client/engine.js` wraps it as `classify`.
     #[wasm_bindgen(js_name = classifyPacked)]
-    pub fn classify_packed(&self, kind: u32, a: f64, b: f64, c: f64) -> JsResult<f64> {
-        let outcome = super::packed::unpack_outcome(kind, a, b, c)?;
+    pub fn classify_packed(&self, kind: u32, a: f64, b: f64, c: f64, d: f64) -> JsResult<f64> {
+        let outcome = super::packed::unpack_outcome(kind, a, b, c, d)?;
         let revision = self.inner.try_borrow().map_err(|_| busy())?.revision;
         Ok(super::packed::pack_classification(&classify_under(&outcome, revision)))
     }
 
-    /// The hot path of `admit`: one packed number (see `packed.rs`).
+    /// Asks to send the next attempt of `call` at `nowMs`: one packed number (see `packed.rs`): admitted with
+    /// the attempt's timeout, or the stop (breaker open, deadline passed, attempts used up).
     #[wasm_bindgen(js_name = admitPacked)]
     pub fn admit_packed(&self, call: &RetryCall, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> JsResult<f64> {
         let now = time_ms("nowMs", now_ms)?;

@@ -16,7 +16,8 @@ use crate::retry::policy::{check_number, Quoted, MAX_DURATION_MS};
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
 /** `released`: an operator released an unresolved record (`OperationLedger.release`); the next call executes. */
-export type RecordState = "pending" | "succeeded" | "failed" | "unknown" | "released";
+import type { RecordState } from "./generated/names.js";
+export type { RecordState } from "./generated/names.js";
 /** A ledger record as stores keep it (the recorded result is kept beside it by the JS layer). `expiresMs`
  *  applies to resolved records (succeeded/failed) only: pending and unknown records never expire. */
 export interface LedgerRecord {

@@ -108,19 +108,21 @@ test('the package resolves by name through its exports map: root, /client and /s
   }
 });
 
-test('the hot path (packed numbers) and the wasm object reader agree on every outcome, good or bad', async () => {
-  const { RetryEngine: Fast, RetryCall } = await import('../../pkg/client.node.js');
-  const { RetryEngine: Raw } = await import('../../pkg/mcp_retry_policy_client.js');
-  const slowRecord = Raw.prototype.record;
-  const slowAdmit = Raw.prototype.admit;
+test('one protocol: every outcome, good or bad, is a step named from the tables or a typed error; classify and record agree', async () => {
+  const names = await import('../../pkg/generated/names.js');
+  const { LEDGER_STATUSES, OUTCOME_KINDS, SAFETIES } = names;
   let seed = 3;
   const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
   const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
   const values = [undefined, true, false, 0, 1, -1, 0.5, 503, 1e300, NaN, Infinity, 'no', 'maybe', 'task', 'in_progress', null, {}];
-  const kinds = ['result', 'jsonrpc_error', 'http', 'network', 'timeout', 'stream_broken', 'aborted', 'ledger', 'teapot'];
-  const fields = ['isError', 'resultType', 'code', 'status', 'retryAfterMs', 'hadSession', 'sent', 'eventIdSeen', 'retryMs', 'extra'];
+  const kinds = [...OUTCOME_KINDS, 'teapot'];
+  const fields = ['isError', 'resultType', 'code', 'status', 'retryAfterMs', 'hadSession', 'jsonrpcCode', 'sent', 'eventIdSeen', 'retryMs', 'extra'];
+  // Every ledger status, with and without a wait: the classification's retryAfterMs is the core's answer.
+  const ledger = LEDGER_STATUSES.flatMap((status) => [{ kind: 'ledger', status }, { kind: 'ledger', status, retryAfterMs: 5 }]);
   const good = [{ kind: 'http', status: 503 }, { kind: 'http', status: 503, retryAfterMs: 40 }, { kind: 'timeout' }, { kind: 'network', sent: 'maybe' },
-    { kind: 'result' }, { kind: 'result', isError: true }, { kind: 'jsonrpc_error', code: -32603 }, { kind: 'ledger', status: 'in_progress', retryAfterMs: 5 }];
+    { kind: 'result' }, { kind: 'result', isError: true }, { kind: 'result', resultType: 'input_required' }, { kind: 'jsonrpc_error', code: -32603 },
+    { kind: 'http', status: 400, jsonrpcCode: -32020 }, { kind: 'http', status: 404, hadSession: true, jsonrpcCode: -32001, retryAfterMs: 7 },
+    { kind: 'stream_broken', eventIdSeen: true, retryMs: 30 }, { kind: 'aborted', sent: 'no' }, ...ledger];
   const outcomeOf = () => {
     if (rnd() < 0.6) return { ...pick(good) };
     const o = { kind: pick(kinds) };
@@ -129,38 +131,97 @@ test('the hot path (packed numbers) and the wasm object reader agree on every ou
     if (o.kind === 'jsonrpc_error' && rnd() < 0.7) o.code = pick([-32603, -32602, -32020, -32001, 408, 1.5]);
     return o;
   };
-  const run = (record, admit, classify) => {
-    const e = new Fast({ maxAttempts: 4, breaker: { consecutiveFailures: 3 } }, { seed: 11 });
-    const out = [];
-    let call = e.begin(0);
-    for (let i = 0; i < 400; i++) {
-      const o = outcomeOf();
-      const safety = pick(['read_only', 'idempotent', 'keyed', 'unsafe', 'bogus']);
-      try {
-        out.push(classify.call(e, o));
-      } catch (err) {
-        out.push({ error: [err.constructor.name, err.code, err.field, err.message] });
-      }
-      try {
-        out.push(admit.call(e, call, i * 10));
-        out.push(record.call(e, call, o, safety, i * 10 + 5));
-      } catch (err) {
-        out.push({ error: [err.constructor.name, err.code, err.field, err.message] });
-      }
-      if (i % 5 === 4) call = e.begin(i * 10);
+  const typed = (err) => (err instanceof TypeError || err instanceof RangeError) && typeof err.code === 'string' && typeof err.field === 'string';
+  const named = (c) => names.VERDICTS.includes(c.verdict) && names.DELIVERIES.includes(c.delivery) && names.CAUSES.includes(c.cause)
+    && (c.recover === undefined || names.RECOVERS.includes(c.recover)) && (c.retryAfterMs === undefined || Number.isInteger(c.retryAfterMs));
+  const e = new RetryEngine({ maxAttempts: 4, breaker: { consecutiveFailures: 3 } }, { seed: 11 });
+  let call = e.begin(0);
+  const seen = { errors: 0, retries: 0, breaker: 0, causes: new Set() };
+  for (let i = 0; i < 2000; i++) {
+    const o = outcomeOf();
+    const safety = rnd() < 0.1 ? 'bogus' : pick(SAFETIES);
+    let c;
+    try {
+      c = e.classify(o);
+      assert.ok(named(c), JSON.stringify(c));
+    } catch (err) {
+      assert.ok(typed(err), `classify ${i}: ${err}`);
+      seen.errors++;
     }
-    return out;
-  };
-  const fast = () => run(Fast.prototype.record, Fast.prototype.admit, Fast.prototype.classify);
-  const slow = () => run(slowRecord, slowAdmit, Raw.prototype.classify);
-  seed = 3;
-  const a = fast();
-  seed = 3;
-  const b = slow();
-  assert.equal(a.length, b.length);
-  for (let i = 0; i < a.length; i++) assert.deepStrictEqual(a[i], b[i], `step ${i}`);
-  assert.ok(a.some((x) => x.error) && a.some((x) => x.decision?.action === 'retry') && a.some((x) => x.breaker), 'the run covered errors, retries and breaker changes');
-  assert.ok(RetryCall);
+    try {
+      const a = e.admit(call, i * 10);
+      assert.ok(a.admitted === true || (names.STATUSES.includes(a.decision.status) && names.REASONS.includes(a.decision.reason)));
+      const step = e.record(call, o, safety, i * 10 + 5);
+      assert.deepStrictEqual(step.classification, c, `record ${i} classifies as classify does`);
+      assert.ok(names.REASONS.includes(step.decision.reason));
+      if (step.decision.action === 'stop') assert.ok(names.STATUSES.includes(step.decision.status));
+      else seen.retries++;
+      if (step.breaker) seen.breaker++;
+      seen.causes.add(step.classification.cause);
+    } catch (err) {
+      if (err.code === 'invalid_value' && err.field === 'safety') assert.equal(safety, 'bogus');
+      assert.ok(typed(err), `record ${i}: ${err}`);
+    }
+    if (i % 5 === 4) call = e.begin(i * 10);
+  }
+  assert.ok(seen.errors && seen.retries && seen.breaker, 'the run covered errors, retries and breaker changes');
+  for (const status of LEDGER_STATUSES) assert.ok(seen.causes.has(`ledger_${status}`), `the run covered the ledger's ${status}`);
+});
+
+test('one protocol: each malformed field is a typed error naming it, from the encoder or the core', () => {
+  const e = new RetryEngine(undefined, { seed: 1 });
+  const cases = [
+    [undefined, TypeError, 'missing', 'outcome'],
+    [null, TypeError, 'invalid_type', 'outcome'],
+    [[], TypeError, 'invalid_type', 'outcome'],
+    [{}, TypeError, 'missing', 'outcome.kind'],
+    [{ kind: 5 }, TypeError, 'invalid_type', 'outcome.kind'],
+    [{ kind: 'teapot' }, RangeError, 'invalid_value', 'outcome.kind'],
+    [{ kind: 'timeout', extra: 1 }, TypeError, 'unknown_option', 'outcome.extra'],
+    [{ kind: 'result', isError: 1 }, TypeError, 'invalid_type', 'outcome.isError'],
+    [{ kind: 'result', resultType: 'done' }, RangeError, 'invalid_value', 'outcome.resultType'],
+    [{ kind: 'http' }, TypeError, 'missing', 'outcome.status'],
+    [{ kind: 'http', status: 42 }, RangeError, 'too_small', 'outcome.status'],
+    [{ kind: 'http', status: 503, retryAfterMs: -1 }, RangeError, 'negative', 'outcome.retryAfterMs'],
+    [{ kind: 'http', status: 503, jsonrpcCode: 1.5 }, RangeError, 'not_integer', 'outcome.jsonrpcCode'],
+    [{ kind: 'http', status: 503, jsonrpcCode: '-32020' }, TypeError, 'invalid_type', 'outcome.jsonrpcCode'],
+    [{ kind: 'network' }, TypeError, 'missing', 'outcome.sent'],
+    [{ kind: 'aborted', sent: 'perhaps' }, RangeError, 'invalid_value', 'outcome.sent'],
+    [{ kind: 'stream_broken', retryMs: NaN }, RangeError, 'not_finite', 'outcome.retryMs'],
+    [{ kind: 'ledger', status: 'done' }, RangeError, 'invalid_value', 'outcome.status'],
+    [{ kind: 'jsonrpc_error', code: Infinity }, RangeError, 'not_integer', 'outcome.code'],
+    [{ get kind() { throw new Error('no'); } }, TypeError, 'unreadable', 'outcome.kind'],
+  ];
+  for (const [o, type, code, field] of cases) {
+    const name = `${code} ${field}`;
+    assert.throws(() => e.classify(o), (err) => err instanceof type && err.code === code && err.field === field, `classify ${name}`);
+    const c = e.begin(0);
+    assert.throws(() => e.record(c, o, 'unsafe', 1), (err) => err instanceof type && err.code === code && err.field === field, `record ${name}`);
+  }
+  const c = e.begin(0);
+  assert.throws(() => e.record(c, { kind: 'timeout' }, 'safe', 1), (err) => err instanceof RangeError && err.code === 'invalid_value' && err.field === 'safety');
+  assert.throws(() => e.record(c, { kind: 'timeout' }, 3, 1), (err) => err instanceof TypeError && err.code === 'invalid_type' && err.field === 'safety');
+});
+
+test("the core's retryAfterMs is the answer, for every ledger status", () => {
+  const e = new RetryEngine(undefined, { seed: 1 });
+  const expected = { in_progress: 5, unknown: undefined, conflict: undefined, rejected: undefined };
+  for (const [status, ms] of Object.entries(expected)) {
+    const o = { kind: 'ledger', status, retryAfterMs: 5 };
+    assert.equal(e.classify(o).retryAfterMs, ms, `classify ${status}`);
+    const c = e.begin(0);
+    e.admit(c, 0);
+    assert.equal(e.record(c, o, 'keyed', 1).classification.retryAfterMs, ms, `record ${status}`);
+  }
+  const c = e.begin(0);
+  e.admit(c, 0);
+  const step = e.record(c, { kind: 'http', status: 503, retryAfterMs: 1234.9 }, 'read_only', 1);
+  assert.equal(step.classification.retryAfterMs, 1234);
+  assert.ok(step.decision.delayMs >= 1234);
+  // An HTTP answer with a JSON-RPC body has its slot on the one protocol (2026-07-28: -32020 in a 400).
+  const e2 = new RetryEngine(undefined, { seed: 1, revision: '2026-07-28' });
+  assert.deepEqual(e2.classify({ kind: 'http', status: 400, jsonrpcCode: -32020 }),
+    { verdict: 'recover', delivery: 'not_processed', recover: 'refresh_tools', retryAfterMs: undefined, cause: 'jsonrpc_header_mismatch' });
 });
 
 test('by path: pkg/index.js is the Node entry; decide is record under its DESIGN name', async () => {
@@ -201,4 +262,50 @@ test('the default breaker: open 2 s after five 503s, one probe at a time (a hang
   assert.equal(attempt(t0 + 30_002, { kind: 'result' }), 'succeeded', 'the cancelled probe freed its slot');
   assert.equal(engine.breakerState, 'closed');
   assert.deepEqual(events, ['closed→open', 'open→half_open', 'half_open→closed']);
+});
+
+test('the built wasm and the generated tables name every code alike', async () => {
+  const { RetryEngine: Raw } = await import('../../pkg/mcp_retry_policy_client.js');
+  const names = await import('../../pkg/generated/names.js');
+  const t = Raw.codeTables();
+  assert.deepEqual(t.statuses, [...names.STATUSES]);
+  assert.deepEqual(t.reasons, [...names.REASONS]);
+  assert.deepEqual(t.recovers, [...names.RECOVERS]);
+  assert.deepEqual(t.verdicts, [...names.VERDICTS]);
+  assert.deepEqual(t.deliveries, [...names.DELIVERIES]);
+  assert.deepEqual(t.causes, [...names.CAUSES]);
+  assert.deepEqual(t.causeRecovers, [...names.CAUSE_RECOVERS]);
+  assert.deepEqual(t.transitions.slice(1), names.BREAKER_TRANSITIONS.slice(1));
+});
+
+test('every reason a call can stop with has words for the model', async () => {
+  const { messageFor } = await import('../../pkg/client/messages.js');
+  const { REASONS, STATUSES } = await import('../../pkg/generated/names.js');
+  // Reasons of a retry, or of a stop whose status speaks for itself.
+  const bySatus = new Set(['succeeded', 'tool_error', 'task_pending', 'transient', 'throttled', 'recover', 'continue_input']);
+  for (const reason of REASONS.filter((r) => !bySatus.has(r))) {
+    for (const status of STATUSES.filter((s) => s === 'failed' || s === 'unknown')) {
+      const m = messageFor({ tool: 't', status, reason, operationIdArgument: 'operation_id' });
+      assert.ok(!m.includes(reason), `${reason} (${status}) has no sentence in client/messages.js: ${m}`);
+    }
+  }
+});
+
+test('a caller that cannot answer input: the core stops the call (input_required_unhandled), unknown once anything may have been delivered', () => {
+  const e = new RetryEngine(undefined, { seed: 1 });
+  const c = e.begin(0, { answersInput: false });
+  e.admit(c, 0);
+  assert.deepEqual(e.record(c, { kind: 'result', resultType: 'input_required' }, 'unsafe', 1).decision,
+    { action: 'stop', status: 'failed', reason: 'input_required_unhandled' });
+  const c2 = e.begin(0, { answersInput: false });
+  e.admit(c2, 0);
+  assert.equal(e.record(c2, { kind: 'timeout' }, 'read_only', 1).decision.action, 'retry');
+  e.admit(c2, 2);
+  assert.deepEqual(e.record(c2, { kind: 'result', resultType: 'input_required' }, 'read_only', 3).decision,
+    { action: 'stop', status: 'unknown', reason: 'input_required_unhandled' });
+  const c3 = e.begin(0); // answers input (the default)
+  e.admit(c3, 0);
+  assert.equal(e.record(c3, { kind: 'result', resultType: 'input_required' }, 'unsafe', 1).decision.reason, 'continue_input');
+  assert.throws(() => e.begin(0, { answersInput: 'no' }), (err) => err instanceof TypeError && err.code === 'invalid_type' && err.field === 'options.answersInput');
+  assert.throws(() => e.begin(0, { answers: false }), (err) => err instanceof TypeError && err.field === 'options.answers');
 });

@@ -1,0 +1,402 @@
+//! Every name and every number that crosses the wasm boundary, defined once, here and in the core's enums.
+//!
+//! JavaScript switches on the core's names (statuses, reasons, causes, recover actions, …), reads the
+//! `_meta` keys, and decodes the packed numbers of the hot path. None of it is spelled by hand on the JS
+//! side: `cargo run --bin names` renders this module as `pkg-template/generated/names.js` (the tables) and
+//! `names.d.ts` (closed TypeScript unions), and `scripts/build.sh` and `cargo test` (`tests/names.rs`) fail
+//! when the committed files differ from what these definitions render. A rename here without regenerating,
+//! or a hand edit of a generated file, goes red.
+//!
+//! The codes of an enum are its declaration order (each enum's `ALL`, checked in `decide.rs`'s tests).
+
+use core::fmt::Write as _;
+
+use crate::ledger::RecordState;
+use crate::retry::{
+    BreakerState, Cause, Delivery, FinalStatus, LedgerStatus, Reason, Recover, ResultType, Revision, Safety, Sent,
+    Verdict,
+};
+
+/// The `_meta` key of the server ledger's own answers (in progress, unknown, conflict, rejected, …).
+pub const LEDGER_META_KEY: &str = "dev.mcp-retry-policy/ledger";
+/// The `_meta` key that tags each attempt's request, so the observed HTTP response can be matched to it.
+pub const ATTEMPT_META_KEY: &str = "dev.mcp-retry-policy/attempt";
+/// The `_meta` key under which `callTool` attaches the whole call outcome to a non-succeeded result.
+pub const OUTCOME_META_KEY: &str = "dev.mcp-retry-policy/outcome";
+
+/// A field of a packed number: `mask` wide, from bit `shift`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// The lowest bit.
+    pub shift: u32,
+    /// The field's mask, after shifting down.
+    pub mask: u32,
+}
+
+impl Field {
+    /// `v` in this field (cut to the field's width).
+    pub const fn put(self, v: u32) -> u32 {
+        (v & self.mask).wrapping_shl(self.shift)
+    }
+    /// This field of `packed`.
+    pub const fn get(self, packed: u32) -> u32 {
+        packed.wrapping_shr(self.shift) & self.mask
+    }
+}
+
+/// A packed number is `meta + value · VALUE_SCALE`: `meta` below 2^26, `value` (a delay, a timeout or a
+/// `Retry-After`, in ms) at most a day, below 2^27, so the sum is an exact integer in an `f64`.
+pub const VALUE_SCALE: u32 = 1 << 26;
+
+/// Step: 0 for a retry, else the stop's [`FinalStatus`] code + 1.
+pub const STEP_STOP: Field = Field { shift: 0, mask: 7 };
+/// Step: the decision's [`Reason`].
+pub const STEP_REASON: Field = Field { shift: 3, mask: 31 };
+/// Step: the retry's [`Recover`] code + 1 (0: none).
+pub const STEP_RECOVER: Field = Field { shift: 8, mask: 7 };
+/// Step and classification: the [`Verdict`].
+pub const STEP_VERDICT: Field = Field { shift: 11, mask: 7 };
+/// Step and classification: the [`Delivery`].
+pub const STEP_DELIVERY: Field = Field { shift: 14, mask: 3 };
+/// Step and classification: the [`Cause`] (its recover action follows from it: [`Cause::recover`]).
+pub const STEP_CAUSE: Field = Field { shift: 16, mask: 63 };
+/// Step and classification: 1 when the classification carries a `Retry-After`. A classification carries
+/// its value as the packed value; a step (whose value is the delay) sends it by `classifyPacked`.
+pub const STEP_RETRY_AFTER: Field = Field { shift: 22, mask: 1 };
+/// Step: the breaker transition ([`BREAKER_TRANSITIONS`], 0: none).
+pub const STEP_BREAKER: Field = Field { shift: 23, mask: 7 };
+
+/// Admission: 1 when admitted (the value is then the attempt's timeout).
+pub const ADMIT_ADMITTED: Field = Field { shift: 0, mask: 1 };
+/// Admission: the breaker transition.
+pub const ADMIT_BREAKER: Field = Field { shift: 1, mask: 7 };
+/// Admission refused: the stop's [`FinalStatus`].
+pub const ADMIT_STATUS: Field = Field { shift: 4, mask: 7 };
+/// Admission refused: the stop's [`Reason`].
+pub const ADMIT_REASON: Field = Field { shift: 7, mask: 31 };
+/// Admission: the attempt's number (at most 255).
+pub const ADMIT_ATTEMPT: Field = Field { shift: 12, mask: 255 };
+
+/// The breaker transitions by packed code (0: none) as `(from, to)`.
+pub const BREAKER_TRANSITIONS: [(&str, &str); 5] =
+    [("", ""), ("closed", "open"), ("open", "half_open"), ("half_open", "closed"), ("half_open", "open")];
+
+/// One kind of attempt outcome as JS hands it over: its `kind` name (its code is its index in
+/// [`OUTCOME_KINDS`]) and its other keys. On the hot path an outcome is its kind code and four numbers
+/// `a, b, c, d`, as each `KIND_*` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutcomeKind {
+    /// The `kind` value.
+    pub name: &'static str,
+    /// The keys besides `kind`, slot by slot.
+    pub fields: &'static [&'static str],
+}
+
+/// `kind: "result"`: `isError` (0/1), `resultType` ([`ResultType`] code).
+pub const KIND_RESULT: u32 = 0;
+/// `kind: "jsonrpc_error"`: `code`.
+pub const KIND_JSONRPC_ERROR: u32 = 1;
+/// `kind: "http"`: `status`, `retryAfterMs`, flags ([`C_HAD_SESSION`], [`C_B_PRESENT`], [`C_D_PRESENT`]),
+/// `jsonrpcCode`.
+pub const KIND_HTTP: u32 = 2;
+/// `kind: "network"`: `sent` ([`Sent`] code).
+pub const KIND_NETWORK: u32 = 3;
+/// `kind: "timeout"`.
+pub const KIND_TIMEOUT: u32 = 4;
+/// `kind: "stream_broken"`: `eventIdSeen` (0/1), `retryMs`, flags ([`C_B_PRESENT`]).
+pub const KIND_STREAM_BROKEN: u32 = 5;
+/// `kind: "aborted"`: `sent` ([`Sent`] code).
+pub const KIND_ABORTED: u32 = 6;
+/// `kind: "ledger"`: `status` ([`LedgerStatus`] code), `retryAfterMs`, flags ([`C_B_PRESENT`]).
+pub const KIND_LEDGER: u32 = 7;
+
+/// Slot `c` of `http`: the request carried an `Mcp-Session-Id`.
+pub const C_HAD_SESSION: u32 = 1;
+/// Slot `c`: slot `b` (a wait in ms) is present. Absent values are flagged, not given a sentinel, so that
+/// every number a caller may pass reaches the core's checks as it was given.
+pub const C_B_PRESENT: u32 = 2;
+/// Slot `c`: slot `d` (the `jsonrpcCode` of an `http` outcome) is present.
+pub const C_D_PRESENT: u32 = 4;
+
+/// Every outcome kind, by code.
+pub const OUTCOME_KINDS: [OutcomeKind; 8] = [
+    OutcomeKind { name: "result", fields: &["isError", "resultType"] },
+    OutcomeKind { name: "jsonrpc_error", fields: &["code"] },
+    OutcomeKind { name: "http", fields: &["status", "retryAfterMs", "hadSession", "jsonrpcCode"] },
+    OutcomeKind { name: "network", fields: &["sent"] },
+    OutcomeKind { name: "timeout", fields: &[] },
+    OutcomeKind { name: "stream_broken", fields: &["eventIdSeen", "retryMs"] },
+    OutcomeKind { name: "aborted", fields: &["sent"] },
+    OutcomeKind { name: "ledger", fields: &["status", "retryAfterMs"] },
+];
+
+/// The revision setting that means "not known".
+pub const UNKNOWN_REVISION: &str = "unknown";
+
+/// A named list of stable names: JS gets `NAME` (the array, index = code) and TS the union `Type`.
+struct List {
+    js: &'static str,
+    /// Each name is also exported as `PREFIX_NAME` (an import of a renamed one fails at module link).
+    prefix: Option<&'static str>,
+    ts: &'static str,
+    doc: &'static str,
+    names: Vec<&'static str>,
+}
+
+fn names<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Vec<&'static str> {
+    all.iter().map(|v| name(*v)).collect()
+}
+
+fn lists() -> Vec<List> {
+    let list = |js, ts, doc, names| List { js, prefix: None, ts, doc, names };
+    let named = |prefix, l: List| List { prefix: Some(prefix), ..l };
+    vec![
+        named(
+            "SAFETY",
+            list("SAFETIES", "Safety", "How safe a re-send of a tool is.", names(&Safety::ALL, Safety::as_str)),
+        ),
+        named(
+            "STATUS",
+            list("STATUSES", "FinalStatus", "How a call ended.", names(&FinalStatus::ALL, FinalStatus::as_str)),
+        ),
+        named("REASON", list("REASONS", "Reason", "Why a decision was taken.", names(&Reason::ALL, Reason::as_str))),
+        named("RECOVER", list("RECOVERS", "Recover", "A recovery step.", names(&Recover::ALL, Recover::as_str))),
+        named(
+            "VERDICT",
+            list("VERDICTS", "Verdict", "What an outcome means for the call.", names(&Verdict::ALL, Verdict::as_str)),
+        ),
+        named(
+            "DELIVERY",
+            list(
+                "DELIVERIES",
+                "Delivery",
+                "Whether the server acted on a request.",
+                names(&Delivery::ALL, Delivery::as_str),
+            ),
+        ),
+        named(
+            "CAUSE",
+            list(
+                "CAUSES",
+                "Cause",
+                "The row of the classification table that applied.",
+                names(Cause::ALL, Cause::as_str),
+            ),
+        ),
+        named(
+            "RESULT_TYPE",
+            list("RESULT_TYPES", "ResultType", "A result's `resultType`.", names(&ResultType::ALL, ResultType::as_str)),
+        ),
+        named("SENT", list("SENT", "Sent", "Whether a failed request may have left.", names(&Sent::ALL, Sent::as_str))),
+        named(
+            "LEDGER",
+            list(
+                "LEDGER_STATUSES",
+                "LedgerStatus",
+                "What a server's ledger answers instead of running the tool.",
+                names(&LedgerStatus::ALL, LedgerStatus::as_str),
+            ),
+        ),
+        named(
+            "RECORD",
+            list(
+                "RECORD_STATES",
+                "RecordState",
+                "A ledger record's state.",
+                names(&RecordState::ALL, RecordState::as_str),
+            ),
+        ),
+        list("REVISIONS", "Revision", "An MCP revision this package knows.", names(&Revision::ALL, Revision::as_str)),
+        list(
+            "OUTCOME_KINDS",
+            "OutcomeKind",
+            "An attempt outcome's `kind`.",
+            OUTCOME_KINDS.iter().map(|k| k.name).collect(),
+        ),
+        named(
+            "BREAKER",
+            list(
+                "BREAKER_STATES",
+                "BreakerStateName",
+                "A breaker state.",
+                vec![
+                    BreakerState::Closed.as_str(),
+                    BreakerState::Open { until_ms: 0 }.as_str(),
+                    BreakerState::HalfOpen { probe_ms: 0 }.as_str(),
+                ],
+            ),
+        ),
+    ]
+}
+
+fn quoted(s: &str) -> String {
+    format!("'{s}'")
+}
+
+fn fields() -> Vec<(&'static str, Field)> {
+    vec![
+        ("STEP_STOP", STEP_STOP),
+        ("STEP_REASON", STEP_REASON),
+        ("STEP_RECOVER", STEP_RECOVER),
+        ("STEP_VERDICT", STEP_VERDICT),
+        ("STEP_DELIVERY", STEP_DELIVERY),
+        ("STEP_CAUSE", STEP_CAUSE),
+        ("STEP_RETRY_AFTER", STEP_RETRY_AFTER),
+        ("STEP_BREAKER", STEP_BREAKER),
+        ("ADMIT_ADMITTED", ADMIT_ADMITTED),
+        ("ADMIT_BREAKER", ADMIT_BREAKER),
+        ("ADMIT_STATUS", ADMIT_STATUS),
+        ("ADMIT_REASON", ADMIT_REASON),
+        ("ADMIT_ATTEMPT", ADMIT_ATTEMPT),
+    ]
+}
+
+const HEADER: &str = "Generated by `cargo run --bin names` from src/vocab.rs and the core's enums. Do not edit:\n\
+// scripts/build.sh and `cargo test` (tests/names.rs) fail when this file differs from what they render.\n";
+
+fn meta_keys() -> [(&'static str, &'static str); 3] {
+    [
+        ("LEDGER_META_KEY", LEDGER_META_KEY),
+        ("ATTEMPT_META_KEY", ATTEMPT_META_KEY),
+        ("OUTCOME_META_KEY", OUTCOME_META_KEY),
+    ]
+}
+
+/// `pkg-template/generated/names.js`.
+pub fn render_js() -> String {
+    let mut s = format!("// {HEADER}\n");
+    for (name, value) in meta_keys() {
+        let _ = writeln!(s, "export const {name} = {};", quoted(value));
+    }
+    let _ = writeln!(s, "export const UNKNOWN_REVISION = {};", quoted(UNKNOWN_REVISION));
+    s.push('\n');
+    for l in lists() {
+        let items: Vec<String> = l.names.iter().map(|n| quoted(n)).collect();
+        let _ = writeln!(
+            s,
+            "/** {} Index = code. */\nexport const {} = Object.freeze([{}]);",
+            l.doc,
+            l.js,
+            items.join(", ")
+        );
+        if let Some(prefix) = l.prefix {
+            for n in &l.names {
+                let _ = writeln!(s, "export const {prefix}_{} = {};", n.to_uppercase(), quoted(n));
+            }
+        }
+    }
+    let cause_recovers: Vec<String> =
+        Cause::ALL.iter().map(|c| c.recover().map_or_else(|| "undefined".to_owned(), |r| quoted(r.as_str()))).collect();
+    let _ = writeln!(
+        s,
+        "/** The recover action each cause implies (by cause code). */\nexport const CAUSE_RECOVERS = Object.freeze([{}]);",
+        cause_recovers.join(", ")
+    );
+    s.push_str(
+        "\n/** Outcome kind codes, and each kind's keys (besides `kind`) in the order of the packed slots. */\n",
+    );
+    for (code, k) in OUTCOME_KINDS.iter().enumerate() {
+        let _ = writeln!(s, "export const KIND_{} = {code};", k.name.to_uppercase());
+    }
+    let kinds: Vec<String> = OUTCOME_KINDS
+        .iter()
+        .map(|k| {
+            let f: Vec<String> = k.fields.iter().map(|f| quoted(f)).collect();
+            format!("Object.freeze([{}])", f.join(", "))
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "export const C_HAD_SESSION = {C_HAD_SESSION};\nexport const C_B_PRESENT = {C_B_PRESENT};\nexport const C_D_PRESENT = {C_D_PRESENT};"
+    );
+    let _ = writeln!(s, "export const OUTCOME_FIELDS = Object.freeze([{}]);", kinds.join(", "));
+    let transitions: Vec<String> = BREAKER_TRANSITIONS
+        .iter()
+        .map(
+            |(from, to)| {
+                if from.is_empty() {
+                    "undefined".to_owned()
+                } else {
+                    format!("[{}, {}]", quoted(from), quoted(to))
+                }
+            },
+        )
+        .collect();
+    let _ = writeln!(s, "/** Breaker transitions by packed code: [from, to]. */\nexport const BREAKER_TRANSITIONS = Object.freeze([{}]);", transitions.join(", "));
+    let _ = writeln!(s, "\n/** The packed layout (src/vocab.rs): `meta + value · VALUE_SCALE`; each field `(meta >>> SHIFT) & MASK`. */");
+    let _ = writeln!(s, "export const VALUE_SCALE = {VALUE_SCALE};");
+    for (name, f) in fields() {
+        let _ = writeln!(s, "export const {name}_SHIFT = {};\nexport const {name}_MASK = {};", f.shift, f.mask);
+    }
+    s
+}
+
+/// `pkg-template/generated/names.d.ts`.
+pub fn render_dts() -> String {
+    let mut s = format!("// {HEADER}\n");
+    for (name, value) in meta_keys() {
+        let _ = writeln!(s, "export declare const {name}: {};", quoted(value));
+    }
+    let _ = writeln!(s, "export declare const UNKNOWN_REVISION: {};\n", quoted(UNKNOWN_REVISION));
+    for l in lists() {
+        let items: Vec<String> = l.names.iter().map(|n| quoted(n)).collect();
+        let _ = writeln!(s, "/** {} */\nexport type {} = {};", l.doc, l.ts, items.join(" | "));
+        let _ = writeln!(s, "export declare const {}: readonly {}[];", l.js, l.ts);
+        if let Some(prefix) = l.prefix {
+            for n in &l.names {
+                let _ = writeln!(s, "export declare const {prefix}_{}: {};", n.to_uppercase(), quoted(n));
+            }
+        }
+    }
+    s.push_str("export declare const CAUSE_RECOVERS: readonly (Recover | undefined)[];\n");
+    for k in OUTCOME_KINDS {
+        let _ = writeln!(s, "export declare const KIND_{}: number;", k.name.to_uppercase());
+    }
+    s.push_str("export declare const C_HAD_SESSION: number;\nexport declare const C_B_PRESENT: number;\nexport declare const C_D_PRESENT: number;\n");
+    s.push_str("export declare const OUTCOME_FIELDS: readonly (readonly string[])[];\n");
+    s.push_str("export declare const BREAKER_TRANSITIONS: readonly (readonly [BreakerStateName, BreakerStateName] | undefined)[];\n");
+    s.push_str("export declare const VALUE_SCALE: number;\n");
+    for (name, _) in fields() {
+        let _ = writeln!(s, "export declare const {name}_SHIFT: number;\nexport declare const {name}_MASK: number;");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_fit_and_do_not_overlap() {
+        let step = [
+            STEP_STOP,
+            STEP_REASON,
+            STEP_RECOVER,
+            STEP_VERDICT,
+            STEP_DELIVERY,
+            STEP_CAUSE,
+            STEP_RETRY_AFTER,
+            STEP_BREAKER,
+        ];
+        let admit = [ADMIT_ADMITTED, ADMIT_BREAKER, ADMIT_STATUS, ADMIT_REASON, ADMIT_ATTEMPT];
+        for layout in [&step[..], &admit[..]] {
+            let mut used = 0u64;
+            for f in layout {
+                let bits = u64::from(f.mask) << f.shift;
+                assert_eq!(used & bits, 0, "{f:?} overlaps");
+                assert!(bits < u64::from(VALUE_SCALE), "{f:?} past the value");
+                used |= bits;
+            }
+        }
+        // Every code fits its field.
+        assert!(FinalStatus::ALL.len() <= STEP_STOP.mask as usize);
+        assert!(Reason::ALL.len() <= STEP_REASON.mask as usize + 1);
+        assert!(Recover::ALL.len() <= STEP_RECOVER.mask as usize);
+        assert!(Verdict::ALL.len() <= STEP_VERDICT.mask as usize + 1);
+        assert!(Delivery::ALL.len() <= STEP_DELIVERY.mask as usize + 1);
+        assert!(Cause::ALL.len() <= STEP_CAUSE.mask as usize + 1);
+        assert!(BREAKER_TRANSITIONS.len() <= STEP_BREAKER.mask as usize + 1);
+        // A day in ms, scaled, is still an exact integer.
+        assert!((86_400_000u64 + 1) * u64::from(VALUE_SCALE) < 1 << 53);
+    }
+}
