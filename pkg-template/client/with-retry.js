@@ -158,136 +158,68 @@ export function withRetry(client, options = {}) {
     }
   }
 
+  // The call's steps share this context: the client, the engine, the journal and the options.
+  const ctx = { client, engine, journal, now, emit, reconnect, refreshTools, toolInfo, learnRevision, trusted, overrides, idArg, options };
+
   async function call(params, requestOptions = {}) {
     if (!params || typeof params.name !== 'string') throw typeOptionError('params.name', 'a string');
     if (params.arguments !== undefined && (params.arguments === null || typeof params.arguments !== 'object'))
       throw typeOptionError('params.arguments', 'an object');
-    const { signal, intent } = requestOptions;
-    const name = params.name;
-    const tool = await toolInfo(name);
-    learnRevision();
-    const safety = engine.safety(tool ?? {}, {
-      trusted,
-      ...(overrides[name] ? { override: overrides[name] } : {}),
-      operationIdArgument: idArg,
-    });
-    const declares = !!tool?.inputSchema?.properties && Object.hasOwn(tool.inputSchema.properties, idArg);
-    const args = { ...(params.arguments ?? {}) };
-    let operationId;
-    if (safety === 'keyed' || declares) {
-      // Created once per intended call, persisted before the first send, reused on every retry.
-      const given = typeof args[idArg] === 'string' ? args[idArg] : undefined;
-      const entry = await journal.begin({
-        tool: name,
-        operationId: given ?? newOperationId(),
-        ...(intent !== undefined ? { intent } : {}),
-        arguments: args,
-        createdAt: now(),
-      });
-      operationId = entry.operationId;
-      args[idArg] = operationId;
-    }
-
+    const { signal } = requestOptions;
+    const op = await resolveTool(ctx, params, requestOptions.intent);
     // The SDK client cannot answer a 2026-07-28 input request: the engine stops the call there.
-    const state = engine.begin(now(), { answersInput: false });
+    const run = { params, requestOptions, args: op.args, state: engine.begin(now(), { answersInput: false }), resumptionToken: undefined };
     const attempts = [];
     let recover;
-    let resumptionToken;
     let result;
     let lastError;
     let decision;
     for (;;) {
-      const admission = engine.admit(state, now());
+      const admission = engine.admit(run.state, now());
       if (!admission.admitted) {
         decision = admission.decision;
         break;
       }
-      if (admission.breaker) emit({ type: 'breaker', tool: name, ...admission.breaker });
+      if (admission.breaker) emit({ type: 'breaker', tool: op.name, ...admission.breaker });
       const started = now();
-      const tag = `${started.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-      let outcome;
-      result = undefined;
-      let sent = false;
-      try {
-        if (recover === 'reinitialize' || recover === 'renegotiate') {
-          await reconnect(client);
-          learnRevision();
-        } else if (recover === 'refresh_tools') {
-          await refreshTools();
-        }
-        sent = !signal?.aborted;
-        result = await client.request(
-          { method: 'tools/call', params: { ...params, arguments: args, _meta: { ...params._meta, [ATTEMPT_META_KEY]: tag } } },
-          ANY_RESULT,
-          {
-            timeout: admission.timeoutMs,
-            signal,
-            // With progress resets, attemptTimeoutMs is the longest silence; the call's deadline stays the hard cap.
-            ...(options.resetTimeoutOnProgress
-              ? { resetTimeoutOnProgress: true, maxTotalTimeout: Math.max(1, state.deadlineMs - now()), onprogress: requestOptions.onprogress ?? (() => {}) }
-              : {}),
-            ...(recover === 'resume_stream' && resumptionToken ? { resumptionToken } : {}),
-            onresumptiontoken: (t) => (resumptionToken = t),
-            ...(requestOptions.onprogress && !options.resetTimeoutOnProgress ? { onprogress: requestOptions.onprogress } : {}),
-          },
-        );
-        outcome = resultOutcome(result);
-      } catch (error) {
-        lastError = error;
-        outcome = sent || signal?.aborted
-          ? errorOutcome(error, { tag, aborted: !!signal?.aborted, sent, hadSession: !!client.transport?.sessionId })
-          : { kind: 'network', sent: 'no' }; // the recovery step failed: the call itself never left
-        // A stream that broke during this attempt, after the server gave an event id, can be resumed instead
-        // of re-sent. A plain timeout on a live stream stays a timeout.
-        if (outcome.kind === 'timeout' && resumptionToken && streamBrokeAt >= started) outcome = { kind: 'stream_broken', eventIdSeen: true };
-      }
-      const step = engine.record(state, outcome, safety, now());
-      attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs: now() - started, outcome, ...step });
-      emit({ type: 'attempt', tool: name, attempt: attempts.length, outcome, ...step });
-      if (step.breaker) emit({ type: 'breaker', tool: name, ...step.breaker });
+      const sent = await runAttempt(ctx, run, { admission, recover, started, streamBrokeAt: () => streamBrokeAt });
+      result = sent.result;
+      if (sent.error !== undefined) lastError = sent.error;
+      const step = engine.record(run.state, sent.outcome, op.safety, now());
+      attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs: now() - started, outcome: sent.outcome, ...step });
+      emit({ type: 'attempt', tool: op.name, attempt: attempts.length, outcome: sent.outcome, ...step });
+      if (step.breaker) emit({ type: 'breaker', tool: op.name, ...step.breaker });
       decision = step.decision;
       if (decision.action === 'stop') break;
-      emit({ type: 'retry', tool: name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
+      emit({ type: 'retry', tool: op.name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
       recover = decision.recover;
       if (!(await sleep(decision.delayMs, signal))) {
         // Aborted during the backoff: the engine says what that means.
-        const step2 = engine.record(state, { kind: 'aborted', sent: 'no' }, safety, now());
-        decision = step2.decision;
+        decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
         break;
       }
     }
 
-    const status = decision.status;
-    const reason = decision.reason;
-    const breakerState = engine.breakerState;
-    const outcome = {
-      status,
-      tool: name,
-      ...(result !== undefined && (status === 'succeeded' || status === 'tool_error' || status === 'pending') ? { result } : {}),
-      ...(lastError !== undefined && status !== 'succeeded' && status !== 'tool_error' ? { error: describeError(lastError) } : {}),
-      ...(operationId ? { operationId } : {}),
-      safety,
+    const outcome = assembleOutcome({
+      ...op,
       attempts,
-      reason,
-      message: messageFor({
-        tool: name,
-        status,
-        reason,
-        cause: attempts.at(-1)?.classification?.cause,
-        operationId,
-        operationIdArgument: idArg,
-        breakerOpenForMs: breakerState === 'open' ? engine.policy.breaker?.openMs : undefined,
-      }),
-    };
-    if (operationId) {
+      result,
+      lastError,
+      decision,
+      operationIdArgument: idArg,
+      breakerOpenForMs: engine.breakerState === 'open' ? engine.policy.breaker?.openMs : undefined,
+    });
+    if (op.operationId) {
       try {
-        await journal.settle(operationId, status, now());
+        await journal.settle(op.operationId, outcome.status, now());
       } catch {
         // The entry stays pending: pendingOperations() will list it.
       }
     }
-    if (status !== 'succeeded' && status !== 'tool_error') emit({ type: 'give_up', tool: name, status, reason, operationId });
-    emit({ type: 'done', tool: name, status, reason, attempts: attempts.length });
+    if (outcome.status !== 'succeeded' && outcome.status !== 'tool_error') {
+      emit({ type: 'give_up', tool: op.name, status: outcome.status, reason: outcome.reason, operationId: op.operationId });
+    }
+    emit({ type: 'done', tool: op.name, status: outcome.status, reason: outcome.reason, attempts: attempts.length });
     return outcome;
   }
 
@@ -310,6 +242,115 @@ export function withRetry(client, options = {}) {
     refreshTools,
     /** Operations whose outcome is not known to be final (after a crash, or `unknown`). */
     pendingOperations: () => journal.pending(),
+  };
+}
+
+/**
+ * Step 1 — resolve the tool: its metadata (`tools/list`, cached), its safety as the engine judges it, and for a
+ * keyed tool (or one whose schema declares the operation-id argument) the operation id: created once per
+ * intended call, written to the journal before the first send, reused on every retry.
+ */
+export async function resolveTool(ctx, params, intent) {
+  const name = params.name;
+  const tool = await ctx.toolInfo(name);
+  ctx.learnRevision();
+  const safety = ctx.engine.safety(tool ?? {}, {
+    trusted: ctx.trusted,
+    ...(ctx.overrides[name] ? { override: ctx.overrides[name] } : {}),
+    operationIdArgument: ctx.idArg,
+  });
+  const declares = !!tool?.inputSchema?.properties && Object.hasOwn(tool.inputSchema.properties, ctx.idArg);
+  const args = { ...(params.arguments ?? {}) };
+  let operationId;
+  if (safety === 'keyed' || declares) {
+    const given = typeof args[ctx.idArg] === 'string' ? args[ctx.idArg] : undefined;
+    const entry = await ctx.journal.begin({
+      tool: name,
+      operationId: given ?? newOperationId(),
+      ...(intent !== undefined ? { intent } : {}),
+      arguments: args,
+      createdAt: ctx.now(),
+    });
+    operationId = entry.operationId;
+    args[ctx.idArg] = operationId;
+  }
+  return { name, safety, args, ...(operationId ? { operationId } : {}) };
+}
+
+/** Step 2a — recover: the step the engine asked for before the re-send (a new session, a fresh tool list). */
+export async function recoverStep(ctx, action) {
+  if (action === 'reinitialize' || action === 'renegotiate') {
+    await ctx.reconnect(ctx.client);
+    ctx.learnRevision();
+  } else if (action === 'refresh_tools') {
+    await ctx.refreshTools();
+  }
+}
+
+/**
+ * Step 2 — run one attempt: recover if asked, send `tools/call` with the attempt's timeout and the caller's
+ * signal, and observe how it ended. Returns `{ outcome, result?, error? }`; decides nothing.
+ */
+export async function runAttempt(ctx, run, { admission, recover, started, streamBrokeAt }) {
+  const { client, options, now } = ctx;
+  const { params, requestOptions, args } = run;
+  const { signal } = requestOptions;
+  const tag = `${started.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  let sent = false;
+  try {
+    await recoverStep(ctx, recover);
+    sent = !signal?.aborted;
+    const result = await client.request(
+      { method: 'tools/call', params: { ...params, arguments: args, _meta: { ...params._meta, [ATTEMPT_META_KEY]: tag } } },
+      ANY_RESULT,
+      {
+        timeout: admission.timeoutMs,
+        signal,
+        // With progress resets, attemptTimeoutMs is the longest silence; the call's deadline stays the hard cap.
+        ...(options.resetTimeoutOnProgress
+          ? { resetTimeoutOnProgress: true, maxTotalTimeout: Math.max(1, run.state.deadlineMs - now()), onprogress: requestOptions.onprogress ?? (() => {}) }
+          : {}),
+        ...(recover === 'resume_stream' && run.resumptionToken ? { resumptionToken: run.resumptionToken } : {}),
+        onresumptiontoken: (t) => (run.resumptionToken = t),
+        ...(requestOptions.onprogress && !options.resetTimeoutOnProgress ? { onprogress: requestOptions.onprogress } : {}),
+      },
+    );
+    return { outcome: resultOutcome(result), result };
+  } catch (error) {
+    let outcome = sent || signal?.aborted
+      ? errorOutcome(error, { tag, aborted: !!signal?.aborted, sent, hadSession: !!client.transport?.sessionId })
+      : { kind: 'network', sent: 'no' }; // the recovery step failed: the call itself never left
+    // A stream that broke during this attempt, after the server gave an event id, can be resumed instead of
+    // re-sent. A plain timeout on a live stream stays a timeout.
+    if (outcome.kind === 'timeout' && run.resumptionToken && streamBrokeAt() >= started) outcome = { kind: 'stream_broken', eventIdSeen: true };
+    return { outcome, error };
+  }
+}
+
+/**
+ * Step 3 — assemble the CallOutcome from the engine's last decision: the status and reason are the engine's;
+ * the result only when the tool answered; the words for the model from `messages.js`. Pure.
+ */
+export function assembleOutcome({ name, safety, operationId, attempts, result, lastError, decision, operationIdArgument, breakerOpenForMs }) {
+  const { status, reason } = decision;
+  return {
+    status,
+    tool: name,
+    ...(result !== undefined && (status === 'succeeded' || status === 'tool_error' || status === 'pending') ? { result } : {}),
+    ...(lastError !== undefined && status !== 'succeeded' && status !== 'tool_error' ? { error: describeError(lastError) } : {}),
+    ...(operationId ? { operationId } : {}),
+    safety,
+    attempts,
+    reason,
+    message: messageFor({
+      tool: name,
+      status,
+      reason,
+      cause: attempts.at(-1)?.classification?.cause,
+      operationId,
+      operationIdArgument,
+      breakerOpenForMs,
+    }),
   };
 }
 

@@ -1,0 +1,80 @@
+// withRetry's named steps, each alone (no server): resolve the tool, recover, run one attempt, assemble the
+// outcome. The loop that strings them together is tested end to end in with-retry.test.mjs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolveTool, recoverStep, runAttempt, assembleOutcome } from '../../pkg/client/with-retry.js';
+import { RetryEngine, MemoryJournal } from '../../pkg/node.js';
+
+const baseCtx = (over = {}) => ({
+  client: { transport: {} },
+  engine: new RetryEngine(undefined, { seed: 1 }),
+  journal: new MemoryJournal(),
+  now: () => 1_000,
+  toolInfo: async () => undefined,
+  learnRevision: () => {},
+  trusted: true,
+  overrides: {},
+  idArg: 'operation_id',
+  options: {},
+  reconnect: async () => {},
+  refreshTools: async () => {},
+  ...over,
+});
+
+test('resolveTool: a keyed tool gets one operation id, journaled before anything is sent; a caller-given id is kept', async () => {
+  const journal = new MemoryJournal();
+  const tool = { name: 'open_ticket', inputSchema: { type: 'object', properties: { operation_id: { type: 'string' } } } };
+  const ctx = baseCtx({ journal, toolInfo: async () => tool });
+  const op = await resolveTool(ctx, { name: 'open_ticket', arguments: { title: 't' } }, 'intent-1');
+  assert.equal(op.safety, 'keyed');
+  assert.match(op.operationId, /^[0-9a-f-]{36}$/);
+  assert.equal(op.args.operation_id, op.operationId);
+  assert.deepEqual((await journal.pending()).map((e) => e.operationId), [op.operationId], 'journaled before the first send');
+  const again = await resolveTool(ctx, { name: 'open_ticket', arguments: { title: 't' } }, 'intent-1');
+  assert.equal(again.operationId, op.operationId, 'the same intent, the same id');
+  const given = await resolveTool(ctx, { name: 'open_ticket', arguments: { title: 't', operation_id: 'caller-id-0001' } });
+  assert.equal(given.operationId, 'caller-id-0001');
+  const plain = await resolveTool(baseCtx(), { name: 'create_ticket', arguments: {} });
+  assert.equal(plain.safety, 'unsafe', 'no metadata, no override: unsafe');
+  assert.equal(plain.operationId, undefined);
+});
+
+test('recoverStep: does what the engine asked, and nothing else', async () => {
+  const did = [];
+  const ctx = baseCtx({ reconnect: async () => did.push('reconnect'), refreshTools: async () => did.push('refresh'), learnRevision: () => did.push('learn') });
+  await recoverStep(ctx, undefined);
+  await recoverStep(ctx, 'resume_stream');
+  assert.deepEqual(did, []);
+  await recoverStep(ctx, 'reinitialize');
+  await recoverStep(ctx, 'refresh_tools');
+  await recoverStep(ctx, 'renegotiate');
+  assert.deepEqual(did, ['reconnect', 'learn', 'refresh', 'reconnect', 'learn']);
+});
+
+test('runAttempt: observes, decides nothing — a failed recovery never sent the call; a result is a result', async () => {
+  const engine = new RetryEngine(undefined, { seed: 1 });
+  const run = { params: { name: 't' }, requestOptions: {}, args: {}, state: engine.begin(0) };
+  const attempt = { admission: { timeoutMs: 1000 }, recover: 'reinitialize', started: 0, streamBrokeAt: () => -Infinity };
+  let requested = 0;
+  const client = { transport: {}, request: async () => (requested++, { content: [] }) };
+  const failing = baseCtx({ client, reconnect: async () => { throw new Error('no transport'); } });
+  const r1 = await runAttempt(failing, run, attempt);
+  assert.deepEqual(r1.outcome, { kind: 'network', sent: 'no' });
+  assert.equal(requested, 0, 'the call itself never left');
+  const r2 = await runAttempt(baseCtx({ client }), run, { ...attempt, recover: undefined });
+  assert.deepEqual(r2.outcome, { kind: 'result', isError: false });
+  assert.equal(requested, 1);
+});
+
+test('assembleOutcome: the status and reason are the decision\'s; a result only when the tool answered', () => {
+  const base = { name: 'create_ticket', safety: 'unsafe', attempts: [], operationIdArgument: 'operation_id' };
+  const unknown = assembleOutcome({ ...base, result: { content: [] }, lastError: new Error('reset'), decision: { action: 'stop', status: 'unknown', reason: 'unsafe_after_unknown' } });
+  assert.equal(unknown.status, 'unknown');
+  assert.equal(unknown.result, undefined, 'no result claimed for an unknown outcome');
+  assert.equal(unknown.error.message, 'reset');
+  assert.match(unknown.message, /may or may not have taken effect/);
+  const ok = assembleOutcome({ ...base, operationId: 'op-12345678', result: { content: [] }, decision: { action: 'stop', status: 'succeeded', reason: 'succeeded' } });
+  assert.deepEqual(ok.result, { content: [] });
+  assert.equal(ok.operationId, 'op-12345678');
+  assert.equal(ok.error, undefined);
+});
