@@ -275,11 +275,10 @@ proptest! {
     /// 5xx, and no 429/503 without `Retry-After`, is ever "not processed" (an intermediary may have forwarded).
     #[test]
     fn unknown_revision_is_conservative_and_5xx_is_never_proof(o in outcome()) {
-        let rank = |d: Delivery| match d { Delivery::Processed => 0, Delivery::NotProcessed => 1, Delivery::Unknown => 2 };
         let none = mcp_retry_policy::retry::classify_under(&o, None);
         for rev in Revision::ALL {
             let c = classify(&o, rev);
-            prop_assert!(rank(none.delivery) >= rank(c.delivery), "{:?} under {}", o, rev);
+            prop_assert!(none.delivery.uncertainty() >= c.delivery.uncertainty(), "{:?} under {}", o, rev);
             if let AttemptOutcome::Http { status, retry_after_ms, jsonrpc_code, .. } = o {
                 let unproven = (500..=599).contains(&status) && !(status == 503 && retry_after_ms.is_some())
                     || (status == 429 && retry_after_ms.is_none());

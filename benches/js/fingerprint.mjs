@@ -8,6 +8,7 @@ import { fingerprintCanonical, fingerprintJson } from '../../pkg/mcp_retry_polic
 import { canonicalJson } from '../../pkg/server/canonical.js';
 import { useNodeCrypto } from '../../pkg/server/fingerprint.js';
 import { canonicalize } from '../../tests/support/jcs.mjs';
+import { fmt, measure, measureAsync } from './measure.mjs';
 
 const LIMIT = 16 * 1024 * 1024;
 
@@ -101,27 +102,5 @@ export async function fingerprintSection({ say, fmt, measure, measureAsync }) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const measure = (fn, n, rounds = 7) => {
-    for (let i = 0; i < Math.min(n, 2000); i++) fn(i);
-    const times = [];
-    for (let r = 0; r < rounds; r++) {
-      const t = process.hrtime.bigint();
-      for (let i = 0; i < n; i++) fn(i);
-      times.push(Number(process.hrtime.bigint() - t) / n);
-    }
-    return median(times);
-  };
-  const measureAsync = async (fn, n, rounds = 5) => {
-    for (let i = 0; i < Math.min(n, 3); i++) await fn(i);
-    const times = [];
-    for (let r = 0; r < rounds; r++) {
-      const t = process.hrtime.bigint();
-      for (let i = 0; i < n; i++) await fn(i);
-      times.push(Number(process.hrtime.bigint() - t) / n);
-    }
-    return median(times);
-  };
-  const fmt = (n, d = 2) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   await fingerprintSection({ say: (s = '') => console.log(s), fmt, measure, measureAsync });
 }

@@ -9,7 +9,8 @@ import { build } from 'esbuild';
 import { ExponentialBackoff } from 'cockatiel';
 import { RetryEngine } from '../../pkg/client.node.js';
 import { fingerprintSection } from './fingerprint.mjs';
-import { simulate, standardStrategies, STORMS } from '../../www/sim.js';
+import { fmt, median, measure, measureAsync } from './measure.mjs';
+import { stormSection } from './storms.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const out = [];
@@ -17,32 +18,6 @@ const say = (s = '') => {
   out.push(s);
   console.log(s);
 };
-const fmt = (n, d = 2) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** ns per op: the median of `rounds` timed loops of `n` ops, after a warm-up. */
-function measure(fn, n, rounds = 7) {
-  for (let i = 0; i < Math.min(n, 2000); i++) fn(i);
-  const times = [];
-  for (let r = 0; r < rounds; r++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) fn(i);
-    times.push(Number(process.hrtime.bigint() - t) / n);
-  }
-  return median(times);
-}
-
-async function measureAsync(fn, n, rounds = 5) {
-  for (let i = 0; i < Math.min(n, 3); i++) await fn(i);
-  const times = [];
-  for (let r = 0; r < rounds; r++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) await fn(i);
-    times.push(Number(process.hrtime.bigint() - t) / n);
-  }
-  return median(times);
-}
-
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 say(`# mcp-retry-policy benchmarks`);
 say();
@@ -143,21 +118,8 @@ await fingerprintSection({ say, fmt, measure, measureAsync });
   row('p-retry', pRetry);
 }
 
-// 5. Storms.
-{
-  const strategies = () => standardStrategies(RetryEngine, ExponentialBackoff);
-  for (const [title, opts] of STORMS) {
-    say();
-    say(`## 5. Retry storm: 100 clients × 1 call/s, ${title}, server capacity 1.2× normal`);
-    say();
-    say('| strategy | how it runs | amplification | peak load | recovery after |');
-    say('|---|---|---:|---:|---:|');
-    for (const st of strategies()) {
-      const r = simulate(st, { clients: 100, durationS: 30 + opts.outageS + 60, outageStartS: 30, ...opts });
-      say(`| ${r.label} | ${r.kind} | ${fmt(r.amplification)}× | ${fmt(r.peakLoad)}× | ${r.recoveryS === null ? '> 60 s' : `${r.recoveryS} s`} |`);
-    }
-  }
-}
+// 5. Storms: benches/js/storms.mjs (also runnable alone).
+stormSection({ say, RetryEngine });
 
 mkdirSync(`${root}target`, { recursive: true });
 writeFileSync(`${root}target/bench.md`, `${out.join('\n')}\n`);

@@ -25,6 +25,16 @@ impl Delivery {
     /// Every delivery, in declaration order (the order of the `as u8` codes).
     pub const ALL: [Delivery; 3] = [Delivery::NotProcessed, Delivery::Unknown, Delivery::Processed];
 
+    /// How little this delivery claims: processed 0, not processed 1, unknown 2. The most conservative reading
+    /// of an outcome is the one with the highest.
+    pub const fn uncertainty(self) -> u8 {
+        match self {
+            Delivery::Processed => 0,
+            Delivery::NotProcessed => 1,
+            Delivery::Unknown => 2,
+        }
+    }
+
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -373,15 +383,11 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
 /// negotiated version): each row takes the most conservative reading across every known revision — the
 /// least certain delivery, and among equals the oldest revision's row. Never assumes the newest.
 pub fn classify_conservatively(outcome: &AttemptOutcome) -> Classification {
-    let rank = |d: Delivery| match d {
-        Processed => 0u8,
-        NotProcessed => 1,
-        Unknown => 2,
-    };
+    // Revision::ALL is oldest first: among equals the oldest row stays.
     let mut best = classify(outcome, Revision::V2025_06_18);
-    for revision in Revision::ALL {
+    for revision in Revision::ALL.into_iter().skip(1) {
         let c = classify(outcome, revision);
-        if rank(c.delivery) > rank(best.delivery) {
+        if c.delivery.uncertainty() > best.delivery.uncertainty() {
             best = c;
         }
     }

@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { launchChromium } from '../support/chromium.mjs';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
+import { randomJsonValues } from '../support/random-json.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
@@ -116,24 +117,7 @@ test('Chromium may itself re-send a POST whose reused connection closed before a
 
 test('fingerprints in Chromium (JS writer + wasm SHA-256) equal those in Node (the same writer + node:crypto)', async () => {
   const { fingerprint } = await import('../../pkg/node.js');
-  let seed = 7;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const strings = ['', 'a', 'é', '😀', '\u20ac', '\r\n\t', '"\\', '\u0001\u001f', '\ufb33', 'key', '10', '9', '\u0080'];
-  const gen = (depth) => {
-    const r = rnd();
-    if (depth > 3 || r < 0.3) {
-      const p = rnd();
-      if (p < 0.2) return null;
-      if (p < 0.35) return rnd() < 0.5;
-      if (p < 0.7) return [0, -0, 1, -1, 0.1, 1e21, 1e-7, 123456.789, 2 ** 53, -5e-324, 1.7976931348623157e308, rnd() * 1e6][Math.floor(rnd() * 12)];
-      return strings[Math.floor(rnd() * strings.length)] + strings[Math.floor(rnd() * strings.length)];
-    }
-    if (r < 0.6) return Array.from({ length: Math.floor(rnd() * 4) }, () => gen(depth + 1));
-    const o = {};
-    for (let i = Math.floor(rnd() * 5); i > 0; i--) o[strings[Math.floor(rnd() * strings.length)] + i] = gen(depth + 1);
-    return o;
-  };
-  const values = Array.from({ length: 300 }, () => gen(0));
+  const values = randomJsonValues(7, 300, ['', 'a', 'é', '😀', '\u20ac', '\r\n\t', '"\\', '\u0001\u001f', '\ufb33', 'key', '10', '9', '\u0080']);
   values.push({ items: Array.from({ length: 2000 }, (_, i) => ({ id: i, title: `ticket ${i} ünïcödé`, ratio: i + 0.25 })) });
   const inBrowser = await page.evaluate(async (vs) => {
     const { fingerprint: fp } = await import('/pkg/browser.js');

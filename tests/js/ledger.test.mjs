@@ -21,6 +21,7 @@ import { canonicalize } from '../support/jcs.mjs';
 import { canonicalJson } from '../../pkg/server/canonical.js';
 import { useNodeCrypto } from '../../pkg/server/fingerprint.js';
 import { fingerprintCanonical, fingerprintJson } from '../../pkg/mcp_retry_policy_server.js';
+import { randomJsonValues } from '../support/random-json.mjs';
 
 const sha = (s) => createHash('sha256').update(s).digest('hex');
 
@@ -38,24 +39,7 @@ function onBothHashPaths(f) {
 
 // ── Fingerprints ─────────────────────────────────────────────────────────────────────────────────────────
 test('fingerprint equals SHA-256 of a reference JCS canonicalization, over many random values', () => {
-  let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const strings = ['', 'a', 'é', '😀', '\u20ac', '\r\n\t', '"\\', '\u0001\u001f', '\ufb33', 'key', 'Key', '\u0080', 'z'];
-  const gen = (depth) => {
-    const r = rnd();
-    if (depth > 3 || r < 0.3) {
-      const p = rnd();
-      if (p < 0.2) return null;
-      if (p < 0.35) return rnd() < 0.5;
-      if (p < 0.7) return [0, -0, 1, -1, 0.1, 1e21, 1e-7, 123456.789, 2 ** 53, -5e-324, 1.7976931348623157e308, rnd() * 1e6][Math.floor(rnd() * 12)];
-      return strings[Math.floor(rnd() * strings.length)] + strings[Math.floor(rnd() * strings.length)];
-    }
-    if (r < 0.6) return Array.from({ length: Math.floor(rnd() * 4) }, () => gen(depth + 1));
-    const o = {};
-    for (let i = Math.floor(rnd() * 5); i > 0; i--) o[strings[Math.floor(rnd() * strings.length)] + i] = gen(depth + 1);
-    return o;
-  };
-  const values = Array.from({ length: 500 }, () => gen(0));
+  const values = randomJsonValues(42, 500, ['', 'a', 'é', '😀', '\u20ac', '\r\n\t', '"\\', '\u0001\u001f', '\ufb33', 'key', 'Key', '\u0080', 'z']);
   onBothHashPaths((path) => {
     for (const v of values) assert.equal(fingerprint(v), sha(canonicalize(v)), `${path}: ${JSON.stringify(v)}`);
   });

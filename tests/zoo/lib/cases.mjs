@@ -1,5 +1,6 @@
 // The zoo's cases: which server, which proxy, which tool safety, and the fault each tools/call attempt meets.
 // A case id says all of it and is enough to run the case again: `server|proxy|safety|f1,f2,...|seed`.
+import { rng } from '../../../www/sim.js';
 
 /** Where an attempt breaks. 'pass' is no fault. */
 export const FAULTS = {
@@ -56,21 +57,10 @@ export function exhaustive({ servers, proxies, specs }) {
   return out;
 }
 
-/** mulberry32: small, seeded, the same sequence on every machine. */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `n` random schedules from `seed`: faults across up to three attempts, pass about a third of the time. */
 export function random({ n, seed, servers, proxies, specs }) {
-  const r = prng(seed);
+  const r = rng(seed); // mulberry32 (www/sim.js): the same sequence on every machine
   const pick = (xs) => xs[Math.floor(r() * xs.length)];
   const out = [];
   for (let i = 0; i < n; i++) {
