@@ -1,7 +1,6 @@
 // The client face's public API, shared by its runtime entries (client.node.js, client.browser.js,
 // client.workerd.js), each of which initializes the client wasm its own way first.
-export { RetryCall } from './mcp_retry_policy_client.js';
-export { RetryEngine, newOperationId, revisionFor } from './client/engine.js';
+export { RetryEngine, RetryCall, newOperationId, revisionFor } from './client/engine.js';
 export { withRetry, OUTCOME_META_KEY } from './client/with-retry.js';
 export { observeFetch, parseRetryAfter, ATTEMPT_META_KEY } from './client/attempt.js';
 export { MemoryJournal, IndexedDbJournal, DurableObjectJournal } from './client/journal.js';

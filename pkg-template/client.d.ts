@@ -1,23 +1,5 @@
-// Public types of the client face ('mcp-retry-policy/client'). The engine's types are generated from the
-// Rust sources (mcp_retry_policy_client.d.ts); the entries hide the wasm initialization functions.
-import { RetryEngine as WasmRetryEngine, RetryCall, type AttemptOutcome as Outcome, type Safety as SafetyName, type Step as StepResult, type Admission as AdmissionResult, type Classification as ClassificationResult } from './mcp_retry_policy_client.js';
-export { RetryCall, newOperationId, revisionFor } from './mcp_retry_policy_client.js';
-
-/**
- * The per-server engine: the wasm class, with `record`, `admit` and `classify` on its one protocol (the outcome
- * encoded as numbers, the answer decoded from one packed number). A malformed outcome is a `TypeError` or
- * `RangeError` with `code` and `field`.
- */
-export declare class RetryEngine extends WasmRetryEngine {
-  /** Classifies one attempt's outcome under the engine's revision. Changes nothing. */
-  classify(outcome: Outcome): ClassificationResult;
-  /** Asks to send the next attempt of `call` at `nowMs`. */
-  admit(call: RetryCall, nowMs: number): AdmissionResult;
-  /** Records how an attempt of `call` ended and decides what comes next. */
-  record(call: RetryCall, outcome: Outcome, safety: SafetyName, nowMs: number): StepResult;
-  /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */
-  decide(call: RetryCall, outcome: Outcome, safety: SafetyName, nowMs: number): StepResult;
-}
+// Public types of the client face ('mcp-retry-policy/client'). The entries hide the wasm initialization.
+export { RetryEngine, RetryCall, newOperationId, revisionFor } from './client/engine.js';
 export type {
   PolicyOptions,
   Policy,
@@ -36,6 +18,7 @@ export type {
   ResultType,
   Sent,
   LedgerStatus,
+  Jitter,
   Decision,
   BreakerTransition,
   Step,
@@ -43,7 +26,8 @@ export type {
   SafetyOptions,
   BeginOptions,
   ToolLike,
-} from './mcp_retry_policy_client.js';
+  CodeTables,
+} from './client/engine.js';
 export {
   withRetry,
   OUTCOME_META_KEY,

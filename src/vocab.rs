@@ -13,8 +13,8 @@ use core::fmt::Write as _;
 
 use crate::ledger::RecordState;
 use crate::retry::{
-    BreakerState, Cause, Delivery, FinalStatus, LedgerStatus, Reason, Recover, ResultType, Revision, Safety, Sent,
-    Verdict,
+    BreakerState, Cause, Delivery, FinalStatus, Jitter, LedgerStatus, Reason, Recover, ResultType, Revision, Safety,
+    Sent, Verdict,
 };
 
 /// The `_meta` key of the server ledger's own answers (in progress, unknown, conflict, rejected, …).
@@ -130,6 +130,142 @@ pub const OUTCOME_KINDS: [OutcomeKind; 8] = [
     OutcomeKind { name: "ledger", fields: &["status", "retryAfterMs"] },
 ];
 
+/// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
+/// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
+/// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
+pub const BOUNDARY_FIELDS: [&str; 30] = [
+    "maxAttempts",
+    "baseDelayMs",
+    "maxDelayMs",
+    "jitter",
+    "attemptTimeoutMs",
+    "totalTimeoutMs",
+    "maxRetryAfterMs",
+    "budget.capacity",
+    "budget.retryCost",
+    "budget.timeoutCost",
+    "budget.successRefill",
+    "breaker.consecutiveFailures",
+    "breaker.failureRatio",
+    "breaker.minimumCalls",
+    "breaker.windowMs",
+    "breaker.openMs",
+    "budget",
+    "breaker",
+    "",
+    "this",
+    "call",
+    "nowMs",
+    "kind",
+    "safety",
+    "outcome.code",
+    "outcome.status",
+    "outcome.retryAfterMs",
+    "outcome.retryMs",
+    "outcome.jsonrpcCode",
+    "options.seed",
+];
+
+/// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
+pub const POLICY_VALUES: usize = 16;
+
+/// What a client-face export refuses, by code. `freed`: a handle that was freed (or never made);
+/// `too_many`: over a million live engines or calls.
+pub const ERROR_KINDS: [&str; 9] = [
+    "not_finite",
+    "negative",
+    "not_integer",
+    "too_small",
+    "too_large",
+    "base_exceeds_cap",
+    "invalid_value",
+    "freed",
+    "too_many",
+];
+
+/// A field an error names: its code is its index in [`BOUNDARY_FIELDS`] (the policy fields, 0–17, are
+/// named by their string from the core's [`crate::retry::PolicyError`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorField {
+    /// No field.
+    None = 18,
+    /// The engine or call a method was called on.
+    This = 19,
+    /// The call argument.
+    Call = 20,
+    /// `nowMs`.
+    NowMs = 21,
+    /// The outcome's kind, or a code inside it.
+    Kind = 22,
+    /// The safety code.
+    Safety = 23,
+    /// `outcome.code`.
+    OutcomeCode = 24,
+    /// `outcome.status`.
+    OutcomeStatus = 25,
+    /// `outcome.retryAfterMs`.
+    OutcomeRetryAfterMs = 26,
+    /// `outcome.retryMs`.
+    OutcomeRetryMs = 27,
+    /// `outcome.jsonrpcCode`.
+    OutcomeJsonrpcCode = 28,
+    /// `options.seed`.
+    Seed = 29,
+}
+
+/// What is wrong: its code is its index in [`ERROR_KINDS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// NaN or ±∞.
+    NotFinite = 0,
+    /// Below zero.
+    Negative = 1,
+    /// A count with a fraction.
+    NotInteger = 2,
+    /// Below the smallest accepted value (the bound is in the detail).
+    TooSmall = 3,
+    /// Past the largest accepted value (the bound is in the detail).
+    TooLarge = 4,
+    /// `baseDelayMs` above `maxDelayMs` (the detail holds both).
+    BaseExceedsCap = 5,
+    /// Not one of the codes.
+    InvalidValue = 6,
+    /// A handle that is not live.
+    Freed = 7,
+    /// Too many live engines or calls.
+    TooMany = 8,
+}
+
+/// Bits of `safetyOf`'s first argument: what a tool says about itself, and whether the app trusts it.
+pub const TOOL_TRUSTED: u32 = 1;
+/// `annotations.readOnlyHint` is a boolean.
+pub const TOOL_READ_ONLY_GIVEN: u32 = 2;
+/// `annotations.readOnlyHint` is `true`.
+pub const TOOL_READ_ONLY: u32 = 4;
+/// `annotations.destructiveHint` is a boolean.
+pub const TOOL_DESTRUCTIVE_GIVEN: u32 = 8;
+/// `annotations.destructiveHint` is `true`.
+pub const TOOL_DESTRUCTIVE: u32 = 16;
+/// `annotations.idempotentHint` is a boolean.
+pub const TOOL_IDEMPOTENT_GIVEN: u32 = 32;
+/// `annotations.idempotentHint` is `true`.
+pub const TOOL_IDEMPOTENT: u32 = 64;
+/// The input schema declares the operation-id argument.
+pub const TOOL_DECLARES_ID: u32 = 128;
+
+fn numbers() -> [(&'static str, u32); 8] {
+    [
+        ("TOOL_TRUSTED", TOOL_TRUSTED),
+        ("TOOL_READ_ONLY_GIVEN", TOOL_READ_ONLY_GIVEN),
+        ("TOOL_READ_ONLY", TOOL_READ_ONLY),
+        ("TOOL_DESTRUCTIVE_GIVEN", TOOL_DESTRUCTIVE_GIVEN),
+        ("TOOL_DESTRUCTIVE", TOOL_DESTRUCTIVE),
+        ("TOOL_IDEMPOTENT_GIVEN", TOOL_IDEMPOTENT_GIVEN),
+        ("TOOL_IDEMPOTENT", TOOL_IDEMPOTENT),
+        ("TOOL_DECLARES_ID", TOOL_DECLARES_ID),
+    ]
+}
+
 /// The revision setting that means "not known".
 pub const UNKNOWN_REVISION: &str = "unknown";
 
@@ -207,6 +343,9 @@ fn lists() -> Vec<List> {
             ),
         ),
         list("REVISIONS", "Revision", "An MCP revision this package knows.", names(&Revision::ALL, Revision::as_str)),
+        list("JITTERS", "Jitter", "A jitter strategy.", names(&Jitter::ALL, Jitter::as_str)),
+        list("ERROR_KINDS", "BoundaryErrorKind", "What a client-face export refuses.", ERROR_KINDS.to_vec()),
+        list("BOUNDARY_FIELDS", "BoundaryField", "A field a client-face error names.", BOUNDARY_FIELDS.to_vec()),
         list(
             "OUTCOME_KINDS",
             "OutcomeKind",
@@ -269,6 +408,10 @@ pub fn render_js() -> String {
         let _ = writeln!(s, "export const {name} = {};", quoted(value));
     }
     let _ = writeln!(s, "export const UNKNOWN_REVISION = {};", quoted(UNKNOWN_REVISION));
+    let _ = writeln!(s, "export const POLICY_VALUES = {POLICY_VALUES};");
+    for (name, n) in numbers() {
+        let _ = writeln!(s, "export const {name} = {n};");
+    }
     s.push('\n');
     for l in lists() {
         let items: Vec<String> = l.names.iter().map(|n| quoted(n)).collect();
@@ -337,7 +480,12 @@ pub fn render_dts() -> String {
     for (name, value) in meta_keys() {
         let _ = writeln!(s, "export declare const {name}: {};", quoted(value));
     }
-    let _ = writeln!(s, "export declare const UNKNOWN_REVISION: {};\n", quoted(UNKNOWN_REVISION));
+    let _ = writeln!(s, "export declare const UNKNOWN_REVISION: {};", quoted(UNKNOWN_REVISION));
+    let _ = writeln!(s, "export declare const POLICY_VALUES: number;");
+    for (name, _) in numbers() {
+        let _ = writeln!(s, "export declare const {name}: number;");
+    }
+    s.push('\n');
     for l in lists() {
         let items: Vec<String> = l.names.iter().map(|n| quoted(n)).collect();
         let _ = writeln!(s, "/** {} */\nexport type {} = {};", l.doc, l.ts, items.join(" | "));
@@ -365,6 +513,46 @@ pub fn render_dts() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_codes_name_their_table_entries() {
+        let fields = [
+            (ErrorField::None, ""),
+            (ErrorField::This, "this"),
+            (ErrorField::Call, "call"),
+            (ErrorField::NowMs, "nowMs"),
+            (ErrorField::Kind, "kind"),
+            (ErrorField::Safety, "safety"),
+            (ErrorField::OutcomeCode, "outcome.code"),
+            (ErrorField::OutcomeStatus, "outcome.status"),
+            (ErrorField::OutcomeRetryAfterMs, "outcome.retryAfterMs"),
+            (ErrorField::OutcomeRetryMs, "outcome.retryMs"),
+            (ErrorField::OutcomeJsonrpcCode, "outcome.jsonrpcCode"),
+            (ErrorField::Seed, "options.seed"),
+        ];
+        for (f, name) in fields {
+            assert_eq!(BOUNDARY_FIELDS.get(f as usize), Some(&name), "{f:?}");
+        }
+        assert_eq!(BOUNDARY_FIELDS.get(POLICY_VALUES), Some(&"budget"));
+        let kinds = [
+            (ErrorKind::NotFinite, "not_finite"),
+            (ErrorKind::Negative, "negative"),
+            (ErrorKind::NotInteger, "not_integer"),
+            (ErrorKind::TooSmall, "too_small"),
+            (ErrorKind::TooLarge, "too_large"),
+            (ErrorKind::BaseExceedsCap, "base_exceeds_cap"),
+            (ErrorKind::InvalidValue, "invalid_value"),
+            (ErrorKind::Freed, "freed"),
+            (ErrorKind::TooMany, "too_many"),
+        ];
+        for (k, name) in kinds {
+            assert_eq!(ERROR_KINDS.get(k as usize), Some(&name), "{k:?}");
+        }
+        // The core's policy errors name fields by these strings (src/wasm/client.rs maps them back).
+        for (i, f) in BOUNDARY_FIELDS.iter().enumerate().take(POLICY_VALUES) {
+            assert!(!f.is_empty(), "{i}");
+        }
+    }
 
     #[test]
     fn fields_fit_and_do_not_overlap() {

@@ -1,18 +1,27 @@
-//! The wasm boundary, exercised from inside wasm with real JS values: in Node and in headless Chromium
-//! (`scripts/test.sh` runs this file under both). Every JS value we can think of — undefined, null,
+//! The wasm boundary, exercised from inside wasm: in Node and in headless Chromium (`scripts/test.sh` runs
+//! this file under both). The client face takes numbers only: every number we can think of (NaN, ±∞, −0,
+//! huge, fractional, stale handles) in every slot must give a result or a failure code naming the field,
+//! never a panic. The server face takes JS values: every JS value we can think of — undefined, null,
 //! strings, NaN, huge numbers, arrays, functions, symbols, throwing getters, throwing proxies, cyclic and
-//! re-entrant objects — must give a typed error or a result, never a panic; and the module must still
-//! work afterwards.
+//! re-entrant objects — must give a typed error or a result. The module must still work afterwards.
 #![cfg(target_arch = "wasm32")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 
-use js_sys::{Array, Object, Reflect};
-use mcp_retry_policy::retry::{FinalStatus, Reason, Safety};
+use js_sys::Reflect;
+use mcp_retry_policy::retry::{FinalStatus, Reason, Revision, Safety};
 use mcp_retry_policy::vocab::{
-    ADMIT_ADMITTED, ADMIT_REASON, C_B_PRESENT, C_D_PRESENT, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
-    KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT, STEP_REASON, STEP_RETRY_AFTER, STEP_STOP, VALUE_SCALE,
+    ADMIT_ADMITTED, ADMIT_REASON, BOUNDARY_FIELDS, C_B_PRESENT, C_D_PRESENT, ERROR_KINDS, KIND_HTTP,
+    KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT, POLICY_VALUES,
+    STEP_REASON, STEP_RETRY_AFTER, STEP_STOP, TOOL_DECLARES_ID, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
+    VALUE_SCALE,
 };
-use mcp_retry_policy::wasm::{new_operation_id, revision_for, RetryEngine};
+use mcp_retry_policy::wasm::client as c;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -35,13 +44,6 @@ fn code_of(e: &JsValue) -> (String, String, String) {
         "not an Error"
     };
     (kind.into(), get(e, "code").as_string().unwrap_or_default(), get(e, "field").as_string().unwrap_or_default())
-}
-
-fn policy_err(src: &str) -> (String, String, String) {
-    match RetryEngine::new(js(src), JsValue::UNDEFINED) {
-        Ok(_) => ("accepted".into(), String::new(), String::new()),
-        Err(e) => code_of(&e),
-    }
 }
 
 fn weird_values() -> Vec<JsValue> {
@@ -92,78 +94,198 @@ fn assert_error_or_ok(r: Result<impl Sized, JsValue>, what: &str) {
     }
 }
 
-#[wasm_bindgen_test]
-fn bad_policy_values_are_typed_and_named() {
-    let cases = [
-        ("{ maxAttempts: NaN }", "RangeError", "not_finite", "maxAttempts"),
-        ("{ maxAttempts: 0 }", "RangeError", "too_small", "maxAttempts"),
-        ("{ maxAttempts: 1.5 }", "RangeError", "not_integer", "maxAttempts"),
-        ("{ maxAttempts: 1e9 }", "RangeError", "too_large", "maxAttempts"),
-        ("{ maxAttempts: '3' }", "TypeError", "invalid_type", "maxAttempts"),
-        ("{ maxAttempts: null }", "TypeError", "invalid_type", "maxAttempts"),
-        ("{ baseDelayMs: -5 }", "RangeError", "negative", "baseDelayMs"),
-        ("{ baseDelayMs: 10, maxDelayMs: 5 }", "RangeError", "base_exceeds_cap", "baseDelayMs"),
-        ("{ totalTimeoutMs: Infinity }", "RangeError", "not_finite", "totalTimeoutMs"),
-        ("{ jitter: 'random' }", "RangeError", "invalid_value", "jitter"),
-        ("{ jitter: 1 }", "TypeError", "invalid_type", "jitter"),
-        ("{ budget: 'no' }", "TypeError", "invalid_type", "budget"),
-        ("{ budget: { capacity: -1 } }", "RangeError", "negative", "budget.capacity"),
-        ("{ budget: { capacityy: 1 } }", "TypeError", "unknown_option", "budget.capacityy"),
-        ("{ breaker: { failureRatio: 2 } }", "RangeError", "too_large", "breaker.failureRatio"),
-        ("{ breaker: { openMs: 0 } }", "RangeError", "too_small", "breaker.openMs"),
-        ("{ retries: 3 }", "TypeError", "unknown_option", "retries"),
-        ("{ get maxAttempts() { throw new Error('boom') } }", "TypeError", "unreadable", "maxAttempts"),
-        ("new Proxy({}, { ownKeys() { throw new Error('trap') } })", "TypeError", "unreadable", "*"),
-        ("(() => { const o = {}; o.budget = o; return o })()", "TypeError", "unknown_option", "budget.budget"),
-        ("'fast'", "TypeError", "invalid_type", "policy"),
-        ("[1]", "TypeError", "invalid_type", "policy"),
-    ];
-    for (src, kind, code, field) in cases {
-        assert_eq!(policy_err(src), (kind.into(), code.into(), field.into()), "{src}");
+const UNKNOWN: f64 = Revision::ALL.len() as f64;
+
+/// `(kind, field)` of a failure code, or `None` for a result.
+fn failure(r: f64) -> Option<(&'static str, &'static str)> {
+    if r >= 0.0 {
+        return None;
     }
-    assert_eq!(policy_err("undefined").0, "accepted");
-    assert_eq!(policy_err("{ budget: false, breaker: true, jitter: 'none' }").0, "accepted");
+    let n = (-1.0 - r) as usize;
+    Some((ERROR_KINDS[n % ERROR_KINDS.len()], BOUNDARY_FIELDS[n / ERROR_KINDS.len()]))
+}
+
+/// A new engine from `(field index, value)` pairs (sections tuned when one of their fields is given).
+fn engine(values: &[(usize, f64)], seed: f64) -> f64 {
+    let mut v = [0.0; 16];
+    let mut present = 0u32;
+    let (mut budget, mut breaker) = (1.0, 1.0);
+    for &(i, x) in values {
+        v[i] = x;
+        present |= 1 << i;
+        if (7..=10).contains(&i) {
+            budget = 2.0;
+        }
+        if (11..=15).contains(&i) {
+            breaker = 2.0;
+        }
+    }
+    let h = c::engine_new(
+        f64::from(present),
+        budget,
+        breaker,
+        UNKNOWN,
+        v[0],
+        v[1],
+        v[2],
+        v[3],
+        v[4],
+        v[5],
+        v[6],
+        v[7],
+        v[8],
+        v[9],
+        v[10],
+        v[11],
+        v[12],
+        v[13],
+        v[14],
+        v[15],
+    );
+    if h > 0.0 {
+        assert_eq!(c::engine_seed(h, seed), 0.0);
+    }
+    h
+}
+
+fn field(name: &str) -> usize {
+    BOUNDARY_FIELDS.iter().position(|f| *f == name).unwrap()
 }
 
 #[wasm_bindgen_test]
-fn every_weird_value_in_every_slot_is_an_error_or_a_result() {
-    let fields = ["maxAttempts", "baseDelayMs", "jitter", "budget", "breaker", "totalTimeoutMs"];
-    for v in weird_values() {
-        assert_error_or_ok(RetryEngine::new(v.clone(), JsValue::UNDEFINED), "policy");
-        assert_error_or_ok(RetryEngine::new(JsValue::UNDEFINED, v.clone()), "options");
-        for f in fields {
-            let o = Object::new();
-            Reflect::set(&o, &f.into(), &v).unwrap();
-            assert_error_or_ok(RetryEngine::new(o.into(), JsValue::UNDEFINED), f);
+fn bad_policy_values_are_refused_by_name() {
+    let cases = [
+        ("maxAttempts", f64::NAN, "not_finite"),
+        ("maxAttempts", 0.0, "too_small"),
+        ("maxAttempts", 1.5, "not_integer"),
+        ("maxAttempts", 1e9, "too_large"),
+        ("baseDelayMs", -5.0, "negative"),
+        ("totalTimeoutMs", f64::INFINITY, "not_finite"),
+        ("jitter", 4.0, "invalid_value"),
+        ("jitter", 0.5, "invalid_value"),
+        ("budget.capacity", -1.0, "negative"),
+        ("breaker.failureRatio", 2.0, "too_large"),
+        ("breaker.failureRatio", 0.0001, "too_small"),
+        ("breaker.openMs", 0.0, "too_small"),
+        ("breaker.minimumCalls", -0.5, "negative"),
+    ];
+    for (name, v, kind) in cases {
+        let r = engine(&[(field(name), v)], 1.0);
+        assert_eq!(failure(r), Some((kind, name)), "{name} = {v}");
+        assert_eq!(c::error_detail(0.0).to_bits(), v.to_bits(), "the offending value: {name}");
+    }
+    assert_eq!(failure(engine(&[(1, 10.0), (2, 5.0)], 1.0)), Some(("base_exceeds_cap", "baseDelayMs")));
+    assert_eq!((c::error_detail(0.0), c::error_detail(1.0)), (10.0, 5.0));
+    assert_eq!(failure(engine(&[(0, 1e9)], 1.0)).map(|_| c::error_detail(1.0)), Some(100.0), "the bound");
+    let h = engine(&[], 1.0);
+    assert!(h > 0.0);
+    assert_eq!(failure(c::engine_seed(h, -1.0)), Some(("negative", "options.seed")));
+    assert_eq!(failure(c::engine_seed(h, 0.5)), Some(("not_integer", "options.seed")));
+    assert_eq!(c::engine_free(h), 0.0);
+}
+
+/// Every number we can think of, including handles that are not live.
+fn weird_numbers() -> Vec<f64> {
+    vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        3.0,
+        7.0,
+        99.0,
+        503.0,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e308,
+        9_007_199_254_740_993.0,
+        4_294_967_297.0,
+        4_294_967_295.0,
+        1_048_576.0,
+        1_048_578.0,
+        f64::MIN_POSITIVE,
+        -1e-300,
+    ]
+}
+
+#[wasm_bindgen_test]
+fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
+    let h = engine(&[], 9.0);
+    let call = c::call_begin(h, 1000.0, 1.0);
+    assert!(call > 0.0);
+    let mut failures = 0;
+    let mut count = |r: f64| {
+        assert!(!r.is_nan(), "a result is a number");
+        if let Some((kind, field)) = failure(r) {
+            assert!(!kind.is_empty() && (field.is_empty() || BOUNDARY_FIELDS.contains(&field)));
+            failures += 1;
         }
-        let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 1 }")).unwrap();
-        assert_error_or_ok(engine.safety(v.clone(), v.clone()), "safety");
-        assert_error_or_ok(engine.set_protocol_version(v.clone()), "setProtocolVersion");
-        let call = engine.begin(1000.0, None).unwrap();
-        assert_error_or_ok(engine.begin(1000.0, Some(v.clone())), "begin options");
-        let answers = Object::new();
-        Reflect::set(&answers, &"answersInput".into(), &v).unwrap();
-        assert_error_or_ok(engine.begin(1000.0, Some(answers.into())), "begin options.answersInput");
-        if let Some(n) = v.as_f64() {
-            assert_error_or_ok(engine.begin(n, None), "begin");
-            assert_error_or_ok(engine.admit_packed(&call, n), "admit");
-            for kind in 0..9 {
-                assert_error_or_ok(engine.classify_packed(kind, n, n, n, n), "classify");
-                assert_error_or_ok(engine.record_packed(&call, kind, n, n, n, n, 3, 1000.0), "record");
-                assert_error_or_ok(engine.record_packed(&call, kind, 503.0, n, 7.0, n, 3, 1000.0), "record flags");
+    };
+    let weird = weird_numbers();
+    for &n in &weird {
+        for i in 0..POLICY_VALUES {
+            let made = engine(&[(i, n)], 1.0);
+            count(made);
+            if made > 0.0 {
+                c::engine_free(made);
             }
         }
+        count(c::engine_seeded(n));
+        count(c::engine_revision(n));
+        count(c::engine_set_revision(h, n));
+        c::engine_set_revision(h, UNKNOWN);
+        count(c::revision_of_date(n));
+        count(c::engine_policy(h, n));
+        count(c::engine_policy(n, 0.0));
+        count(c::engine_budget(n));
+        count(c::engine_breaker(n));
+        count(c::call_field(n, 0.0));
+        count(c::call_field(call, n));
+        count(c::safety_of(n, n));
+        count(c::error_detail(n));
+        let begun = c::call_begin(h, n, n);
+        count(begun);
+        if begun > 0.0 {
+            c::call_free(begun);
+        }
+        count(c::admit(h, call, n));
+        count(c::admit(n, call, 0.0));
+        count(c::admit(h, n, 0.0));
+        for kind in 0..9 {
+            let k = f64::from(kind);
+            count(c::classify(h, k, n, n, n, n));
+            count(c::classify(n, k, 0.0, 0.0, 0.0, 0.0));
+            count(c::record(h, call, k, n, n, n, n, 3.0, 1000.0));
+            count(c::record(h, call, k, 503.0, n, 7.0, n, n, 1000.0));
+            count(c::record(n, call, k, 0.0, 0.0, 0.0, 0.0, 0.0, 1000.0));
+        }
+        if n != h && n != call {
+            count(c::engine_free(n));
+            count(c::call_free(n));
+        }
     }
+    assert!(failures > 1000, "{failures} failures");
     // Still alive and still right.
-    let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 9 }")).unwrap();
-    let call = engine.begin(0.0, None).unwrap();
-    engine.admit_packed(&call, 0.0).unwrap();
-    let step = engine.record_packed(&call, KIND_TIMEOUT, 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, 5.0).unwrap();
+    let h2 = engine(&[], 9.0);
+    let call2 = c::call_begin(h2, 0.0, 1.0);
+    c::admit(h2, call2, 0.0);
+    let step = c::record(h2, call2, f64::from(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, 5.0);
     assert_eq!(stop_status(step), Some(FinalStatus::Unknown));
+    // Freed handles are refused by name, and a slot reused later does not revive an old handle.
+    assert_eq!(c::call_free(call2), 0.0);
+    assert_eq!(failure(c::call_field(call2, 0.0)), Some(("freed", "this")));
+    assert_eq!(failure(c::admit(h2, call2, 0.0)), Some(("freed", "call")));
+    let reused = c::call_begin(h2, 0.0, 1.0);
+    assert_ne!(reused, call2);
+    assert_eq!(failure(c::call_free(call2)), Some(("freed", "this")));
+    assert_eq!(c::engine_free(h2), 0.0);
+    assert_eq!(failure(c::admit(h2, reused, 0.0)), Some(("freed", "this")));
+    assert_eq!(failure(c::engine_free(h2)), Some(("freed", "this")));
 }
 
-const SAFETY_UNSAFE: u32 = Safety::Unsafe as u32;
-const SAFETY_READ_ONLY: u32 = Safety::ReadOnly as u32;
+const SAFETY_UNSAFE: f64 = Safety::Unsafe as u32 as f64;
 
 fn meta(packed: f64) -> u32 {
     (packed % f64::from(VALUE_SCALE)) as u32
@@ -171,6 +293,7 @@ fn meta(packed: f64) -> u32 {
 
 /// The status of a packed step's stop, or `None` for a retry.
 fn stop_status(packed: f64) -> Option<FinalStatus> {
+    assert!(packed >= 0.0, "{:?}", failure(packed));
     let stop = STEP_STOP.get(meta(packed));
     stop.checked_sub(1).map(|s| FinalStatus::ALL[s as usize])
 }
@@ -181,90 +304,74 @@ fn reason(packed: f64) -> &'static str {
 
 #[wasm_bindgen_test]
 fn bad_times_and_outcomes_are_named() {
-    let engine = RetryEngine::new(JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
-    for (now, code) in
+    let h = engine(&[], 1.0);
+    for (now, kind) in
         [(f64::NAN, "not_finite"), (-1.0, "negative"), (f64::INFINITY, "not_finite"), (1e300, "too_large")]
     {
-        let e = engine.begin(now, None).err().expect("rejected");
-        assert_eq!(code_of(&e), ("RangeError".into(), code.into(), "nowMs".into()));
+        assert_eq!(failure(c::call_begin(h, now, 1.0)), Some((kind, "nowMs")));
     }
     // The one protocol: a kind code and four numbers (src/vocab.rs); the core names the field it refuses.
     let present = f64::from(C_B_PRESENT);
+    let k = |kind: u32| f64::from(kind);
     let cases = [
-        ((KIND_HTTP, 42.0, 0.0, 0.0, 0.0), "RangeError", "too_small", "outcome.status"),
-        ((KIND_HTTP, 503.5, 0.0, 0.0, 0.0), "RangeError", "not_integer", "outcome.status"),
-        ((KIND_HTTP, 503.0, -1.0, present, 0.0), "RangeError", "negative", "outcome.retryAfterMs"),
-        ((KIND_HTTP, 503.0, f64::NAN, present, 0.0), "RangeError", "not_finite", "outcome.retryAfterMs"),
-        ((KIND_HTTP, 503.0, 0.0, f64::from(C_D_PRESENT), 1.5), "RangeError", "not_integer", "outcome.jsonrpcCode"),
-        ((KIND_JSONRPC_ERROR, 1.5, 0.0, 0.0, 0.0), "RangeError", "not_integer", "outcome.code"),
-        ((KIND_NETWORK, 2.0, 0.0, 0.0, 0.0), "RangeError", "invalid_value", "outcome.sent"),
-        ((KIND_LEDGER, 0.5, 0.0, 0.0, 0.0), "RangeError", "invalid_value", "outcome.status"),
-        ((KIND_RESULT, 0.0, 3.0, 0.0, 0.0), "RangeError", "invalid_value", "outcome.resultType"),
-        ((KIND_STREAM_BROKEN, 1.0, 1e300, present, 0.0), "RangeError", "too_large", "outcome.retryMs"),
-        ((99, 0.0, 0.0, 0.0, 0.0), "RangeError", "invalid_value", "kind"),
+        ((k(KIND_HTTP), 42.0, 0.0, 0.0, 0.0), "too_small", "outcome.status"),
+        ((k(KIND_HTTP), 503.5, 0.0, 0.0, 0.0), "not_integer", "outcome.status"),
+        ((k(KIND_HTTP), 503.0, -1.0, present, 0.0), "negative", "outcome.retryAfterMs"),
+        ((k(KIND_HTTP), 503.0, f64::NAN, present, 0.0), "not_finite", "outcome.retryAfterMs"),
+        ((k(KIND_HTTP), 503.0, 0.0, f64::from(C_D_PRESENT), 1.5), "not_integer", "outcome.jsonrpcCode"),
+        ((k(KIND_JSONRPC_ERROR), 1.5, 0.0, 0.0, 0.0), "not_integer", "outcome.code"),
+        ((k(KIND_JSONRPC_ERROR), 1e300, 0.0, 0.0, 0.0), "not_integer", "outcome.code"),
+        ((k(KIND_NETWORK), 2.0, 0.0, 0.0, 0.0), "invalid_value", "kind"),
+        ((k(KIND_LEDGER), 0.5, 0.0, 0.0, 0.0), "invalid_value", "kind"),
+        ((k(KIND_RESULT), 0.0, 3.0, 0.0, 0.0), "invalid_value", "kind"),
+        ((k(KIND_STREAM_BROKEN), 1.0, 1e300, present, 0.0), "too_large", "outcome.retryMs"),
+        ((99.0, 0.0, 0.0, 0.0, 0.0), "invalid_value", "kind"),
+        ((0.5, 0.0, 0.0, 0.0, 0.0), "invalid_value", "kind"),
     ];
-    let call = engine.begin(0.0, None).unwrap();
-    for ((k, a, b, c, d), kind, code, field) in cases {
-        let e = engine.classify_packed(k, a, b, c, d).err().unwrap_or_else(|| panic!("{field} accepted"));
-        assert_eq!(code_of(&e), (kind.into(), code.into(), field.into()), "{field}");
-        let e = engine.record_packed(&call, k, a, b, c, d, SAFETY_UNSAFE, 0.0).err().unwrap();
-        assert_eq!(code_of(&e), (kind.into(), code.into(), field.into()), "{field}");
+    let call = c::call_begin(h, 0.0, 1.0);
+    for ((kind, a, b, cc, d), err, field) in cases {
+        assert_eq!(failure(c::classify(h, kind, a, b, cc, d)), Some((err, field)), "classify {field}");
+        assert_eq!(failure(c::record(h, call, kind, a, b, cc, d, SAFETY_UNSAFE, 0.0)), Some((err, field)), "{field}");
     }
-    let e = engine.record_packed(&call, KIND_TIMEOUT, 0.0, 0.0, 0.0, 0.0, 4, 0.0).err().unwrap();
-    assert_eq!(code_of(&e), ("RangeError".into(), "invalid_value".into(), "safety".into()));
+    assert_eq!(
+        failure(c::record(h, call, k(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, 4.0, 0.0)),
+        Some(("invalid_value", "safety"))
+    );
     // The core's Retry-After is the value of a packed classification.
-    let ra = engine.classify_packed(KIND_LEDGER, 0.0, 250.0, present, 0.0).unwrap();
+    let ra = c::classify(h, k(KIND_LEDGER), 0.0, 250.0, present, 0.0);
     assert_eq!(STEP_RETRY_AFTER.get(meta(ra)), 1);
     assert_eq!(((ra - f64::from(meta(ra))) / f64::from(VALUE_SCALE)) as u64, 250);
-    let none = engine.classify_packed(KIND_LEDGER, 2.0, 250.0, present, 0.0).unwrap(); // conflict: no wait
+    let none = c::classify(h, k(KIND_LEDGER), 2.0, 250.0, present, 0.0); // conflict: no wait
     assert_eq!(STEP_RETRY_AFTER.get(meta(none)), 0);
 }
 
 #[wasm_bindgen_test]
-fn a_reentrant_getter_meets_no_panic() {
-    // The options' `answersInput` getter calls back into the same engine while the outer begin runs.
-    let engine: JsValue = RetryEngine::new(js("{ maxAttempts: 5 }"), js("{ seed: 3 }")).unwrap().into();
-    let global = js_sys::global();
-    Reflect::set(&global, &"__mrpEngine".into(), &engine).unwrap();
-    let result = js(r#"(() => {
-        const e = globalThis.__mrpEngine;
-        let inner;
-        const options = { get answersInput() { const c = e.begin(0); e.admitPacked(c, 0); inner = e.recordPacked(c, 4, 0, 0, 0, 0, 0, 1); return false; } };
-        const outer = e.begin(2, options);
-        return { inner, attempts: outer.attempts };
-    })()"#);
-    let inner = get(&result, "inner").as_f64().unwrap();
-    assert_eq!(stop_status(inner), None, "the inner record retried");
-    assert_eq!(get(&result, "attempts").as_f64(), Some(0.0));
-    let _ = Reflect::delete_property(global.unchecked_ref::<Object>(), &"__mrpEngine".into());
-}
+fn the_engine_runs_a_call_through_the_numeric_exports() {
+    let h = engine(&[(0, 3.0), (1, 100.0), (2, 1000.0)], 5.0);
+    let unsafe_ = Safety::Unsafe as u32 as f64;
+    let read_only = Safety::ReadOnly as u32 as f64;
+    let keyed = Safety::Keyed as u32 as f64;
+    let ro = f64::from(TOOL_READ_ONLY_GIVEN | TOOL_READ_ONLY);
+    assert_eq!(c::safety_of(ro, 0.0), unsafe_, "untrusted");
+    assert_eq!(c::safety_of(ro + f64::from(TOOL_TRUSTED), 0.0), read_only);
+    assert_eq!(c::safety_of(f64::from(TOOL_TRUSTED | TOOL_DECLARES_ID), 0.0), keyed);
+    assert_eq!(c::safety_of(0.0, keyed + 1.0), keyed, "the override wins");
+    assert_eq!(failure(c::safety_of(0.0, 9.0)), Some(("invalid_value", "safety")));
+    let r = c::revision_of_date(20_251_125.0);
+    assert_eq!(Revision::ALL[r as usize], Revision::V2025_11_25);
+    assert_eq!(c::engine_set_revision(h, r), r);
+    assert_eq!(c::engine_revision(h), r);
 
-#[wasm_bindgen_test]
-fn the_engine_runs_a_call_through_js_values() {
-    let engine = RetryEngine::new(
-        js("{ maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, budget: false }"),
-        js("{ seed: 5 }"),
-    )
-    .unwrap();
-    let tool = js("{ name: 'create_ticket', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: { operation_id: { type: 'string' } } } }");
-    assert_eq!(engine.safety(tool.clone(), js("{ trusted: false }")).unwrap(), "unsafe");
-    assert_eq!(engine.safety(tool.clone(), js("{ trusted: true }")).unwrap(), "read_only");
-    let keyed = js("{ annotations: { readOnlyHint: 'yes' }, inputSchema: { properties: { op: {} } } }");
-    assert_eq!(engine.safety(keyed.clone(), js("{ trusted: true, operationIdArgument: 'op' }")).unwrap(), "keyed");
-    assert_eq!(engine.safety(keyed, js("{ override: 'idempotent' }")).unwrap(), "idempotent");
-
-    let call = engine.begin(0.0, None).unwrap();
+    let call = c::call_begin(h, 0.0, 1.0);
     let mut now = 0.0;
     let mut actions = Vec::new();
     loop {
-        let adm = engine.admit_packed(&call, now).unwrap();
+        let adm = c::admit(h, call, now);
         if ADMIT_ADMITTED.get(meta(adm)) == 0 {
             actions.push(format!("refused:{}", Reason::ALL[ADMIT_REASON.get(meta(adm)) as usize].as_str()));
             break;
         }
-        let step = engine
-            .record_packed(&call, KIND_HTTP, 503.0, 250.0, f64::from(C_B_PRESENT), 0.0, SAFETY_UNSAFE, now)
-            .unwrap();
+        let step = c::record(h, call, f64::from(KIND_HTTP), 503.0, 250.0, f64::from(C_B_PRESENT), 0.0, unsafe_, now);
         if let Some(status) = stop_status(step) {
             actions.push(format!("stop:{}:{}", status.as_str(), reason(step)));
             break;
@@ -275,22 +382,10 @@ fn the_engine_runs_a_call_through_js_values() {
         actions.push("retry".into());
     }
     assert_eq!(actions, ["retry", "retry", "stop:failed:max_attempts"]);
-    assert_eq!(engine.budget_tokens().unwrap(), None);
-    assert_eq!(engine.breaker_state().unwrap().as_deref(), Some("closed"));
-    let policy = engine.policy().unwrap();
-    assert_eq!(get(&policy, "budget"), JsValue::FALSE);
-    assert_eq!(get(&policy, "maxAttempts").as_f64(), Some(3.0));
-}
-
-#[wasm_bindgen_test]
-fn operation_ids_and_revisions() {
-    let ids: Vec<String> = (0..200).map(|_| new_operation_id().unwrap()).collect();
-    let arr: Array = ids.iter().map(|s| JsValue::from_str(s)).collect();
-    let unique = js_sys::Set::new(&arr);
-    assert_eq!(unique.size(), 200);
-    assert!(ids.iter().all(|id| id.len() == 36 && id.as_bytes()[14] == b'4'));
-    assert_eq!(revision_for("2025-11-25".into()).unwrap(), "2025-11-25");
-    assert_eq!(code_of(&revision_for("yesterday".into()).err().unwrap()).1, "invalid_value");
+    assert_eq!(c::call_field(call, 0.0), 3.0);
+    assert_eq!(c::engine_breaker(h), 1.0, "closed (+1)");
+    assert_eq!(c::engine_policy(h, 0.0), 3.0);
+    assert_eq!(c::engine_policy(h, 16.0), 1.0, "the budget is on");
 }
 
 #[wasm_bindgen_test]
@@ -346,45 +441,19 @@ fn ledger_rules_and_fingerprints_take_any_value() {
 
 /// A JS exception that unwinds through wasm frames leaks the frames' shadow stack (and what they held):
 /// after a few thousand, every call traps. These are the values that used to throw through wasm (a
-/// revoked Proxy in `Array.isArray`; a hostile thrown value's `message` getter; a non-string where `&str`
-/// was taken) — called directly on the Rust exports, without the JS layer's guards — 20 000 times each,
-/// then a good call.
+/// revoked Proxy in `Array.isArray`; a hostile thrown value; a non-string where `&str` was taken) —
+/// called directly on the Rust exports, without the JS layer's guards — 20 000 times each, then a good call.
 #[wasm_bindgen_test]
 fn hostile_values_never_unwind_through_wasm() {
     use mcp_retry_policy::wasm::{fingerprint_canonical, fingerprint_json, LedgerRules};
     let revoked = js("(() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy })()");
-    let hostile_throw = js("new Proxy({}, { get() { throw new Proxy(new Error('m'), { get() { throw 1 } }) } })");
-    let not_a_string = js("({ length: 100000, slice() { throw new TypeError('no') } })");
-    let engine = RetryEngine::new(JsValue::UNDEFINED, js("{ seed: 4 }")).unwrap();
     let rules = LedgerRules::new(JsValue::UNDEFINED).unwrap();
-    let call = engine.begin(0.0, None).unwrap();
     let expect = |r: Result<JsValue, JsValue>, what: &str, code: &str, field: &str| {
         let e = r.err().unwrap_or_else(|| panic!("{what} accepted"));
         let (_, c, f) = code_of(&e);
         assert_eq!((c.as_str(), f.as_str()), (code, field), "{what}");
     };
     for _ in 0..20_000 {
-        expect(
-            RetryEngine::new(revoked.clone(), JsValue::UNDEFINED).map(JsValue::from),
-            "policy",
-            "unreadable",
-            "policy",
-        );
-        expect(
-            RetryEngine::new(js("{ budget: 1 }"), revoked.clone()).map(JsValue::from),
-            "options",
-            "invalid_type",
-            "budget",
-        );
-        expect(engine.begin(0.0, Some(revoked.clone())).map(JsValue::from), "begin", "unreadable", "options");
-        expect(
-            engine.begin(0.0, Some(hostile_throw.clone())).map(JsValue::from),
-            "begin",
-            "unreadable",
-            "options.answersInput",
-        );
-        expect(engine.safety(revoked.clone(), JsValue::UNDEFINED).map(JsValue::from), "safety", "unreadable", "tool");
-        expect(revision_for(not_a_string.clone()).map(JsValue::from), "revisionFor", "invalid_type", "protocolVersion");
         expect(rules.admit(revoked.clone(), "fp".into(), 0.0), "admit", "unreadable", "record");
         expect(LedgerRules::new(revoked.clone()).map(JsValue::from), "LedgerRules", "unreadable", "options");
         expect(fingerprint_json(revoked.clone()).map(JsValue::from), "fingerprintJson", "invalid_type", "value");
@@ -395,25 +464,11 @@ fn hostile_values_never_unwind_through_wasm() {
             "value",
         );
     }
-    let tool = js("{ annotations: { readOnlyHint: true } }");
-    assert_eq!(engine.safety(tool, js("{ trusted: true }")).unwrap(), "read_only");
-    engine.admit_packed(&call, 1.0).unwrap();
-    let step = engine.record_packed(&call, KIND_TIMEOUT, 0.0, 0.0, 0.0, 0.0, SAFETY_READ_ONLY, 2.0).unwrap();
-    assert_eq!(stop_status(step), None, "a retry");
     assert!(get(&rules.claim(JsValue::NULL, "fp".into(), 1.0).unwrap(), "version").as_f64().is_some());
 }
 
 #[wasm_bindgen_test]
 fn long_strings_are_refused_before_they_are_copied() {
-    let engine = RetryEngine::new(JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
-    let long = js("'a'.repeat(1025)");
-    let e = engine.set_protocol_version(long.clone()).err().unwrap();
-    assert_eq!(code_of(&e), ("RangeError".into(), "too_long".into(), "protocolVersion".into()));
-    let e = revision_for(long).err().unwrap();
-    assert_eq!(code_of(&e), ("RangeError".into(), "too_long".into(), "protocolVersion".into()));
-    // A key too long to be one we know is an unknown option.
-    let e = engine.begin(0.0, Some(js("({ ['k'.repeat(5000)]: 1 })"))).err().unwrap();
-    assert_eq!(code_of(&e).1, "unknown_option");
     use mcp_retry_policy::wasm::{fingerprint_json, is_valid_operation_id, max_fingerprint_bytes};
     assert!(!is_valid_operation_id(js("'a'.repeat(129)")));
     assert!(is_valid_operation_id(js("'a'.repeat(128)")));

@@ -1,77 +1,35 @@
-// RetryEngine on one protocol: `record`, `admit` and `classify` encode the outcome as a kind code and four
-// numbers, cross the boundary once, and decode one packed number (src/wasm/packed.rs) — no object traffic
-// through wasm. The names, codes and bit layout are generated from the Rust definitions (../generated/
-// names.js, from src/vocab.rs). An outcome the encoding cannot express is a typed error here, from the same
-// tables; a number's range is the core's to check (its error names the field too).
-// The generated classes are guarded in place first (../guard.js): a freed, cloned or foreign engine or call,
-// or a number parameter that is not a number, is a typed error before anything enters wasm.
-import {
-  RetryEngine as WasmRetryEngine,
-  RetryCall,
-  __adopt,
-  initSync,
-  newOperationId as rawNewOperationId,
-  revisionFor as rawRevisionFor,
-} from '../mcp_retry_policy_client.js';
-import { ANY, NUMBER, U32, checkNumber, guardClass, guardFunction, stackGuard } from '../guard.js';
+// RetryEngine and RetryCall: JS objects holding handles into the client wasm (src/wasm/client.rs), whose
+// exports take and return numbers only. Here: the JS-shaped reading (objects, names, types, unknown keys)
+// and the typed errors; there: every range check and every decision. `record`, `admit` and `classify`
+// encode the outcome as a kind code and four numbers, cross the boundary once, and decode one packed number.
+// The names, codes and bit layout are generated from the Rust definitions (../generated/names.js, from
+// src/vocab.rs). The client wasm imports nothing, so no JS runs inside a call into it: nothing can unwind
+// through its frames or re-enter it.
+import * as w from '../mcp_retry_policy_client.js';
 import { rangeError, typeError } from '../errors.js';
 import {
   ADMIT_ADMITTED_MASK, ADMIT_ADMITTED_SHIFT, ADMIT_ATTEMPT_MASK, ADMIT_ATTEMPT_SHIFT, ADMIT_BREAKER_MASK, ADMIT_BREAKER_SHIFT,
-  ADMIT_REASON_MASK, ADMIT_REASON_SHIFT, ADMIT_STATUS_MASK, ADMIT_STATUS_SHIFT, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS,
-  C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, DELIVERIES, KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
-  KIND_RESULT, KIND_STREAM_BROKEN, LEDGER_STATUSES, OUTCOME_FIELDS, OUTCOME_KINDS, REASONS, RECOVERS, RESULT_TYPES, SAFETIES,
-  SENT, STATUSES, VERDICTS, STEP_CAUSE_MASK, STEP_CAUSE_SHIFT, STEP_DELIVERY_MASK, STEP_DELIVERY_SHIFT, STEP_REASON_MASK,
-  STEP_REASON_SHIFT, STEP_RECOVER_MASK, STEP_RECOVER_SHIFT, STEP_RETRY_AFTER_MASK, STEP_RETRY_AFTER_SHIFT, STEP_STOP_MASK,
-  STEP_STOP_SHIFT, STEP_VERDICT_MASK, STEP_VERDICT_SHIFT, STEP_BREAKER_MASK, STEP_BREAKER_SHIFT, VALUE_SCALE,
+  ADMIT_REASON_MASK, ADMIT_REASON_SHIFT, ADMIT_STATUS_MASK, ADMIT_STATUS_SHIFT, BOUNDARY_FIELDS, BREAKER_STATES, BREAKER_TRANSITIONS,
+  CAUSES, CAUSE_RECOVERS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, DELIVERIES, ERROR_KINDS, JITTERS, KIND_ABORTED, KIND_HTTP,
+  KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, LEDGER_STATUSES, OUTCOME_FIELDS, OUTCOME_KINDS,
+  POLICY_VALUES, REASONS, RECOVERS, RESULT_TYPES, REVISIONS, SAFETIES, SENT, STATUSES, VERDICTS, STEP_CAUSE_MASK, STEP_CAUSE_SHIFT,
+  STEP_DELIVERY_MASK, STEP_DELIVERY_SHIFT, STEP_REASON_MASK, STEP_REASON_SHIFT, STEP_RECOVER_MASK, STEP_RECOVER_SHIFT,
+  STEP_RETRY_AFTER_MASK, STEP_RETRY_AFTER_SHIFT, STEP_STOP_MASK, STEP_STOP_SHIFT, STEP_VERDICT_MASK, STEP_VERDICT_SHIFT,
+  STEP_BREAKER_MASK, STEP_BREAKER_SHIFT, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT,
+  TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED, UNKNOWN_REVISION, VALUE_SCALE,
 } from '../generated/names.js';
 
-const STACK = stackGuard(() => initSync()); // initialized by then: initSync() returns the exports
-const CALL = guardClass(RetryCall, {
-  name: 'RetryCall',
-  tag: 2, // src/wasm/brand.rs
-  adopt: __adopt,
-  stack: STACK,
-  getters: ['attempts', 'deadlineMs', 'maybeDelivered'],
-});
-const ENGINE = guardClass(WasmRetryEngine, {
-  name: 'RetryEngine',
-  tag: 1,
-  adopt: __adopt,
-  stack: STACK,
-  methods: {
-    safety: [['tool', ANY], ['options', ANY]],
-    setProtocolVersion: [['protocolVersion', ANY]],
-    begin: [['nowMs', NUMBER], ['options', ANY]],
-    recordPacked: [['call', CALL], ['kind', U32], ['a', NUMBER], ['b', NUMBER], ['c', NUMBER], ['d', NUMBER], ['safety', U32], ['nowMs', NUMBER]],
-    classifyPacked: [['kind', U32], ['a', NUMBER], ['b', NUMBER], ['c', NUMBER], ['d', NUMBER]],
-    admitPacked: [['call', CALL], ['nowMs', NUMBER]],
-  },
-  getters: ['policy', 'revision', 'budgetTokens', 'breakerState'],
-});
-const { classifyPacked, recordPacked, admitPacked } = ENGINE.raw;
-// The static codeTables() too (no object to check; the stack backstop only).
-const rawCodeTables = WasmRetryEngine.codeTables;
-WasmRetryEngine.codeTables = guardFunction(STACK, rawCodeTables);
-
-/** A fresh operation id (UUID v4 from secure randomness). */
-export const newOperationId = guardFunction(STACK, rawNewOperationId);
-/** The revision a negotiated `protocolVersion` behaves as. */
-export const revisionFor = guardFunction(STACK, rawRevisionFor);
-
-const SAFETY_CODES = new Map(SAFETIES.map((name, code) => [name, code]));
-const KIND_CODES = new Map(OUTCOME_KINDS.map((name, code) => [name, code]));
-const RESULT_TYPE_CODES = new Map(RESULT_TYPES.map((name, code) => [name, code]));
-const SENT_CODES = new Map(SENT.map((name, code) => [name, code]));
-const LEDGER_CODES = new Map(LEDGER_STATUSES.map((name, code) => [name, code]));
+const codes = (names) => new Map(names.map((name, code) => [name, code]));
+const SAFETY_CODES = codes(SAFETIES);
+const KIND_CODES = codes(OUTCOME_KINDS);
+const RESULT_TYPE_CODES = codes(RESULT_TYPES);
+const SENT_CODES = codes(SENT);
+const LEDGER_CODES = codes(LEDGER_STATUSES);
+const JITTER_CODES = codes(JITTERS);
+const REVISION_SETTINGS = [...REVISIONS, UNKNOWN_REVISION];
+const REVISION_CODES = codes(REVISION_SETTINGS);
 const FIELDS = OUTCOME_FIELDS.map((keys) => ['kind', ...keys]);
-
-// The encoded outcome: a kind code and four numbers (src/vocab.rs, KIND_*), set by encode() after its last
-// read (a getter may call this engine again). Module slots, not an array: nothing is allocated on the way in.
-let K = 0;
-let A = 0;
-let B = 0;
-let C = 0;
-let D = 0;
+const oneOf = (names) => names.join(', ');
 
 function typeName(v) {
   if (v === null) return 'null';
@@ -81,17 +39,42 @@ function typeName(v) {
     return 'a revoked Proxy';
   }
 }
-const oneOf = (names) => names.join(', ');
+const quote = (s) => `"${s.slice(0, 64)}"`;
 
+/** The typed error for a failure the wasm returned: `-(1 + kind + ERROR_KINDS.length · field)`. */
+function failure(r, what) {
+  const n = -1 - r;
+  const kind = ERROR_KINDS[n % ERROR_KINDS.length];
+  const field = BOUNDARY_FIELDS[Math.floor(n / ERROR_KINDS.length)] ?? '';
+  const value = w.errorDetail(0);
+  const bound = w.errorDetail(1);
+  switch (kind) {
+    case 'not_finite': return rangeError(field, `${field} must be a finite number, got ${value}`, kind);
+    case 'negative': return rangeError(field, `${field} must not be negative, got ${value}`, kind);
+    case 'not_integer': return rangeError(field, `${field} must be a ${bound ? 'safe integer' : 'whole number'}, got ${value}`, kind);
+    case 'too_small': return rangeError(field, `${field} must be at least ${bound}, got ${value}`, kind);
+    case 'too_large': return rangeError(field, `${field} must be at most ${bound}, got ${value}`, kind);
+    case 'base_exceeds_cap': return rangeError(field, `${field} (${value}) must not exceed maxDelayMs (${bound})`, kind);
+    case 'freed': return typeError(field, `${field} is a ${field === 'call' ? 'RetryCall' : what} that was freed`, kind);
+    case 'too_many': return rangeError(field, 'over a million live engines or calls: free() the ones no longer needed', kind);
+    default: return rangeError(field, `${field} must be a known code, got ${value}`, 'invalid_value');
+  }
+}
+
+/** `r`, or the typed error it encodes. */
+function ok(r, what = 'RetryEngine') {
+  if (r < 0) throw failure(r, what);
+  return r;
+}
+
+function number(v, field) {
+  if (typeof v !== 'number') throw typeError(field, `${field} must be a number, got ${typeName(v)}`);
+  return v;
+}
 function bool(v, field) {
   if (v === undefined || v === false) return 0;
   if (v === true) return 1;
   throw typeError(field, `${field} must be a boolean, got ${typeName(v)}`);
-}
-/** A number as given: its range is the core's to check. */
-function num(v, field) {
-  if (typeof v !== 'number') throw typeError(field, `${field} must be a number, got ${typeName(v)}`);
-  return v;
 }
 /** `what`: a description, or the names it may be (joined only when it is missing). */
 function required(v, field, what) {
@@ -99,13 +82,115 @@ function required(v, field, what) {
   return v;
 }
 /** The code of a name in `names` (absent: 0, the first, when not required). */
-function code(v, field, codes, names) {
+function code(v, field, table, names) {
   if (v === undefined) return 0;
   if (typeof v !== 'string') throw typeError(field, `${field} must be a string, got ${typeName(v)}`);
-  const c = codes.get(v);
-  if (c === undefined) throw rangeError(field, `${field} must be one of ${oneOf(names)}, got "${v.slice(0, 64)}"`);
+  const c = table.get(v);
+  if (c === undefined) throw rangeError(field, `${field} must be one of ${oneOf(names)}, got ${quote(v)}`);
   return c;
 }
+/** A typed error of ours passes; anything a getter or proxy trap threw becomes `unreadable` naming `at`. */
+function ours(e, at) {
+  if ((e instanceof TypeError || e instanceof RangeError) && Object.hasOwn(e, 'field') && typeof e.code === 'string') return e;
+  return typeError(at, `${at} could not be read`, 'unreadable');
+}
+
+/**
+ * Reads an object's fields: `keys` are the ones it may have (any other own string key is `unknown_option`),
+ * `read(key)` returns each value once. `undefined` reads as empty; anything but a plain object is a TypeError.
+ */
+function fields(o, path, keys, read) {
+  if (o === undefined) return;
+  const what = path || 'policy';
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw typeError(what, `${what} must be an object, got ${typeName(o)}`);
+  const unreadable = (f) => typeError(f, `${f} could not be read`, 'unreadable');
+  let own;
+  try {
+    own = Reflect.ownKeys(o);
+  } catch {
+    throw unreadable(what);
+  }
+  for (const key of own) {
+    if (typeof key === 'string' && !keys.includes(key)) {
+      const f = path ? `${path}.${key.slice(0, 64)}` : key.slice(0, 64);
+      throw typeError(f, `${f} is not a known option`, 'unknown_option');
+    }
+  }
+  for (const key of keys) {
+    const f = path ? `${path}.${key}` : key;
+    let v;
+    try {
+      v = o[key];
+    } catch {
+      throw unreadable(f);
+    }
+    read(key, v, f);
+  }
+}
+
+// The policy fields in argument order (BOUNDARY_FIELDS 0..POLICY_VALUES), split into the top-level ones
+// and the two sections'.
+const POLICY_FIELDS = BOUNDARY_FIELDS.slice(0, POLICY_VALUES);
+const TOP = POLICY_FIELDS.filter((f) => !f.includes('.'));
+const section = (name) => POLICY_FIELDS.filter((f) => f.startsWith(`${name}.`)).map((f) => f.slice(name.length + 1));
+const SECTIONS = { budget: section('budget'), breaker: section('breaker') };
+
+// The engine's arguments: present bits, budget mode, breaker mode, revision, then the 16 values.
+const ARGS = new Array(4 + POLICY_VALUES).fill(0);
+
+/** Reads policy options into ARGS[0..3 + 16] (the revision, ARGS[3], is the caller's). */
+function readPolicy(policy) {
+  ARGS.fill(0);
+  ARGS[1] = 1;
+  ARGS[2] = 1;
+  let at = 'policy';
+  try {
+    const put = (field, v) => {
+      at = field;
+      if (v === undefined) return;
+      const i = POLICY_FIELDS.indexOf(field);
+      ARGS[4 + i] = field === 'jitter' ? code(v, field, JITTER_CODES, JITTERS) : number(v, field);
+      ARGS[0] |= 1 << i;
+    };
+    fields(policy, '', [...TOP, 'budget', 'breaker'], (key, v, field) => {
+      at = field;
+      if (!(key in SECTIONS)) return put(field, v);
+      const slot = key === 'budget' ? 1 : 2;
+      if (v === false) ARGS[slot] = 0;
+      else if (v === undefined || v === true) ARGS[slot] = 1;
+      else if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+        throw typeError(field, `${field} must be an object or false, got ${typeName(v)}`);
+      } else {
+        ARGS[slot] = 2;
+        fields(v, key, SECTIONS[key], (_, sv, sf) => put(sf, sv));
+      }
+    });
+  } catch (e) {
+    throw ours(e, at);
+  }
+}
+
+function readRevision(v, field) {
+  if (typeof v !== 'string') throw typeError(field, `${field} must be a string, got ${typeName(v)}`);
+  const c = REVISION_CODES.get(v);
+  if (c === undefined) throw rangeError(field, `${field} must be one of ${oneOf(REVISION_SETTINGS)}, got ${quote(v)}`);
+  return c;
+}
+
+/** The revision code a negotiated `protocolVersion` (any `YYYY-MM-DD`) behaves as. */
+function revisionCode(v) {
+  if (typeof v !== 'string') throw typeError('protocolVersion', `protocolVersion must be a string, got ${typeName(v)}`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) throw rangeError('protocolVersion', `protocolVersion must be a YYYY-MM-DD date, got ${quote(v)}`);
+  return ok(w.revisionOfDate(Number(v.slice(0, 4) + v.slice(5, 7) + v.slice(8))));
+}
+
+// The encoded outcome: a kind code and four numbers (src/vocab.rs, KIND_*), set by encode() after its last
+// read (a getter may call this engine again). Module slots, not an array: nothing is allocated on the way in.
+let K = 0;
+let A = 0;
+let B = 0;
+let C = 0;
+let D = 0;
 
 /**
  * Encodes an outcome object into K, A, B, C, D, or throws the typed error (`TypeError`/`RangeError` with
@@ -135,24 +220,23 @@ function encode(o) {
         break;
       case KIND_JSONRPC_ERROR:
         at = 'outcome.code';
-        a = num(required(o.code, at, 'the JSON-RPC error code'), at);
+        a = number(required(o.code, at, 'the JSON-RPC error code'), at);
         break;
       case KIND_HTTP:
         at = 'outcome.status';
-        a = num(required(o.status, at, 'the HTTP status'), at);
+        a = number(required(o.status, at, 'the HTTP status'), at);
         at = 'outcome.retryAfterMs';
         v = o.retryAfterMs;
         if (v !== undefined) {
-          b = num(v, at);
+          b = number(v, at);
           c = C_B_PRESENT;
         }
         at = 'outcome.hadSession';
         if (bool(o.hadSession, at)) c |= C_HAD_SESSION;
         at = 'outcome.jsonrpcCode';
-        d = o.jsonrpcCode;
-        if (d === undefined) d = 0;
-        else {
-          num(d, at);
+        v = o.jsonrpcCode;
+        if (v !== undefined) {
+          d = number(v, at);
           c |= C_D_PRESENT;
         }
         break;
@@ -167,7 +251,7 @@ function encode(o) {
         at = 'outcome.retryMs';
         v = o.retryMs;
         if (v !== undefined) {
-          b = num(v, at);
+          b = number(v, at);
           c = C_B_PRESENT;
         }
         break;
@@ -177,7 +261,7 @@ function encode(o) {
         at = 'outcome.retryAfterMs';
         v = o.retryAfterMs;
         if (v !== undefined) {
-          b = num(v, at);
+          b = number(v, at);
           c = C_B_PRESENT;
         }
         break;
@@ -197,11 +281,7 @@ function encode(o) {
     C = c;
     D = d;
   } catch (e) {
-    if (e instanceof TypeError || e instanceof RangeError) {
-      if (typeof e.code === 'string' && typeof e.field === 'string' && Object.hasOwn(e, 'field')) throw e;
-    }
-    // A getter or a proxy trap threw: named, not passed on (what it threw is the caller's, not ours).
-    throw typeError(at, `${at} could not be read`, 'unreadable');
+    throw ours(e, at);
   }
 }
 
@@ -209,15 +289,15 @@ function safetyCode(safety) {
   const s = SAFETY_CODES.get(safety);
   if (s !== undefined) return s;
   if (typeof safety !== 'string') throw typeError('safety', `safety must be a string, got ${typeName(safety)}`);
-  throw rangeError('safety', `safety must be one of ${oneOf(SAFETIES)}, got "${safety.slice(0, 64)}"`);
+  throw rangeError('safety', `safety must be one of ${oneOf(SAFETIES)}, got ${quote(safety)}`);
 }
 
-function transition(code) {
-  const t = BREAKER_TRANSITIONS[code];
+function transition(c) {
+  const t = BREAKER_TRANSITIONS[c];
   return t === undefined ? undefined : { from: t[0], to: t[1] };
 }
 
-/** The classification in `meta`; its Retry-After is `retryAfterMs` (the core's: see retryAfter()). */
+/** The classification in `meta`; its Retry-After is `retryAfterMs` (the core's). */
 function classification(meta, retryAfterMs) {
   const cause = (meta >>> STEP_CAUSE_SHIFT) & STEP_CAUSE_MASK;
   return {
@@ -253,70 +333,225 @@ function decodeAdmission(packed) {
   };
 }
 
-/** The encoded outcome (K, A, B, C, D), classified by the core: classification bits + Retry-After. */
-function classifyEncoded(engine) {
-  const sp = STACK.enterFast();
-  try {
-    return classifyPacked.call(engine, K, A, B, C, D);
-  } catch (err) {
-    STACK.escaped(sp);
-    throw err;
+/** 53 random bits for a jitter seed, drawn only inside a call (Workers refuse randomness at module load). */
+function freshSeed() {
+  const c = globalThis.crypto;
+  if (typeof c?.getRandomValues !== 'function') {
+    const e = new Error('no secure randomness available here (crypto.getRandomValues); pass options.seed');
+    e.code = 'no_randomness';
+    throw e;
+  }
+  const [hi, lo] = c.getRandomValues(new Uint32Array(2));
+  return hi * 2 ** 21 + (lo >>> 11);
+}
+
+/** A fresh operation id: a UUID v4 from secure randomness (`crypto.randomUUID` where the platform has it). */
+export function newOperationId() {
+  const c = globalThis.crypto;
+  if (typeof c?.randomUUID === 'function') return c.randomUUID();
+  if (typeof c?.getRandomValues !== 'function') {
+    const e = new Error('no secure randomness available here (crypto.getRandomValues)');
+    e.code = 'no_randomness';
+    throw e;
+  }
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** The revision a negotiated `protocolVersion` behaves as. */
+export function revisionFor(protocolVersion) {
+  return REVISIONS[revisionCode(protocolVersion)];
+}
+
+// Frees what the program dropped without free(). The handle is all it needs.
+const finalizeEngines = new FinalizationRegistry((h) => w.engineFree(h));
+const finalizeCalls = new FinalizationRegistry((h) => w.callFree(h));
+const MADE_BY_BEGIN = Symbol('RetryCall');
+
+function foreign(field, cls, v) {
+  return typeError(field, `${field} is not a ${cls} made by this module (got ${typeName(v)}; a cloned, forged or foreign object cannot be used)`, 'foreign_object');
+}
+function inUse(cls) {
+  return typeError('this', `this ${cls} is in use: it cannot be freed from inside one of its own calls`, 'in_use');
+}
+
+let callHandle;
+const callField = (call, i) => ok(w.callField(callHandle(call, 'this'), i), 'RetryCall');
+
+/** One call's state across its attempts, made by `RetryEngine.begin`. */
+export class RetryCall {
+  #h = 0;
+  #busy = 0;
+
+  /** @internal */
+  constructor(token, h) {
+    if (token !== MADE_BY_BEGIN) throw typeError('this', 'a RetryCall is made by RetryEngine.begin()', 'foreign_object');
+    this.#h = h;
+    finalizeCalls.register(this, h, this);
+  }
+
+  static {
+    /** The live handle of `call` (`field` names it in errors); `busy` ±1 marks it in use. */
+    callHandle = (call, field, busy = 0) => {
+      if (call === null || typeof call !== 'object' || !(#h in call)) throw foreign(field, 'RetryCall', call);
+      if (call.#h === 0) throw typeError(field, `${field} is a RetryCall that was freed`, 'freed');
+      call.#busy += busy;
+      return call.#h;
+    };
+  }
+
+  /** Attempts so far that count toward `maxAttempts`. */
+  get attempts() {
+    return callField(this, 0);
+  }
+
+  /** When the call must be over (ms, same clock as `nowMs`). */
+  get deadlineMs() {
+    return callField(this, 1);
+  }
+
+  /** Whether any attempt so far may have been delivered without an answer from the tool. */
+  get maybeDelivered() {
+    return callField(this, 2) === 1;
+  }
+
+  /** Frees the call's state (the engine forgets it). Later use is a `freed` TypeError. */
+  free() {
+    const h = callHandle(this, 'this');
+    if (this.#busy > 0) throw inUse('RetryCall');
+    this.#h = 0;
+    finalizeCalls.unregister(this);
+    w.callFree(h);
+  }
+
+  [Symbol.dispose]() {
+    RetryCall.prototype.free.call(this);
   }
 }
 
-export class RetryEngine extends WasmRetryEngine {
+let engineHandle;
+
+/** Encodes `outcome` while `engine` (and `call`) are marked in use: a getter cannot free them meanwhile. */
+function encodeFor(engine, call, outcome) {
+  engineHandle(engine, 1);
+  if (call !== undefined) callHandle(call, 'call', 1);
+  try {
+    encode(outcome);
+  } finally {
+    engineHandle(engine, -1);
+    if (call !== undefined) callHandle(call, 'call', -1);
+  }
+}
+
+/** Per-server retry engine: policy, retry budget and circuit breaker (the core's `Engine`). */
+export class RetryEngine {
+  #h = 0;
+  #busy = 0;
+
+  /**
+   * Validates `policy` (a `RangeError`/`TypeError` with `code` and `field`) and builds an engine with a full
+   * budget and a closed breaker. Draws no randomness: safe at module scope in Workers.
+   */
   constructor(policy, options) {
-    const sp = STACK.enter();
+    readPolicy(policy);
+    ARGS[3] = REVISIONS.length; // "unknown" until one is given or negotiated
+    let seed;
+    let at = 'options';
     try {
-      super(policy, options);
+      fields(options, 'options', ['seed', 'revision'], (key, v, field) => {
+        at = field;
+        if (v === undefined) return;
+        if (key === 'seed') seed = number(v, field);
+        else ARGS[3] = readRevision(v, field);
+      });
     } catch (e) {
-      STACK.escaped(sp);
-      throw e;
+      throw ours(e, at);
     }
+    const h = ok(w.engineNew(...ARGS));
+    if (seed !== undefined) {
+      const r = w.engineSeed(h, seed);
+      if (r < 0) {
+        const e = failure(r);
+        w.engineFree(h);
+        throw e;
+      }
+    }
+    this.#h = h;
+    finalizeEngines.register(this, h, this);
+  }
+
+  static {
+    engineHandle = (engine, busy = 0) => {
+      if (engine === null || typeof engine !== 'object' || !(#h in engine)) throw foreign('this', 'RetryEngine', engine);
+      if (engine.#h === 0) throw typeError('this', 'this is a RetryEngine that was freed', 'freed');
+      engine.#busy += busy;
+      return engine.#h;
+    };
+  }
+
+  /** The names behind the packed codes. */
+  static codeTables() {
+    return {
+      statuses: [...STATUSES], reasons: [...REASONS], recovers: [...RECOVERS], verdicts: [...VERDICTS],
+      deliveries: [...DELIVERIES], causes: [...CAUSES], causeRecovers: [...CAUSE_RECOVERS],
+      transitions: BREAKER_TRANSITIONS.map((t) => (t ? [...t] : ['', ''])),
+    };
   }
 
   /** Classifies one attempt's outcome under the engine's revision. Changes nothing. */
   classify(outcome) {
-    const self = ENGINE.live(this, 'this');
-    self.busy++; // reading the outcome may run a getter, which must not free this engine
-    try {
-      encode(outcome);
-    } finally {
-      self.busy--;
-    }
-    const packed = classifyEncoded(this);
+    const h = engineHandle(this);
+    encodeFor(this, undefined, outcome);
+    const packed = ok(w.classify(h, K, A, B, C, D));
     const meta = packed % VALUE_SCALE;
     return classification(meta, (meta >>> STEP_RETRY_AFTER_SHIFT) & STEP_RETRY_AFTER_MASK ? (packed - meta) / VALUE_SCALE : undefined);
   }
 
+  /** Starts a call at `nowMs`. `options.answersInput: false`: the caller cannot answer `input_required`. */
+  begin(nowMs, options) {
+    const h = engineHandle(this);
+    number(nowMs, 'nowMs');
+    let answers = 1;
+    let at = 'options';
+    try {
+      fields(options, 'options', ['answersInput'], (_, v, field) => {
+        at = field;
+        if (v !== undefined) answers = bool(v, field);
+      });
+    } catch (e) {
+      throw ours(e, at);
+    }
+    return new RetryCall(MADE_BY_BEGIN, ok(w.callBegin(h, nowMs, answers)));
+  }
+
+  /** Asks to send the next attempt of `call` at `nowMs`. */
+  admit(call, nowMs) {
+    const h = engineHandle(this);
+    const c = callHandle(call, 'call');
+    number(nowMs, 'nowMs');
+    return decodeAdmission(ok(w.admit(h, c, nowMs)));
+  }
+
   /** Records how an attempt of `call` ended and decides what comes next. */
   record(call, outcome, safety, nowMs) {
-    const self = ENGINE.live(this, 'this');
-    const c = CALL.live(call, 'call');
-    checkNumber(nowMs, 'nowMs');
-    self.busy++;
-    c.busy++;
-    try {
-      encode(outcome);
-    } finally {
-      self.busy--;
-      c.busy--;
-    }
+    engineHandle(this);
+    callHandle(call, 'call');
+    encodeFor(this, call, outcome);
+    const h = engineHandle(this); // a getter may have freed neither (in use), but read both again
+    const c = callHandle(call, 'call');
     const s = safetyCode(safety);
-    const sp = STACK.enterFast();
-    let packed;
-    try {
-      packed = recordPacked.call(this, call, K, A, B, C, D, s, nowMs); // no JS runs inside: nothing to hold busy
-    } catch (err) {
-      STACK.escaped(sp);
-      throw err;
-    }
+    number(nowMs, 'nowMs');
+    if (!ok(w.engineSeeded(h))) ok(w.engineSeed(h, freshSeed()));
+    const packed = ok(w.record(h, c, K, A, B, C, D, s, nowMs));
     const meta = packed % VALUE_SCALE;
     // The classification's Retry-After is the core's answer: a step's value is its delay, so when the core
     // says there is one, it is asked for (a pure classification of the same numbers; rare off the 429/503 path).
     let retryAfterMs;
     if ((meta >>> STEP_RETRY_AFTER_SHIFT) & STEP_RETRY_AFTER_MASK) {
-      const ra = classifyEncoded(this);
+      const ra = ok(w.classify(h, K, A, B, C, D));
       retryAfterMs = (ra - (ra % VALUE_SCALE)) / VALUE_SCALE;
     }
     return {
@@ -331,19 +566,115 @@ export class RetryEngine extends WasmRetryEngine {
     return this.record(call, outcome, safety, nowMs);
   }
 
-  /** Asks to send the next attempt of `call` at `nowMs`. */
-  admit(call, nowMs) {
-    ENGINE.live(this, 'this');
-    CALL.live(call, 'call');
-    checkNumber(nowMs, 'nowMs');
-    const sp = STACK.enterFast();
-    let packed;
+  /**
+   * The safety of `tool` (an MCP `Tool`): the override if given; else, for a trusted server, from its
+   * annotations and whether its input schema declares the operation-id argument; else `"unsafe"`.
+   */
+  safety(tool, options) {
+    const h = engineHandle(this);
+    let flags = 0;
+    let override = 0;
+    let arg = 'operation_id';
+    let at = 'options';
     try {
-      packed = admitPacked.call(this, call, nowMs); // no JS runs inside: nothing to hold busy
-    } catch (err) {
-      STACK.escaped(sp);
-      throw err;
+      fields(options, 'options', ['trusted', 'override', 'operationIdArgument'], (key, v, field) => {
+        at = field;
+        if (v === undefined) return;
+        if (key === 'trusted') flags |= bool(v, field) ? TOOL_TRUSTED : 0;
+        else if (key === 'override') {
+          if (typeof v !== 'string') throw typeError(field, `${field} must be a string, got ${typeName(v)}`);
+          override = safetyCode(v) + 1;
+        } else if (typeof v !== 'string') throw typeError(field, `${field} must be a string, got ${typeName(v)}`);
+        else arg = v;
+      });
+      // Only the fields used are read; a Tool has many more. Hints of the wrong type count as absent (the
+      // spec's default): they come from a server, not from the app.
+      at = 'tool';
+      if (tool !== undefined && (tool === null || typeof tool !== 'object' || Array.isArray(tool))) {
+        throw typeError('tool', `tool must be an object, got ${typeName(tool)}`);
+      }
+      at = 'tool.annotations';
+      const a = tool?.annotations;
+      if (a !== null && typeof a === 'object') {
+        const hint = (v, given, yes) => (typeof v === 'boolean' ? given | (v ? yes : 0) : 0);
+        at = 'tool.annotations.readOnlyHint';
+        flags |= hint(a.readOnlyHint, TOOL_READ_ONLY_GIVEN, TOOL_READ_ONLY);
+        at = 'tool.annotations.destructiveHint';
+        flags |= hint(a.destructiveHint, TOOL_DESTRUCTIVE_GIVEN, TOOL_DESTRUCTIVE);
+        at = 'tool.annotations.idempotentHint';
+        flags |= hint(a.idempotentHint, TOOL_IDEMPOTENT_GIVEN, TOOL_IDEMPOTENT);
+      }
+      at = 'tool.inputSchema.properties';
+      const props = tool?.inputSchema?.properties;
+      if (props !== null && typeof props === 'object' && Reflect.has(props, arg)) flags |= TOOL_DECLARES_ID;
+    } catch (e) {
+      throw ours(e, at);
     }
-    return decodeAdmission(packed);
+    return SAFETIES[ok(w.safetyOf(flags, override))] ?? SAFETIES[SAFETIES.length - 1];
+  }
+
+  /**
+   * Sets the revision from a negotiated `protocolVersion` (any `YYYY-MM-DD`; dates between known revisions
+   * behave like the older one). Returns the revision used.
+   */
+  setProtocolVersion(protocolVersion) {
+    const h = engineHandle(this);
+    const r = revisionCode(protocolVersion);
+    ok(w.engineSetRevision(h, r));
+    return REVISIONS[r];
+  }
+
+  /** The MCP revision the server speaks (`"unknown"` until one is set). */
+  get revision() {
+    return REVISION_SETTINGS[ok(w.engineRevision(engineHandle(this)))];
+  }
+
+  /** The validated policy (sections are `false` when switched off). */
+  get policy() {
+    const h = engineHandle(this);
+    const v = (i) => ok(w.enginePolicy(h, i));
+    const p = {};
+    for (const f of TOP) {
+      const i = POLICY_FIELDS.indexOf(f);
+      p[f] = f === 'jitter' ? JITTERS[v(i)] : v(i);
+    }
+    for (const [name, keys] of Object.entries(SECTIONS)) {
+      if (!v(POLICY_VALUES + (name === 'budget' ? 0 : 1))) {
+        p[name] = false;
+        continue;
+      }
+      const s = {};
+      for (const k of keys) {
+        const x = v(POLICY_FIELDS.indexOf(`${name}.${k}`));
+        s[k] = name === 'budget' || k === 'failureRatio' ? x / 1000 : x; // tokens and the ratio in thousandths
+      }
+      p[name] = s;
+    }
+    return p;
+  }
+
+  /** The retry budget's tokens left, or `undefined` without a budget. */
+  get budgetTokens() {
+    const r = ok(w.engineBudget(engineHandle(this)));
+    return r === 0 ? undefined : (r - 1) / 1000;
+  }
+
+  /** The breaker's state (`closed`, `open`, `half_open`), or `undefined` without a breaker. */
+  get breakerState() {
+    const r = ok(w.engineBreaker(engineHandle(this)));
+    return r === 0 ? undefined : BREAKER_STATES[r - 1];
+  }
+
+  /** Frees the engine. Later use is a `freed` TypeError. */
+  free() {
+    const h = engineHandle(this);
+    if (this.#busy > 0) throw inUse('RetryEngine');
+    this.#h = 0;
+    finalizeEngines.unregister(this);
+    w.engineFree(h);
+  }
+
+  [Symbol.dispose]() {
+    RetryEngine.prototype.free.call(this);
   }
 }

@@ -1,4 +1,4 @@
-import type { PolicyOptions, RevisionSetting, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine, FinalStatus, Reason, Recover } from '../mcp_retry_policy_client.js';
+import type { PolicyOptions, RevisionSetting, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine, FinalStatus, Reason, Recover } from './engine.js';
 
 /** The final status of a call. `unknown`: it may or may not have happened — never success, never a clean failure. */
 export type CallStatus = FinalStatus;

@@ -1,8 +1,7 @@
 // withRetry: the MCP SDK client, made safe to retry. This file observes, waits and acts; every decision
 // (retry or not, how long, what status) comes from the wasm engine.
 import { rangeError, typeError } from '../errors.js';
-import { newOperationId } from '../mcp_retry_policy_client.js';
-import { RetryEngine } from './engine.js';
+import { RetryEngine, newOperationId } from './engine.js';
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from './attempt.js';
 import { MemoryJournal } from './journal.js';
 import { messageFor } from './messages.js';

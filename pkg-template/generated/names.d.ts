@@ -5,6 +5,15 @@ export declare const LEDGER_META_KEY: 'dev.mcp-retry-policy/ledger';
 export declare const ATTEMPT_META_KEY: 'dev.mcp-retry-policy/attempt';
 export declare const OUTCOME_META_KEY: 'dev.mcp-retry-policy/outcome';
 export declare const UNKNOWN_REVISION: 'unknown';
+export declare const POLICY_VALUES: number;
+export declare const TOOL_TRUSTED: number;
+export declare const TOOL_READ_ONLY_GIVEN: number;
+export declare const TOOL_READ_ONLY: number;
+export declare const TOOL_DESTRUCTIVE_GIVEN: number;
+export declare const TOOL_DESTRUCTIVE: number;
+export declare const TOOL_IDEMPOTENT_GIVEN: number;
+export declare const TOOL_IDEMPOTENT: number;
+export declare const TOOL_DECLARES_ID: number;
 
 /** How safe a re-send of a tool is. */
 export type Safety = 'read_only' | 'idempotent' | 'keyed' | 'unsafe';
@@ -149,6 +158,15 @@ export declare const RECORD_RELEASED: 'released';
 /** An MCP revision this package knows. */
 export type Revision = '2025-06-18' | '2025-11-25' | '2026-07-28';
 export declare const REVISIONS: readonly Revision[];
+/** A jitter strategy. */
+export type Jitter = 'full' | 'equal' | 'decorrelated' | 'none';
+export declare const JITTERS: readonly Jitter[];
+/** What a client-face export refuses. */
+export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
+export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
+/** A field a client-face error names. */
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed';
+export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** An attempt outcome's `kind`. */
 export type OutcomeKind = 'result' | 'jsonrpc_error' | 'http' | 'network' | 'timeout' | 'stream_broken' | 'aborted' | 'ledger';
 export declare const OUTCOME_KINDS: readonly OutcomeKind[];

@@ -24,6 +24,9 @@ pub enum Jitter {
 }
 
 impl Jitter {
+    /// Every strategy, in code order.
+    pub const ALL: [Jitter; 4] = [Jitter::Full, Jitter::Equal, Jitter::Decorrelated, Jitter::None];
+
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -1,6 +1,6 @@
 //! Operation ids: created once per intended write, persisted before the first send, reused on every retry.
 //!
-//! The core formats the id from random bytes the caller drew (in wasm: `getrandom`, inside a call); it
+//! The core formats the id from random bytes the caller drew (in JS: `crypto.getRandomValues`, inside a call); it
 //! never draws them itself.
 
 /// Formats 16 random bytes as a UUID version 4 (RFC 9562 §5.4): lower-case hex, hyphenated, 36 characters.

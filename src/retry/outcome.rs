@@ -46,14 +46,23 @@ impl Revision {
         if !shape_ok {
             return None;
         }
-        // ISO dates of one shape order the same as strings.
-        Some(if version >= "2026-07-28" {
+        let n = b
+            .iter()
+            .filter(|c| c.is_ascii_digit())
+            .fold(0u32, |n, c| n.wrapping_mul(10).wrapping_add(u32::from(c.wrapping_sub(b'0'))));
+        Some(Revision::from_date(n))
+    }
+
+    /// The revision a date written as the number `YYYYMMDD` behaves as: dates between known revisions
+    /// behave like the older one, dates before the first like the first.
+    pub const fn from_date(yyyymmdd: u32) -> Revision {
+        if yyyymmdd >= 20_260_728 {
             Revision::V2026_07_28
-        } else if version >= "2025-11-25" {
+        } else if yyyymmdd >= 20_251_125 {
             Revision::V2025_11_25
         } else {
             Revision::V2025_06_18
-        })
+        }
     }
 }
 

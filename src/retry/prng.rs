@@ -1,5 +1,5 @@
 //! A small seeded PRNG for jitter. The core never draws randomness itself: the caller seeds this (from
-//! `getrandom` inside a call in wasm, or from a fixed seed in tests and simulations) and passes the bits
+//! `crypto.getRandomValues` inside a call in JS, or from a fixed seed in tests and simulations) and passes the bits
 //! into [`decide`](super::decide()). Same seed, same delays.
 
 /// SplitMix64 (Steele, Lea, Flood 2014): one `u64` of state, full period, good enough for jitter and

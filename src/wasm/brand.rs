@@ -1,5 +1,4 @@
-//! Which JS objects are ours. The JS layer (`pkg-template/guard.js`) keeps every live `RetryEngine`,
-//! `RetryCall` and `LedgerRules` in a private `WeakMap` and checks it before any call enters wasm, so a
+//! Which JS objects are ours. The JS layer (`pkg-template/guard.js`) keeps every live `LedgerRules` in a private `WeakMap` and checks it before any call enters wasm, so a
 //! freed, cloned, forged or foreign object never reaches wasm-bindgen's pointer handling (which would
 //! throw through wasm frames, or worse, dereference a pointer it was handed).
 //!
@@ -16,14 +15,8 @@ use wasm_bindgen::JsValue;
 /// The class a constructor just made (0: none).
 static PENDING: AtomicU32 = AtomicU32::new(0);
 
-/// Class tags (the same numbers as in `pkg-template/guard.js`).
-#[cfg_attr(not(feature = "client"), allow(dead_code))]
-pub const ENGINE: u32 = 1;
-/// `RetryCall`.
-#[cfg_attr(not(feature = "client"), allow(dead_code))]
-pub const CALL: u32 = 2;
-/// `LedgerRules`.
-#[cfg_attr(not(feature = "server"), allow(dead_code))]
+/// The class tag of `LedgerRules` (the number `pkg-template/server/rules.js` gives `guardClass`; 1 and 2
+/// were the client's classes before its exports became numbers only).
 pub const RULES: u32 = 3;
 
 /// Called by a constructor right before it returns the new object.

@@ -24,12 +24,6 @@ pub fn type_error(code: &str, field: &str, message: &str) -> JsValue {
     tag(TypeError::new(message).unchecked_ref(), code, field)
 }
 
-/// A plain `Error` with `code` (for failures that are not about an argument, e.g. no randomness).
-#[cfg_attr(not(feature = "client"), allow(dead_code))]
-pub fn plain_error(code: &str, field: &str, message: &str) -> JsValue {
-    tag(&Error::new(message), code, field)
-}
-
 impl From<PolicyError> for JsValue {
     fn from(e: PolicyError) -> JsValue {
         let message = e.to_string();

@@ -1,28 +1,18 @@
 //! The one protocol of `record`, `admit` and `classify`: outcomes in as a kind code and four numbers,
 //! decisions out as one packed `f64`, so that a decision costs one boundary crossing and no object traffic.
-//! `client/engine.js` encodes and decodes. The layout, the kind codes and the name tables are
-//! [`crate::vocab`]'s, generated for JS (`pkg-template/generated/names.js`), so the two sides cannot drift
-//! apart; `RetryEngine.codeTables()` gives the same tables from the wasm itself.
+//! `client/engine.js` encodes and decodes. The layout and the kind codes are [`crate::vocab`]'s, generated
+//! for JS (`pkg-template/generated/names.js`), so the two sides cannot drift apart.
 
-use js_sys::{Array, Object};
-use wasm_bindgen::JsValue;
-
-use super::error::range_error;
-use super::outcome::{http_status, jsonrpc_code, jsonrpc_code_of};
-use super::read::set;
-use super::JsResult;
+use super::client::{Fail, FailKind, Field};
 use crate::retry::breaker::{BreakerState, Transition};
 use crate::retry::engine::{Admission, Step};
-use crate::retry::policy::{check_number, MAX_DURATION_MS};
-use crate::retry::{
-    AttemptOutcome, Cause, Classification, Decision, Delivery, FinalStatus, LedgerStatus, Reason, Recover, ResultType,
-    Safety, Sent, Verdict,
-};
+use crate::retry::policy::MAX_DURATION_MS;
+use crate::retry::{AttemptOutcome, Classification, Decision, LedgerStatus, ResultType, Safety, Sent};
 use crate::vocab::{
-    ADMIT_ADMITTED, ADMIT_ATTEMPT, ADMIT_BREAKER, ADMIT_REASON, ADMIT_STATUS, BREAKER_TRANSITIONS, C_B_PRESENT,
-    C_D_PRESENT, C_HAD_SESSION, KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT,
-    KIND_STREAM_BROKEN, KIND_TIMEOUT, STEP_BREAKER, STEP_CAUSE, STEP_DELIVERY, STEP_REASON, STEP_RECOVER,
-    STEP_RETRY_AFTER, STEP_STOP, STEP_VERDICT, VALUE_SCALE,
+    ADMIT_ADMITTED, ADMIT_ATTEMPT, ADMIT_BREAKER, ADMIT_REASON, ADMIT_STATUS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION,
+    KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN,
+    KIND_TIMEOUT, STEP_BREAKER, STEP_CAUSE, STEP_DELIVERY, STEP_REASON, STEP_RECOVER, STEP_RETRY_AFTER, STEP_STOP,
+    STEP_VERDICT, VALUE_SCALE,
 };
 
 const SCALE: f64 = VALUE_SCALE as f64;
@@ -98,86 +88,67 @@ fn flag(v: f64) -> bool {
     v != 0.0
 }
 
-fn bad(field: &str, what: &str) -> JsValue {
-    range_error("invalid_value", field, &format!("{field} must be {what}"))
-}
-
-/// The entry of `all` whose code is `v` (a whole number), or the `invalid_value` error naming `field`. (The
-/// JS encoder names the choices; a raw caller gets the short form.)
-fn code<T: Copy>(all: &[T], v: f64, field: &str) -> JsResult<T> {
-    index(v, all.len()).and_then(|i| all.get(i).copied()).ok_or_else(|| bad(field, "a known code"))
+/// The entry of `all` whose code is `v` (a whole number), or `invalid_value` naming `field`.
+pub fn code<T: Copy>(all: &[T], v: f64, field: Field) -> Result<T, Fail> {
+    index(v, all.len()).and_then(|i| all.get(i).copied()).ok_or(Fail::new(FailKind::InvalidValue, field, v))
 }
 
 fn index(v: f64, len: usize) -> Option<usize> {
     (v.fract() == 0.0 && v >= 0.0 && v < len as f64).then_some(v as usize)
 }
 
+/// A JSON-RPC code: a safe integer, else `not_integer` with the bound 2^53 − 1 (JS says "a safe integer").
+fn jsonrpc_code(field: Field, v: f64) -> Result<i64, Fail> {
+    const SAFE: f64 = 9_007_199_254_740_991.0;
+    if !v.is_finite() || v.fract() != 0.0 || v.abs() > SAFE {
+        return Err(Fail::new(FailKind::NotInteger, field, v).bound(SAFE));
+    }
+    Ok(v as i64)
+}
+
 /// The outcome from `kind` and four numbers (the encoding of each kind: [`crate::vocab`]'s `KIND_*`).
-pub fn unpack_outcome(kind: u32, a: f64, b: f64, c: f64, d: f64) -> JsResult<AttemptOutcome> {
+pub fn unpack_outcome(kind: f64, a: f64, b: f64, c: f64, d: f64) -> Result<AttemptOutcome, Fail> {
     let flags = if c.fract() == 0.0 && (0.0..8.0).contains(&c) { c as u32 } else { 0 };
     let present = |bit: u32| flags & bit != 0;
-    let wait = |field: &str| -> JsResult<Option<u64>> {
+    let wait = |field: Field| -> Result<Option<u64>, Fail> {
         // A server may ask for any wait; the policy clamps it. Past a day is nonsense and rejected.
         if present(C_B_PRESENT) {
-            Ok(Some(check_number(field, b, 0, MAX_DURATION_MS, false)?))
+            Ok(Some(Fail::number(field, b, 0, MAX_DURATION_MS, false)?))
         } else {
             Ok(None)
         }
     };
-    let sent = || code(&Sent::ALL, a, "outcome.sent");
+    let sent = || code(&Sent::ALL, a, Field::Kind);
+    let kind = if kind.fract() == 0.0 && (0.0..=f64::from(KIND_LEDGER)).contains(&kind) {
+        kind as u32
+    } else {
+        return Err(Fail::new(FailKind::InvalidValue, Field::Kind, kind));
+    };
     Ok(match kind {
         KIND_RESULT => {
-            AttemptOutcome::Result { is_error: flag(a), result_type: code(&ResultType::ALL, b, "outcome.resultType")? }
+            AttemptOutcome::Result { is_error: flag(a), result_type: code(&ResultType::ALL, b, Field::Kind)? }
         }
-        KIND_JSONRPC_ERROR => AttemptOutcome::JsonRpcError { code: jsonrpc_code(a)? },
+        KIND_JSONRPC_ERROR => AttemptOutcome::JsonRpcError { code: jsonrpc_code(Field::OutcomeCode, a)? },
         KIND_HTTP => AttemptOutcome::Http {
-            status: http_status(a)?,
-            retry_after_ms: wait("outcome.retryAfterMs")?,
+            status: u16::try_from(Fail::number(Field::OutcomeStatus, a, 100, 999, true)?).unwrap_or(999),
+            retry_after_ms: wait(Field::OutcomeRetryAfterMs)?,
             had_session: present(C_HAD_SESSION),
-            jsonrpc_code: if present(C_D_PRESENT) { Some(jsonrpc_code_of("outcome.jsonrpcCode", d)?) } else { None },
+            jsonrpc_code: if present(C_D_PRESENT) { Some(jsonrpc_code(Field::OutcomeJsonrpcCode, d)?) } else { None },
         },
         KIND_NETWORK => AttemptOutcome::Network { sent: sent()? },
         KIND_TIMEOUT => AttemptOutcome::Timeout,
         KIND_STREAM_BROKEN => {
-            AttemptOutcome::StreamBroken { event_id_seen: flag(a), retry_ms: wait("outcome.retryMs")? }
+            AttemptOutcome::StreamBroken { event_id_seen: flag(a), retry_ms: wait(Field::OutcomeRetryMs)? }
         }
         KIND_ABORTED => AttemptOutcome::Aborted { sent: sent()? },
-        KIND_LEDGER => AttemptOutcome::Ledger {
-            status: code(&LedgerStatus::ALL, a, "outcome.status")?,
-            retry_after_ms: wait("outcome.retryAfterMs")?,
+        _ => AttemptOutcome::Ledger {
+            status: code(&LedgerStatus::ALL, a, Field::Kind)?,
+            retry_after_ms: wait(Field::OutcomeRetryAfterMs)?,
         },
-        _ => return Err(bad("kind", "the code of a known outcome kind")),
     })
 }
 
 /// The safety from its code (the order of `Safety`'s variants).
-pub fn unpack_safety(v: u32) -> JsResult<Safety> {
-    code(&Safety::ALL, f64::from(v), "safety")
-}
-
-fn names<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> JsValue {
-    all.iter().map(|v| JsValue::from_str(name(*v))).collect::<Array>().into()
-}
-
-/// `{ statuses, reasons, recovers, verdicts, deliveries, causes, causeRecovers, transitions }`: the name of
-/// each code (and the recovery step each cause implies).
-pub fn code_tables() -> JsValue {
-    let o = Object::new();
-    set(&o, "statuses", names(&FinalStatus::ALL, FinalStatus::as_str));
-    set(&o, "reasons", names(&Reason::ALL, Reason::as_str));
-    set(&o, "recovers", names(&Recover::ALL, Recover::as_str));
-    set(&o, "verdicts", names(&Verdict::ALL, Verdict::as_str));
-    set(&o, "deliveries", names(&Delivery::ALL, Delivery::as_str));
-    set(&o, "causes", names(Cause::ALL, Cause::as_str));
-    let cause_recovers: Array =
-        Cause::ALL.iter().map(|c| c.recover().map_or(JsValue::UNDEFINED, |r| r.as_str().into())).collect();
-    set(&o, "causeRecovers", cause_recovers.into());
-    let t: Array = BREAKER_TRANSITIONS
-        .iter()
-        .map(|(from, to)| -> JsValue {
-            [JsValue::from_str(from), JsValue::from_str(to)].iter().collect::<Array>().into()
-        })
-        .collect();
-    set(&o, "transitions", t.into());
-    o.into()
+pub fn unpack_safety(v: f64) -> Result<Safety, Fail> {
+    code(&Safety::ALL, v, Field::Safety)
 }

@@ -27,9 +27,6 @@ extern "C" {
     /// `Reflect.ownKeys`, never throwing, like [`reflect_get`].
     #[wasm_bindgen(js_name = ownKeys)]
     fn reflect_own_keys(object: &JsValue) -> bool;
-    /// `Reflect.has`, never throwing, like [`reflect_get`].
-    #[wasm_bindgen(js_name = has)]
-    fn reflect_has(object: &JsValue, key: &JsValue) -> bool;
     /// The value (or what was thrown) of the last `get`/`ownKeys`.
     fn taken() -> JsValue;
 }
@@ -38,16 +35,6 @@ extern "C" {
 pub fn get(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
     if reflect_get(object, &JsValue::from_str(key)) {
         Ok(taken())
-    } else {
-        Err(taken())
-    }
-}
-
-/// `Reflect.has(object, key)`, as [`get`].
-#[cfg_attr(not(feature = "client"), allow(dead_code))]
-pub fn has(object: &JsValue, key: &str) -> Result<bool, JsValue> {
-    if reflect_has(object, &JsValue::from_str(key)) {
-        Ok(taken().is_truthy())
     } else {
         Err(taken())
     }
@@ -173,16 +160,6 @@ impl<'a> Fields<'a> {
             return Ok(None);
         }
         v.as_f64().map(Some).ok_or_else(|| wrong_type(&self.name(key), "a number", &v))
-    }
-
-    /// A boolean, or `None` when absent.
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
-    pub fn boolean(&mut self, key: &'static str) -> JsResult<Option<bool>> {
-        let v = self.get(key)?;
-        if v.is_undefined() {
-            return Ok(None);
-        }
-        v.as_bool().map(Some).ok_or_else(|| wrong_type(&self.name(key), "a boolean", &v))
     }
 
     /// A string, or `None` when absent.

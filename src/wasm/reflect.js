@@ -31,7 +31,6 @@ function attempt(read, object, key) {
 
 export const get = (object, key) => attempt(Reflect.get, object, key);
 export const ownKeys = (object) => attempt(Reflect.ownKeys, object);
-export const has = (object, key) => attempt(Reflect.has, object, key);
 
 export function taken() {
   const v = held;

@@ -264,18 +264,40 @@ test('the default breaker: open 2 s after five 503s, one probe at a time (a hang
   assert.deepEqual(events, ['closed→open', 'open→half_open', 'half_open→closed']);
 });
 
-test('the built wasm and the generated tables name every code alike', async () => {
-  const { RetryEngine: Raw } = await import('../../pkg/mcp_retry_policy_client.js');
+test('every code the wasm packs has a name in the generated tables, and codeTables() gives them', async () => {
   const names = await import('../../pkg/generated/names.js');
-  const t = Raw.codeTables();
+  const t = RetryEngine.codeTables();
   assert.deepEqual(t.statuses, [...names.STATUSES]);
   assert.deepEqual(t.reasons, [...names.REASONS]);
-  assert.deepEqual(t.recovers, [...names.RECOVERS]);
-  assert.deepEqual(t.verdicts, [...names.VERDICTS]);
-  assert.deepEqual(t.deliveries, [...names.DELIVERIES]);
   assert.deepEqual(t.causes, [...names.CAUSES]);
   assert.deepEqual(t.causeRecovers, [...names.CAUSE_RECOVERS]);
   assert.deepEqual(t.transitions.slice(1), names.BREAKER_TRANSITIONS.slice(1));
+  // Every outcome the encoder can express, under every revision: each decoded field is a name, never undefined.
+  const outcomes = [{ kind: 'timeout' }, { kind: 'result' }, { kind: 'result', isError: true }];
+  for (const resultType of names.RESULT_TYPES) outcomes.push({ kind: 'result', resultType });
+  for (const code of [-32700, -32603, -32602, -32601, -32600, -32002, -32020, -32021, -32022, -32042, -32050, -1, 0, 1]) outcomes.push({ kind: 'jsonrpc_error', code });
+  for (const status of [200, 202, 400, 401, 403, 404, 405, 408, 409, 413, 422, 429, 499, 500, 502, 503, 504, 599]) {
+    outcomes.push({ kind: 'http', status }, { kind: 'http', status, retryAfterMs: 10, hadSession: true, jsonrpcCode: -32020 });
+  }
+  for (const sent of names.SENT) outcomes.push({ kind: 'network', sent }, { kind: 'aborted', sent });
+  for (const status of names.LEDGER_STATUSES) outcomes.push({ kind: 'ledger', status, retryAfterMs: 5 });
+  outcomes.push({ kind: 'stream_broken', eventIdSeen: true, retryMs: 50 }, { kind: 'stream_broken' });
+  for (const revision of [...names.REVISIONS, 'unknown']) {
+    const e = new RetryEngine(undefined, { seed: 1, revision });
+    for (const o of outcomes) {
+      const c = e.classify(o);
+      for (const k of ['verdict', 'delivery', 'cause']) assert.equal(typeof c[k], 'string', `${revision} ${JSON.stringify(o)} ${k}`);
+      for (const safety of names.SAFETIES) {
+        const call = e.begin(0);
+        e.admit(call, 0);
+        const step = e.record(call, o, safety, 1);
+        assert.equal(typeof step.decision.reason, 'string', `${revision} ${JSON.stringify(o)} ${safety}`);
+        assert.ok(step.decision.action === 'retry' || typeof step.decision.status === 'string');
+        call.free();
+      }
+    }
+    e.free();
+  }
 });
 
 test('every reason a call can stop with has words for the model', async () => {
@@ -308,4 +330,94 @@ test('a caller that cannot answer input: the core stops the call (input_required
   assert.equal(e.record(c3, { kind: 'result', resultType: 'input_required' }, 'unsafe', 1).decision.reason, 'continue_input');
   assert.throws(() => e.begin(0, { answersInput: 'no' }), (err) => err instanceof TypeError && err.code === 'invalid_type' && err.field === 'options.answersInput');
   assert.throws(() => e.begin(0, { answers: false }), (err) => err instanceof TypeError && err.field === 'options.answers');
+});
+
+test('policy options: the JS reader names types and unknown keys, the core names ranges; each a typed error', () => {
+  const cases = [
+    [{ maxAttempts: NaN }, RangeError, 'not_finite', 'maxAttempts', /maxAttempts must be a finite number, got NaN/],
+    [{ maxAttempts: 0 }, RangeError, 'too_small', 'maxAttempts', /at least 1, got 0/],
+    [{ maxAttempts: 1.5 }, RangeError, 'not_integer', 'maxAttempts', /whole number, got 1\.5/],
+    [{ maxAttempts: 1e9 }, RangeError, 'too_large', 'maxAttempts', /at most 100, got 1000000000/],
+    [{ maxAttempts: '3' }, TypeError, 'invalid_type', 'maxAttempts', /must be a number, got string/],
+    [{ maxAttempts: null }, TypeError, 'invalid_type', 'maxAttempts', /got null/],
+    [{ baseDelayMs: -5 }, RangeError, 'negative', 'baseDelayMs', /must not be negative, got -5/],
+    [{ baseDelayMs: 10, maxDelayMs: 5 }, RangeError, 'base_exceeds_cap', 'baseDelayMs', /baseDelayMs \(10\) must not exceed maxDelayMs \(5\)/],
+    [{ baseDelayMs: 30_000 }, RangeError, 'base_exceeds_cap', 'baseDelayMs', /maxDelayMs \(20000\)/],
+    [{ totalTimeoutMs: Infinity }, RangeError, 'not_finite', 'totalTimeoutMs', /got Infinity/],
+    [{ jitter: 'random' }, RangeError, 'invalid_value', 'jitter', /one of full, equal, decorrelated, none, got "random"/],
+    [{ jitter: 1 }, TypeError, 'invalid_type', 'jitter', /must be a string/],
+    [{ budget: 'no' }, TypeError, 'invalid_type', 'budget', /an object or false/],
+    [{ budget: { capacity: -1 } }, RangeError, 'negative', 'budget.capacity', /budget\.capacity must not be negative/],
+    [{ budget: { capacityy: 1 } }, TypeError, 'unknown_option', 'budget.capacityy', /not a known option/],
+    [{ breaker: { failureRatio: 2 } }, RangeError, 'too_large', 'breaker.failureRatio', /at most 1, got 2/],
+    [{ breaker: { openMs: 0 } }, RangeError, 'too_small', 'breaker.openMs', /at least 1/],
+    [{ breaker: [] }, TypeError, 'invalid_type', 'breaker', /got array/],
+    [{ retries: 3 }, TypeError, 'unknown_option', 'retries', /retries is not a known option/],
+    [{ get maxAttempts() { throw new Error('boom'); } }, TypeError, 'unreadable', 'maxAttempts', /could not be read/],
+    [new Proxy({}, { ownKeys() { throw new Error('trap'); } }), TypeError, 'unreadable', 'policy', /could not be read/],
+    [(() => { const o = {}; o.budget = o; return o; })(), TypeError, 'unknown_option', 'budget.budget', /not a known option/],
+    ['fast', TypeError, 'invalid_type', 'policy', /policy must be an object, got string/],
+    [[1], TypeError, 'invalid_type', 'policy', /got array/],
+  ];
+  for (const [policy, type, code, field, message] of cases) {
+    assert.throws(() => new RetryEngine(policy), (e) => e instanceof type && e.code === code && e.field === field && message.test(e.message),
+      `${code} ${field}`);
+  }
+  const options = [
+    [{ seed: -1 }, RangeError, 'negative', 'options.seed'],
+    [{ seed: 0.5 }, RangeError, 'not_integer', 'options.seed'],
+    [{ seed: 2 ** 60 }, RangeError, 'too_large', 'options.seed'],
+    [{ seed: '1' }, TypeError, 'invalid_type', 'options.seed'],
+    [{ revision: '2024-01-01' }, RangeError, 'invalid_value', 'options.revision'],
+    [{ revision: 5 }, TypeError, 'invalid_type', 'options.revision'],
+    [{ seeds: 1 }, TypeError, 'unknown_option', 'options.seeds'],
+    [7, TypeError, 'invalid_type', 'options'],
+  ];
+  for (const [o, type, code, field] of options) {
+    assert.throws(() => new RetryEngine(undefined, o), (e) => e instanceof type && e.code === code && e.field === field, `${code} ${field}`);
+  }
+  // Accepted, and read back as the core validated it (durations whole ms, tokens and the ratio as given).
+  const e = new RetryEngine({ maxAttempts: 5, baseDelayMs: 10.7, jitter: 'none', budget: { capacity: 2.5 }, breaker: false }, { revision: '2025-11-25' });
+  assert.deepEqual(e.policy, {
+    maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 20_000, jitter: 'none', attemptTimeoutMs: 60_000, totalTimeoutMs: 180_000,
+    maxRetryAfterMs: 60_000, budget: { capacity: 2.5, retryCost: 1, timeoutCost: 2, successRefill: 0.1 }, breaker: false,
+  });
+  assert.equal(e.revision, '2025-11-25');
+  assert.equal(e.budgetTokens, 2.5);
+  assert.equal(e.breakerState, undefined);
+  assert.equal(new RetryEngine().revision, 'unknown');
+  assert.equal(new RetryEngine({ budget: true, breaker: {} }).policy.breaker.openMs, 2000);
+  assert.equal(new RetryEngine().setProtocolVersion('2026-09-01'), '2026-07-28');
+  assert.throws(() => new RetryEngine().setProtocolVersion('2026-9-1'), (err) => err.code === 'invalid_value' && err.field === 'protocolVersion');
+  assert.throws(() => revisionFor('x'.repeat(5000)), (err) => err.code === 'invalid_value' && err.message.length < 200);
+});
+
+test('operation ids: UUID v4 from crypto.randomUUID, or from getRandomValues where randomUUID is missing', () => {
+  const check = (ids) => {
+    assert.equal(new Set(ids).size, ids.length);
+    for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  };
+  check(Array.from({ length: 500 }, () => newOperationId()));
+  const randomUUID = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(globalThis.crypto), 'randomUUID');
+  Object.defineProperty(Object.getPrototypeOf(globalThis.crypto), 'randomUUID', { value: undefined, configurable: true });
+  try {
+    check(Array.from({ length: 500 }, () => newOperationId())); // an insecure context in a browser has no randomUUID
+  } finally {
+    Object.defineProperty(Object.getPrototypeOf(globalThis.crypto), 'randomUUID', randomUUID);
+  }
+});
+
+test('the safety of a tool: the override, else (trusted) annotations and schema, else unsafe; bad options are typed', () => {
+  const e = new RetryEngine();
+  const tool = { name: 'x', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: { operation_id: { type: 'string' } } } };
+  assert.equal(e.safety(tool), 'unsafe');
+  assert.equal(e.safety(tool, { trusted: true }), 'read_only');
+  assert.equal(e.safety({ annotations: { readOnlyHint: 'yes' }, inputSchema: { properties: { op: {} } } }, { trusted: true, operationIdArgument: 'op' }), 'keyed');
+  assert.equal(e.safety({ annotations: { idempotentHint: true } }, { trusted: true }), 'idempotent');
+  assert.equal(e.safety(undefined, { override: 'idempotent' }), 'idempotent');
+  assert.throws(() => e.safety(tool, { override: 'safe' }), (err) => err instanceof RangeError && err.field === 'safety');
+  assert.throws(() => e.safety(tool, { trusted: 'yes' }), (err) => err instanceof TypeError && err.field === 'options.trusted');
+  assert.throws(() => e.safety(tool, { trust: true }), (err) => err.code === 'unknown_option' && err.field === 'options.trust');
+  assert.throws(() => e.safety(5), (err) => err instanceof TypeError && err.field === 'tool');
+  assert.throws(() => e.safety({ get annotations() { throw new Error('x'); } }), (err) => err.code === 'unreadable' && err.field === 'tool.annotations');
 });

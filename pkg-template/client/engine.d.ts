@@ -1,0 +1,116 @@
+// Types of the client engine (client/engine.js). The closed sets are generated from the Rust definitions
+// (src/vocab.rs → generated/names.d.ts).
+import type {
+  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, BreakerStateName,
+  Jitter, UNKNOWN_REVISION,
+} from '../generated/names.js';
+export type { Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter } from '../generated/names.js';
+
+/** Retry policy options; every field optional. See the README for defaults and why. */
+export interface PolicyOptions {
+  maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number;
+  jitter?: Jitter;
+  attemptTimeoutMs?: number; totalTimeoutMs?: number; maxRetryAfterMs?: number;
+  budget?: boolean | { capacity?: number; retryCost?: number; timeoutCost?: number; successRefill?: number };
+  breaker?: boolean | { consecutiveFailures?: number; failureRatio?: number; minimumCalls?: number; windowMs?: number; openMs?: number };
+}
+/** The validated policy (sections are `false` when switched off). */
+export type Policy = Required<Omit<PolicyOptions, 'budget' | 'breaker'>> & {
+  budget: false | { capacity: number; retryCost: number; timeoutCost: number; successRefill: number };
+  breaker: false | { consecutiveFailures: number; failureRatio: number; minimumCalls: number; windowMs: number; openMs: number };
+};
+/** A revision, or `"unknown"` when the negotiated version is not visible (stdio, a hidden transport). */
+export type RevisionSetting = Revision | typeof UNKNOWN_REVISION;
+/** Engine options: `seed` makes jitter repeatable; `revision` is the server's MCP revision (default `"unknown"`: each
+ * outcome gets its most conservative reading across revisions until a negotiated version is set). */
+export interface EngineOptions { seed?: number; revision?: RevisionSetting }
+/** How one attempt ended, as the caller observed it. */
+export type AttemptOutcome =
+  | { kind: 'result'; isError?: boolean; resultType?: ResultType }
+  | { kind: 'jsonrpc_error'; code: number }
+  | { kind: 'http'; status: number; retryAfterMs?: number; hadSession?: boolean; jsonrpcCode?: number }
+  | { kind: 'network'; sent: Sent }
+  | { kind: 'timeout' }
+  | { kind: 'stream_broken'; eventIdSeen?: boolean; retryMs?: number }
+  | { kind: 'aborted'; sent: Sent }
+  | { kind: 'ledger'; status: LedgerStatus; retryAfterMs?: number };
+export interface Classification {
+  verdict: Verdict; delivery: Delivery; recover?: Recover; retryAfterMs?: number; cause: Cause;
+}
+export type Decision =
+  | { action: 'retry'; delayMs: number; recover?: Recover; reason: Reason }
+  | { action: 'stop'; status: FinalStatus; reason: Reason };
+export interface BreakerTransition { from: BreakerStateName; to: BreakerStateName }
+export interface Step { classification: Classification; decision: Decision; breaker?: BreakerTransition }
+export type Admission =
+  | { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }
+  | { admitted: false; decision: Decision & { action: 'stop' } };
+/** What the caller says about one call when it begins. */
+export interface BeginOptions { /** Whether the caller can answer an `input_required` result (default true). */ answersInput?: boolean }
+/** What the app says about a tool's safety. */
+export interface SafetyOptions { trusted?: boolean; override?: Safety; operationIdArgument?: string }
+/** The parts of an MCP `Tool` the engine reads. */
+export interface ToolLike {
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; [k: string]: unknown };
+  inputSchema?: { properties?: Record<string, unknown>; [k: string]: unknown };
+  [k: string]: unknown;
+}
+/** The names behind the packed codes. */
+export interface CodeTables {
+  statuses: FinalStatus[]; reasons: Reason[]; recovers: Recover[]; verdicts: Verdict[]; deliveries: Delivery[]; causes: Cause[];
+  causeRecovers: (Recover | undefined)[]; transitions: [string, string][];
+}
+
+/** One call's state across its attempts. Made by `RetryEngine.begin`; not constructible. */
+export declare class RetryCall {
+  private constructor();
+  /** Attempts so far that count toward `maxAttempts`. */
+  readonly attempts: number;
+  /** When the call must be over (ms, same clock as `nowMs`). */
+  readonly deadlineMs: number;
+  /** Whether any attempt so far may have been delivered without an answer from the tool. */
+  readonly maybeDelivered: boolean;
+  /** Frees the call's state. Later use is a `freed` TypeError. */
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/**
+ * Per-server retry engine: policy, retry budget and circuit breaker. Bad input is a `TypeError` or
+ * `RangeError` with `code` and `field`.
+ */
+export declare class RetryEngine {
+  constructor(policy?: PolicyOptions, options?: EngineOptions);
+  /** The names behind the packed codes. */
+  static codeTables(): CodeTables;
+  /** The validated policy. */
+  readonly policy: Policy;
+  /** The MCP revision the server speaks. */
+  readonly revision: RevisionSetting;
+  /** The retry budget's tokens left, or `undefined` without a budget. */
+  readonly budgetTokens: number | undefined;
+  /** The breaker's state, or `undefined` without a breaker. */
+  readonly breakerState: BreakerStateName | undefined;
+  /** Sets the revision from a negotiated `protocolVersion` (any `YYYY-MM-DD`). Returns the revision used. */
+  setProtocolVersion(protocolVersion: string): Revision;
+  /** The safety of `tool`: the override; else, for a trusted server, from its annotations and schema; else `"unsafe"`. */
+  safety(tool: ToolLike | undefined, options?: SafetyOptions): Safety;
+  /** Starts a call at `nowMs`. */
+  begin(nowMs: number, options?: BeginOptions): RetryCall;
+  /** Classifies one attempt's outcome under the engine's revision. Changes nothing. */
+  classify(outcome: AttemptOutcome): Classification;
+  /** Asks to send the next attempt of `call` at `nowMs`. */
+  admit(call: RetryCall, nowMs: number): Admission;
+  /** Records how an attempt of `call` ended and decides what comes next. */
+  record(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
+  /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */
+  decide(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
+  /** Frees the engine. Later use is a `freed` TypeError. */
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** A fresh operation id (UUID v4 from secure randomness). Create it once per intended write and persist it. */
+export declare function newOperationId(): string;
+/** The revision a negotiated `protocolVersion` behaves as. */
+export declare function revisionFor(protocolVersion: string): Revision;

@@ -1,0 +1,469 @@
+//! The client face's exports: numbers in, numbers out. The engines and calls live here, in two slabs, and
+//! JS holds their handles (`pkg-template/client/engine.js` keeps each in a private field of a `RetryEngine`
+//! or `RetryCall`). Nothing here takes or makes a JS value and nothing here imports from JS, so no JS code
+//! can run during a call: no exception can unwind through these frames, no call can re-enter, and the
+//! module needs no JS glue beyond instantiation.
+//!
+//! Every export returns an `f64`: a result (≥ 0), or a failure `-(1 + kind + ERROR_KINDS.len() · field)`
+//! ([`crate::vocab::ERROR_KINDS`], [`crate::vocab::BOUNDARY_FIELDS`]), whose offending value and bound
+//! [`error_detail`] gives; JS turns it into the typed `RangeError`/`TypeError` with `code` and `field`.
+//! Randomness is JS's (a seed, [`engine_seed`]) like time (`now_ms`): the client module imports nothing.
+
+use core::cell::{Cell, RefCell};
+
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use super::packed::{code, pack_admission, pack_classification, pack_step, unpack_outcome, unpack_safety};
+use crate::retry::policy::{check_number, BreakerOptions, BudgetOptions, PolicyErrorKind, Section};
+use crate::retry::{
+    classify_under, safety, CallOptions, CallState, Engine, Jitter, Policy, PolicyError, PolicyOptions, Revision,
+    SplitMix64, ToolFacts,
+};
+pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
+use crate::vocab::{
+    BOUNDARY_FIELDS, ERROR_KINDS, POLICY_VALUES, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN,
+    TOOL_IDEMPOTENT, TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
+};
+
+/// A refused input: what, where, the value given and the bound it broke.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fail {
+    kind: FailKind,
+    field: u32,
+    value: f64,
+    bound: f64,
+}
+
+impl Fail {
+    /// A failure with no bound.
+    pub fn new(kind: FailKind, field: Field, value: f64) -> Fail {
+        Fail { kind, field: field as u32, value, bound: 0.0 }
+    }
+
+    /// This failure with the bound it broke.
+    pub fn bound(self, bound: f64) -> Fail {
+        Fail { bound, ..self }
+    }
+
+    /// A number checked by the core's rules ([`check_number`]), its failure named by `field`.
+    pub fn number(field: Field, v: f64, min: u64, max: u64, integer: bool) -> Result<u64, Fail> {
+        check_number("", v, min, max, integer).map_err(|e| Fail::from_policy(e, field as u32))
+    }
+
+    fn from_policy(e: PolicyError, field: u32) -> Fail {
+        let (kind, value, bound) = match e.kind {
+            PolicyErrorKind::NotFinite(v) => (FailKind::NotFinite, v, 0.0),
+            PolicyErrorKind::Negative(v) => (FailKind::Negative, v, 0.0),
+            PolicyErrorKind::NotInteger(v) => (FailKind::NotInteger, v, 0.0),
+            PolicyErrorKind::TooSmall { value, min } => (FailKind::TooSmall, value, min),
+            PolicyErrorKind::TooLarge { value, max } => (FailKind::TooLarge, value, max),
+            PolicyErrorKind::BaseExceedsCap { base, cap } => (FailKind::BaseExceedsCap, base as f64, cap as f64),
+            _ => (FailKind::InvalidValue, f64::NAN, 0.0),
+        };
+        Fail { kind, field, value, bound }
+    }
+
+    /// The policy error of the core, named by its field's code.
+    fn policy(e: PolicyError) -> Fail {
+        let field = BOUNDARY_FIELDS.iter().position(|f| *f == e.field).map_or(Field::None as u32, |i| i as u32);
+        Fail::from_policy(e, field)
+    }
+
+    fn encode(self) -> f64 {
+        let _ = DETAIL.try_with(|d| d.set((self.value, self.bound)));
+        let code = (self.kind as u32).saturating_add((ERROR_KINDS.len() as u32).saturating_mul(self.field));
+        -1.0 - f64::from(code)
+    }
+}
+
+fn run(f: impl FnOnce() -> Result<f64, Fail>) -> f64 {
+    f().unwrap_or_else(Fail::encode)
+}
+
+/// A handle: the slot's index + 1 in the low 20 bits, its generation in the high 12 (a freed handle, or an
+/// old handle whose slot was reused, is refused as `freed`).
+const INDEX_BITS: u32 = 20;
+const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
+
+struct Slot<T> {
+    generation: u32,
+    value: Option<T>,
+}
+
+/// Live values by handle, with a free list.
+struct Slab<T> {
+    slots: Vec<Slot<T>>,
+    free: Vec<u32>,
+}
+
+impl<T> Slab<T> {
+    const fn new() -> Self {
+        Slab { slots: Vec::new(), free: Vec::new() }
+    }
+
+    fn insert(&mut self, value: T) -> Result<u32, Fail> {
+        let index = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                let i = u32::try_from(self.slots.len()).unwrap_or(u32::MAX);
+                if i >= INDEX_MASK {
+                    return Err(Fail::new(FailKind::TooMany, Field::None, f64::from(i)));
+                }
+                self.slots.push(Slot { generation: 0, value: None });
+                i
+            }
+        };
+        let slot = self.slots.get_mut(index as usize).ok_or(Fail::new(FailKind::TooMany, Field::None, 0.0))?;
+        slot.generation = slot.generation.wrapping_add(1) & (u32::MAX >> INDEX_BITS);
+        slot.value = Some(value);
+        Ok((slot.generation << INDEX_BITS) | index.saturating_add(1))
+    }
+
+    fn slot(&mut self, handle: f64) -> Option<(u32, &mut Slot<T>)> {
+        if !(handle >= 1.0 && handle <= f64::from(u32::MAX) && handle.fract() == 0.0) {
+            return None;
+        }
+        let h = handle as u32;
+        let index = (h & INDEX_MASK).checked_sub(1)?;
+        let slot = self.slots.get_mut(index as usize)?;
+        (slot.value.is_some() && slot.generation == h >> INDEX_BITS).then_some((index, slot))
+    }
+
+    fn get(&mut self, handle: f64, field: Field) -> Result<&mut T, Fail> {
+        self.slot(handle).and_then(|(_, s)| s.value.as_mut()).ok_or(Fail::new(FailKind::Freed, field, handle))
+    }
+
+    fn remove(&mut self, handle: f64, field: Field) -> Result<(), Fail> {
+        let (index, slot) = self.slot(handle).ok_or(Fail::new(FailKind::Freed, field, handle))?;
+        slot.value = None;
+        self.free.push(index);
+        Ok(())
+    }
+}
+
+struct EngineSlot {
+    engine: Engine,
+    rng: Option<SplitMix64>,
+    revision: Option<Revision>,
+}
+
+thread_local! {
+    static ENGINES: RefCell<Slab<EngineSlot>> = const { RefCell::new(Slab::new()) };
+    static CALLS: RefCell<Slab<CallState>> = const { RefCell::new(Slab::new()) };
+    static DETAIL: Cell<(f64, f64)> = const { Cell::new((0.0, 0.0)) };
+}
+
+/// Runs `f` on a slab. No JS runs inside an export, so the borrow cannot be contended; `try_with` and
+/// `try_borrow_mut` keep even that impossible case a failure, not a panic.
+fn with_slab<T: 'static, R>(
+    slab: &'static std::thread::LocalKey<RefCell<Slab<T>>>,
+    field: Field,
+    f: impl FnOnce(&mut Slab<T>) -> Result<R, Fail>,
+) -> Result<R, Fail> {
+    let busy = Fail::new(FailKind::InvalidValue, field, 0.0);
+    slab.try_with(|s| s.try_borrow_mut().map_err(|_| busy).and_then(|mut s| f(&mut s))).unwrap_or(Err(busy))
+}
+
+/// Runs `f` on the engine `handle`.
+fn with_engine<R>(handle: f64, f: impl FnOnce(&mut EngineSlot) -> Result<R, Fail>) -> Result<R, Fail> {
+    with_slab(&ENGINES, Field::This, |s| f(s.get(handle, Field::This)?))
+}
+
+/// Runs `f` on the call `handle` (named `field` in a failure).
+fn with_call<R>(handle: f64, field: Field, f: impl FnOnce(&mut CallState) -> Result<R, Fail>) -> Result<R, Fail> {
+    with_slab(&CALLS, field, |s| f(s.get(handle, field)?))
+}
+
+fn time(now_ms: f64) -> Result<u64, Fail> {
+    Fail::number(Field::NowMs, now_ms, 0, 1 << 53, false)
+}
+
+/// The offending value (`0`) or the bound it broke (`1`) of the last failure.
+#[wasm_bindgen(js_name = errorDetail)]
+pub fn error_detail(which: f64) -> f64 {
+    DETAIL.try_with(|d| if which == 0.0 { d.get().0 } else { d.get().1 }).unwrap_or(f64::NAN)
+}
+
+fn section<T>(mode: f64, read: impl FnOnce() -> T) -> Section<T> {
+    if mode == 0.0 {
+        Section::Off
+    } else if mode == 2.0 {
+        Section::On(read())
+    } else {
+        Section::Default
+    }
+}
+
+/// A new engine from the policy values (`BOUNDARY_FIELDS` 0–15, each used when its bit in `present` is
+/// set; `jitter` as its code), the budget and breaker sections (`0` off, `1` defaults, `2` tuned), and the
+/// revision code (`REVISIONS`' index; their count for "unknown"). Returns the engine's handle.
+#[wasm_bindgen(js_name = engineNew)]
+#[allow(clippy::too_many_arguments)]
+pub fn engine_new(
+    present: f64,
+    budget: f64,
+    breaker: f64,
+    revision: f64,
+    v0: f64,
+    v1: f64,
+    v2: f64,
+    v3: f64,
+    v4: f64,
+    v5: f64,
+    v6: f64,
+    v7: f64,
+    v8: f64,
+    v9: f64,
+    v10: f64,
+    v11: f64,
+    v12: f64,
+    v13: f64,
+    v14: f64,
+    v15: f64,
+) -> f64 {
+    run(|| {
+        let bits = if present.fract() == 0.0 && (0.0..65_536.0).contains(&present) { present as u32 } else { 0 };
+        let v = [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15];
+        let at = |i: usize| -> Option<f64> {
+            (i < POLICY_VALUES && bits & (1u32 << i) != 0).then(|| v.get(i).copied()).flatten()
+        };
+        let jitter = match at(3) {
+            Some(j) => Some(code(&Jitter::ALL, j, Field::None).map_err(|mut f| {
+                f.field = 3;
+                f
+            })?),
+            None => None,
+        };
+        let options = PolicyOptions {
+            max_attempts: at(0),
+            base_delay_ms: at(1),
+            max_delay_ms: at(2),
+            jitter: jitter.map(|j| j.as_str().to_owned()),
+            attempt_timeout_ms: at(4),
+            total_timeout_ms: at(5),
+            max_retry_after_ms: at(6),
+            budget: section(budget, || BudgetOptions {
+                capacity: at(7),
+                retry_cost: at(8),
+                timeout_cost: at(9),
+                success_refill: at(10),
+            }),
+            breaker: section(breaker, || BreakerOptions {
+                consecutive_failures: at(11),
+                failure_ratio: at(12),
+                minimum_calls: at(13),
+                window_ms: at(14),
+                open_ms: at(15),
+            }),
+        };
+        let policy = Policy::from_options(&options).map_err(Fail::policy)?;
+        let revision = if revision == Revision::ALL.len() as f64 {
+            None
+        } else {
+            Some(code(&Revision::ALL, revision, Field::None)?)
+        };
+        let slot = EngineSlot { engine: Engine::new(policy), rng: None, revision };
+        with_slab(&ENGINES, Field::This, |s| s.insert(slot).map(f64::from))
+    })
+}
+
+/// Frees an engine.
+#[wasm_bindgen(js_name = engineFree)]
+pub fn engine_free(engine: f64) -> f64 {
+    run(|| with_slab(&ENGINES, Field::This, |s| s.remove(engine, Field::This).map(|()| 0.0)))
+}
+
+/// Seeds the engine's jitter generator (a whole number below 2^53: `options.seed`, or bits JS drew).
+#[wasm_bindgen(js_name = engineSeed)]
+pub fn engine_seed(engine: f64, seed: f64) -> f64 {
+    run(|| {
+        let seed = Fail::number(Field::Seed, seed, 0, 1 << 53, true)?;
+        with_engine(engine, |e| {
+            e.rng = Some(SplitMix64::new(seed));
+            Ok(0.0)
+        })
+    })
+}
+
+/// Whether the engine's jitter generator is seeded (1) or not yet (0).
+#[wasm_bindgen(js_name = engineSeeded)]
+pub fn engine_seeded(engine: f64) -> f64 {
+    run(|| with_engine(engine, |e| Ok(f64::from(u8::from(e.rng.is_some())))))
+}
+
+/// Sets the engine's revision (code; the count of revisions for "unknown").
+#[wasm_bindgen(js_name = engineSetRevision)]
+pub fn engine_set_revision(engine: f64, revision: f64) -> f64 {
+    run(|| {
+        let r = if revision == Revision::ALL.len() as f64 {
+            None
+        } else {
+            Some(code(&Revision::ALL, revision, Field::None)?)
+        };
+        with_engine(engine, |e| {
+            e.revision = r;
+            Ok(revision)
+        })
+    })
+}
+
+/// The engine's revision code (the count of revisions for "unknown").
+#[wasm_bindgen(js_name = engineRevision)]
+pub fn engine_revision(engine: f64) -> f64 {
+    run(|| with_engine(engine, |e| Ok(e.revision.map_or(Revision::ALL.len(), |r| r as usize) as f64)))
+}
+
+/// The revision code a date `YYYYMMDD` behaves as.
+#[wasm_bindgen(js_name = revisionOfDate)]
+pub fn revision_of_date(yyyymmdd: f64) -> f64 {
+    run(|| {
+        let n = Fail::number(Field::None, yyyymmdd, 0, 99_999_999, true)?;
+        Ok(Revision::from_date(u32::try_from(n).unwrap_or(u32::MAX)) as u32 as f64)
+    })
+}
+
+/// Policy value `index` (`BOUNDARY_FIELDS` 0–15; budget tokens in thousandths, the failure ratio in
+/// thousandths, `jitter` as its code), or for 16 and 17 whether the budget and the breaker are on.
+#[wasm_bindgen(js_name = enginePolicy)]
+pub fn engine_policy(engine: f64, index: f64) -> f64 {
+    run(|| {
+        with_engine(engine, |e| {
+            let p = e.engine.policy();
+            let (b, k) = (p.budget.unwrap_or_default(), p.breaker.unwrap_or_default());
+            let v: u64 = match index as u32 {
+                0 => p.max_attempts.into(),
+                1 => p.base_delay_ms,
+                2 => p.max_delay_ms,
+                3 => p.jitter as u64,
+                4 => p.attempt_timeout_ms,
+                5 => p.total_timeout_ms,
+                6 => p.max_retry_after_ms,
+                7 => b.capacity_milli,
+                8 => b.retry_cost_milli,
+                9 => b.timeout_cost_milli,
+                10 => b.success_refill_milli,
+                11 => k.consecutive_failures.into(),
+                12 => k.failure_ratio_permille.into(),
+                13 => k.minimum_calls.into(),
+                14 => k.window_ms,
+                15 => k.open_ms,
+                16 => p.budget.is_some().into(),
+                17 => p.breaker.is_some().into(),
+                _ => return Err(Fail::new(FailKind::InvalidValue, Field::None, index)),
+            };
+            Ok(v as f64)
+        })
+    })
+}
+
+/// The budget's tokens in thousandths + 1, or 0 without a budget.
+#[wasm_bindgen(js_name = engineBudget)]
+pub fn engine_budget(engine: f64) -> f64 {
+    run(|| with_engine(engine, |e| Ok(e.engine.budget_milli().map_or(0.0, |m| m as f64 + 1.0))))
+}
+
+/// The breaker's state code (`BREAKER_STATES`) + 1, or 0 without a breaker.
+#[wasm_bindgen(js_name = engineBreaker)]
+pub fn engine_breaker(engine: f64) -> f64 {
+    use crate::retry::BreakerState;
+    run(|| {
+        with_engine(engine, |e| {
+            Ok(match e.engine.breaker_state() {
+                None => 0.0,
+                Some(BreakerState::Closed) => 1.0,
+                Some(BreakerState::Open { .. }) => 2.0,
+                Some(BreakerState::HalfOpen { .. }) => 3.0,
+            })
+        })
+    })
+}
+
+/// Starts a call at `now_ms` (`answers_input`: 0 when the caller cannot answer an `input_required`
+/// result). Returns the call's handle.
+#[wasm_bindgen(js_name = callBegin)]
+pub fn call_begin(engine: f64, now_ms: f64, answers_input: f64) -> f64 {
+    run(|| {
+        let now = time(now_ms)?;
+        let options = CallOptions { answers_input: answers_input != 0.0 };
+        let state = with_engine(engine, |e| Ok(e.engine.begin_with(now, options)))?;
+        with_slab(&CALLS, Field::Call, |s| s.insert(state).map(f64::from))
+    })
+}
+
+/// Frees a call.
+#[wasm_bindgen(js_name = callFree)]
+pub fn call_free(call: f64) -> f64 {
+    run(|| with_slab(&CALLS, Field::This, |s| s.remove(call, Field::This).map(|()| 0.0)))
+}
+
+/// A call's field: 0 attempts, 1 deadline, 2 whether an attempt may have been delivered unanswered.
+#[wasm_bindgen(js_name = callField)]
+pub fn call_field(call: f64, which: f64) -> f64 {
+    run(|| {
+        with_call(call, Field::This, |c| {
+            Ok(if which == 0.0 {
+                f64::from(c.attempts)
+            } else if which == 1.0 {
+                c.deadline_ms as f64
+            } else {
+                f64::from(u8::from(c.maybe_delivered))
+            })
+        })
+    })
+}
+
+/// Asks to send the next attempt of `call` at `now_ms`: one packed admission (`packed.rs`).
+#[wasm_bindgen]
+pub fn admit(engine: f64, call: f64, now_ms: f64) -> f64 {
+    run(|| {
+        let now = time(now_ms)?;
+        with_engine(engine, |e| with_call(call, Field::Call, |c| Ok(pack_admission(&e.engine.admit(c, now)))))
+    })
+}
+
+/// Records how an attempt of `call` ended (kind code + four numbers) and decides: one packed step.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn record(engine: f64, call: f64, kind: f64, a: f64, b: f64, c: f64, d: f64, safety: f64, now_ms: f64) -> f64 {
+    run(|| {
+        let outcome = unpack_outcome(kind, a, b, c, d)?;
+        let safety = unpack_safety(safety)?;
+        let now = time(now_ms)?;
+        with_engine(engine, |e| {
+            // JS seeds before the first record; an engine somehow unseeded draws from a fixed seed rather
+            // than failing a call over jitter.
+            let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
+            let revision = e.revision;
+            with_call(call, Field::Call, |c| Ok(pack_step(&e.engine.record(c, &outcome, safety, revision, now, random))))
+        })
+    })
+}
+
+/// Classifies an outcome under the engine's revision (changes nothing): classification bits + Retry-After.
+#[wasm_bindgen]
+pub fn classify(engine: f64, kind: f64, a: f64, b: f64, c: f64, d: f64) -> f64 {
+    run(|| {
+        let outcome = unpack_outcome(kind, a, b, c, d)?;
+        let revision = with_engine(engine, |e| Ok(e.revision))?;
+        Ok(pack_classification(&classify_under(&outcome, revision)))
+    })
+}
+
+/// The safety code of a tool from its facts (bits: 1 trusted, 2/4 `readOnlyHint` given/true, 8/16
+/// `destructiveHint`, 32/64 `idempotentHint`, 128 the schema declares the operation-id argument) and the
+/// app's override (a safety code + 1; 0: none).
+#[wasm_bindgen(js_name = safetyOf)]
+pub fn safety_of(flags: f64, override_: f64) -> f64 {
+    run(|| {
+        let f = if flags.fract() == 0.0 && (0.0..256.0).contains(&flags) { flags as u32 } else { 0 };
+        let hint = |given: u32, value: u32| (f & given != 0).then_some(f & value != 0);
+        let facts = ToolFacts {
+            read_only_hint: hint(TOOL_READ_ONLY_GIVEN, TOOL_READ_ONLY),
+            destructive_hint: hint(TOOL_DESTRUCTIVE_GIVEN, TOOL_DESTRUCTIVE),
+            idempotent_hint: hint(TOOL_IDEMPOTENT_GIVEN, TOOL_IDEMPOTENT),
+            declares_operation_id: f & TOOL_DECLARES_ID != 0,
+        };
+        let o = if override_ == 0.0 { None } else { Some(unpack_safety(override_ - 1.0)?) };
+        Ok(safety(&facts, f & TOOL_TRUSTED != 0, o) as u32 as f64)
+    })
+}
