@@ -173,30 +173,34 @@ export function withRetry(client, options = {}) {
     let result;
     let lastError;
     let decision;
-    for (;;) {
-      const admission = engine.admit(run.state, now());
-      if (!admission.admitted) {
-        decision = admission.decision;
-        break;
+    try {
+      for (;;) {
+        const admission = engine.admit(run.state, now());
+        if (!admission.admitted) {
+          decision = admission.decision;
+          break;
+        }
+        if (admission.breaker) emit({ type: 'breaker', tool: op.name, ...admission.breaker });
+        const started = now();
+        const sent = await runAttempt(ctx, run, { admission, recover, started, streamBrokeAt: () => streamBrokeAt });
+        result = sent.result;
+        if (sent.error !== undefined) lastError = sent.error;
+        const step = engine.record(run.state, sent.outcome, op.safety, now());
+        attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs: now() - started, outcome: sent.outcome, ...step });
+        emit({ type: 'attempt', tool: op.name, attempt: attempts.length, outcome: sent.outcome, ...step });
+        if (step.breaker) emit({ type: 'breaker', tool: op.name, ...step.breaker });
+        decision = step.decision;
+        if (decision.action === 'stop') break;
+        emit({ type: 'retry', tool: op.name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
+        recover = decision.recover;
+        if (!(await sleep(decision.delayMs, signal))) {
+          // Aborted during the backoff: the engine says what that means.
+          decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
+          break;
+        }
       }
-      if (admission.breaker) emit({ type: 'breaker', tool: op.name, ...admission.breaker });
-      const started = now();
-      const sent = await runAttempt(ctx, run, { admission, recover, started, streamBrokeAt: () => streamBrokeAt });
-      result = sent.result;
-      if (sent.error !== undefined) lastError = sent.error;
-      const step = engine.record(run.state, sent.outcome, op.safety, now());
-      attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs: now() - started, outcome: sent.outcome, ...step });
-      emit({ type: 'attempt', tool: op.name, attempt: attempts.length, outcome: sent.outcome, ...step });
-      if (step.breaker) emit({ type: 'breaker', tool: op.name, ...step.breaker });
-      decision = step.decision;
-      if (decision.action === 'stop') break;
-      emit({ type: 'retry', tool: op.name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
-      recover = decision.recover;
-      if (!(await sleep(decision.delayMs, signal))) {
-        // Aborted during the backoff: the engine says what that means.
-        decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
-        break;
-      }
+    } finally {
+      run.state.free(); // the engine's slot for this call, now, not when the collector gets to it
     }
 
     const outcome = assembleOutcome({

@@ -434,7 +434,9 @@ pub fn record(engine: f64, call: f64, kind: f64, a: f64, b: f64, c: f64, d: f64,
             // than failing a call over jitter.
             let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
             let revision = e.revision;
-            with_call(call, Field::Call, |c| Ok(pack_step(&e.engine.record(c, &outcome, safety, revision, now, random))))
+            with_call(call, Field::Call, |c| {
+                Ok(pack_step(&e.engine.record(c, &outcome, safety, revision, now, random)))
+            })
         })
     })
 }

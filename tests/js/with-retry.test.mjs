@@ -4,7 +4,7 @@ import test, { after, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { withRetry, observeFetch, MemoryJournal, OUTCOME_META_KEY } from '../../pkg/node.js';
+import { withRetry, observeFetch, MemoryJournal, OUTCOME_META_KEY, RetryCall } from '../../pkg/node.js';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
 
@@ -50,6 +50,28 @@ test('a read-only tool whose response was cut is retried and succeeds', async ()
   assert.equal(out.attempts[0].decision.action, 'retry');
   assert.equal(server.effects.searches, 2, 'the cut attempt ran on the server too (harmless: read-only)');
   assert.match(out.result.content[0].text, /tickets match/);
+});
+
+test('each call frees its engine state when it ends, whatever the end (no slot waits for the collector)', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 1 });
+  const free = RetryCall.prototype.free;
+  let freed = 0;
+  RetryCall.prototype.free = function () {
+    freed++;
+    return free.call(this);
+  };
+  try {
+    proxy.faults.push('cut');
+    assert.equal((await mcp.call({ name: 'search_tickets', arguments: { query: 'x' } })).status, 'succeeded');
+    proxy.faults.push('cut');
+    assert.equal((await mcp.call({ name: 'create_ticket', arguments: { title: 't' } })).status, 'unknown');
+    const aborted = new AbortController();
+    aborted.abort();
+    assert.notEqual((await mcp.call({ name: 'search_tickets', arguments: { query: 'y' } }, { signal: aborted.signal })).status, 'succeeded');
+  } finally {
+    RetryCall.prototype.free = free;
+  }
+  assert.equal(freed, 3);
 });
 
 test('an unsafe tool whose response was cut is not retried: unknown, exactly one ticket', async () => {
