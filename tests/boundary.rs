@@ -232,7 +232,6 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
                 c::engine_free(made);
             }
         }
-        count(c::engine_seeded(n));
         count(c::engine_revision(n));
         count(c::engine_set_revision(h, n));
         c::engine_set_revision(h, UNKNOWN);

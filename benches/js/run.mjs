@@ -13,6 +13,9 @@ import { fmt, median, measure, measureAsync } from './measure.mjs';
 import { stormSection } from './storms.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+// `--only=hot,instantiate,fingerprint,size,storms`: some sections (default: all).
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const want = (section) => !only || only.includes(section);
 const out = [];
 const say = (s = '') => {
   out.push(s);
@@ -24,7 +27,7 @@ say();
 say(`${new Date().toISOString().slice(0, 10)} · ${cpu} · ${cpus().length} cores · ${Math.round(totalmem() / 2 ** 30)} GiB · Node ${process.version}`);
 
 // 1. The decision hot path.
-{
+if (want('hot')) {
   const engine = new RetryEngine({ breaker: false, budget: false }, { seed: 1 });
   const outcome = { kind: 'http', status: 503 };
   const probe = engine.begin(0);
@@ -63,7 +66,7 @@ say(`${new Date().toISOString().slice(0, 10)} · ${cpu} · ${cpus().length} core
 }
 
 // 2. Instantiation.
-{
+if (want('instantiate')) {
   const runs = (face) => {
     const script = `
       import { readFileSync } from 'node:fs';
@@ -84,10 +87,10 @@ say(`${new Date().toISOString().slice(0, 10)} · ${cpu} · ${cpus().length} core
 }
 
 // 3. Fingerprints: every way measured, with the peer, in benches/js/fingerprint.mjs (also runnable alone).
-await fingerprintSection({ say, fmt, measure, measureAsync });
+if (want('fingerprint')) await fingerprintSection({ say, fmt, measure, measureAsync });
 
 // 4. Size.
-{
+if (want('size')) {
   mkdirSync(`${root}target/size`, { recursive: true });
   const bundle = async (contents, name) => {
     const outfile = `${root}target/size/${name}.min.js`;
@@ -119,7 +122,8 @@ await fingerprintSection({ say, fmt, measure, measureAsync });
 }
 
 // 5. Storms: benches/js/storms.mjs (also runnable alone).
-stormSection({ say, RetryEngine });
+if (want('storms')) stormSection({ say, RetryEngine });
 
+// The whole run is the README's tables; a partial one is written beside them.
 mkdirSync(`${root}target`, { recursive: true });
-writeFileSync(`${root}target/bench.md`, `${out.join('\n')}\n`);
+writeFileSync(`${root}target/${only ? 'bench-partial' : 'bench'}.md`, `${out.join('\n')}\n`);

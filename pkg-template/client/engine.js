@@ -379,6 +379,7 @@ function inUse(cls) {
 }
 
 let callHandle;
+let callRelease;
 const callField = (call, i) => ok(w.callField(callHandle(call, 'this'), i), 'RetryCall');
 
 /** One call's state across its attempts, made by `RetryEngine.begin`. */
@@ -400,6 +401,10 @@ export class RetryCall {
       if (call.#h === 0) throw typeError(field, `${field} is a RetryCall that was freed`, 'freed');
       call.#busy += busy;
       return call.#h;
+    };
+    /** Ends the mark `callHandle(call, field, 1)` set (the call is live: marked, it could not be freed). */
+    callRelease = (call) => {
+      call.#busy--;
     };
   }
 
@@ -434,22 +439,11 @@ export class RetryCall {
 
 let engineHandle;
 
-/** Encodes `outcome` while `engine` (and `call`) are marked in use: a getter cannot free them meanwhile. */
-function encodeFor(engine, call, outcome) {
-  engineHandle(engine, 1);
-  if (call !== undefined) callHandle(call, 'call', 1);
-  try {
-    encode(outcome);
-  } finally {
-    engineHandle(engine, -1);
-    if (call !== undefined) callHandle(call, 'call', -1);
-  }
-}
-
 /** Per-server retry engine: policy, retry budget and circuit breaker (the core's `Engine`). */
 export class RetryEngine {
   #h = 0;
   #busy = 0;
+  #seeded = false;
 
   /**
    * Validates `policy` (a `RangeError`/`TypeError` with `code` and `field`) and builds an engine with a full
@@ -478,6 +472,7 @@ export class RetryEngine {
         w.engineFree(h);
         throw e;
       }
+      this.#seeded = true;
     }
     this.#h = h;
     finalizeEngines.register(this, h, this);
@@ -504,7 +499,12 @@ export class RetryEngine {
   /** Classifies one attempt's outcome under the engine's revision. Changes nothing. */
   classify(outcome) {
     const h = engineHandle(this);
-    encodeFor(this, undefined, outcome);
+    this.#busy++; // reading the outcome may run a getter, which must not free this engine
+    try {
+      encode(outcome);
+    } finally {
+      this.#busy--;
+    }
     const packed = ok(w.classify(h, K, A, B, C, D));
     const meta = packed % VALUE_SCALE;
     return classification(meta, (meta >>> STEP_RETRY_AFTER_SHIFT) & STEP_RETRY_AFTER_MASK ? (packed - meta) / VALUE_SCALE : undefined);
@@ -537,14 +537,21 @@ export class RetryEngine {
 
   /** Records how an attempt of `call` ended and decides what comes next. */
   record(call, outcome, safety, nowMs) {
-    engineHandle(this);
-    callHandle(call, 'call');
-    encodeFor(this, call, outcome);
-    const h = engineHandle(this); // a getter may have freed neither (in use), but read both again
-    const c = callHandle(call, 'call');
+    const h = engineHandle(this);
+    const c = callHandle(call, 'call', 1);
+    this.#busy++; // reading the outcome may run a getter, which must free neither the engine nor the call
+    try {
+      encode(outcome);
+    } finally {
+      this.#busy--;
+      callRelease(call);
+    }
     const s = safetyCode(safety);
     number(nowMs, 'nowMs');
-    if (!ok(w.engineSeeded(h))) ok(w.engineSeed(h, freshSeed()));
+    if (!this.#seeded) {
+      ok(w.engineSeed(h, freshSeed()));
+      this.#seeded = true;
+    }
     const packed = ok(w.record(h, c, K, A, B, C, D, s, nowMs));
     const meta = packed % VALUE_SCALE;
     // The classification's Retry-After is the core's answer: a step's value is its delay, so when the core

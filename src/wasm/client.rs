@@ -285,12 +285,6 @@ pub fn engine_seed(engine: f64, seed: f64) -> f64 {
     })
 }
 
-/// Whether the engine's jitter generator is seeded (1) or not yet (0).
-#[wasm_bindgen(js_name = engineSeeded)]
-pub fn engine_seeded(engine: f64) -> f64 {
-    run(|| with_engine(engine, |e| Ok(f64::from(u8::from(e.rng.is_some())))))
-}
-
 /// Sets the engine's revision (code; the count of revisions for "unknown").
 #[wasm_bindgen(js_name = engineSetRevision)]
 pub fn engine_set_revision(engine: f64, revision: f64) -> f64 {

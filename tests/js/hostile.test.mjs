@@ -219,7 +219,6 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw callBegin': rawMaking('callBegin', 3, 'callFree'),
     'raw engineFree / callFree': (p) => { const h = num(p); if (h !== 1 && h !== 3) (p.rnd() < 0.5 ? rawClient.engineFree : rawClient.callFree)(h); },
     'raw engineSeed': raw('engineSeed', 2),
-    'raw engineSeeded': raw('engineSeeded', 1),
     'raw engineSetRevision': raw('engineSetRevision', 2),
     'raw engineRevision': raw('engineRevision', 1),
     'raw revisionOfDate': raw('revisionOfDate', 1),
