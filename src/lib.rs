@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod input;
 pub mod ledger;
 pub mod retry;
 pub mod vocab;

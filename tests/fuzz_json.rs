@@ -18,13 +18,13 @@
     clippy::arithmetic_side_effects
 )]
 
+use mcp_retry_policy::input::check_number;
 use mcp_retry_policy::ledger::canonical::{canonicalize, es_number};
 use mcp_retry_policy::ledger::fingerprint::{
     fingerprint, fingerprint_of_canonical, fingerprint_of_js_json, sha256_hex,
 };
 use mcp_retry_policy::ledger::json::{parse, JsonError, MAX_DEPTH, MAX_TEXT_BYTES};
-use mcp_retry_policy::retry::policy::check_number;
-use mcp_retry_policy::retry::{Policy, PolicyOptions};
+use mcp_retry_policy::retry::{Jitter, Policy, PolicyOptions};
 
 fn cases() -> u64 {
     std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000)
@@ -439,18 +439,23 @@ fn fuzz_boundary_numbers() {
             Ok(x) => assert!(v.is_finite() && x >= min.min(max) && x <= max && v >= 0.0, "{v} {min} {max} → {x}"),
             Err(e) => assert!(!e.code().is_empty() && e.field == "f"),
         }
+        // The numbers the reader accepted, as the typed options the core validates.
+        let int = |r: &mut Rng, min, max| {
+            r.chance(50).then(|| num(r)).and_then(|v| check_number("f", v, min, max, false).ok())
+        };
         let o = PolicyOptions {
-            max_attempts: r.chance(50).then(|| num(&mut r)),
-            base_delay_ms: r.chance(50).then(|| num(&mut r)),
-            max_delay_ms: r.chance(50).then(|| num(&mut r)),
-            total_timeout_ms: r.chance(50).then(|| num(&mut r)),
-            attempt_timeout_ms: r.chance(50).then(|| num(&mut r)),
-            max_retry_after_ms: r.chance(50).then(|| num(&mut r)),
-            jitter: r.chance(30).then(|| r.pick(&["full", "none", "bogus", ""]).to_string()),
+            max_attempts: int(&mut r, 0, u64::from(u32::MAX)).map(|v| u32::try_from(v).unwrap_or(u32::MAX)),
+            base_delay_ms: int(&mut r, 0, 1 << 53),
+            max_delay_ms: int(&mut r, 0, 1 << 53),
+            total_timeout_ms: int(&mut r, 0, 1 << 53),
+            attempt_timeout_ms: int(&mut r, 0, 1 << 53),
+            max_retry_after_ms: int(&mut r, 0, 1 << 53),
+            jitter: r.chance(30).then(|| *r.pick(&Jitter::ALL)),
             ..PolicyOptions::default()
         };
-        if let Err(e) = Policy::from_options(&o) {
-            assert!(!e.code().is_empty() && !e.field.is_empty() && !e.to_string().is_empty());
+        match Policy::new(&o) {
+            Ok(p) => assert!(p.max_attempts >= 1 && p.base_delay_ms <= p.max_delay_ms),
+            Err(e) => assert!(!e.to_string().is_empty() && !e.field.as_str().is_empty()),
         }
     }
     println!("fuzz_json: {n} boundary numbers and {n} policies");

@@ -7,8 +7,8 @@ use mcp_retry_policy::retry::backoff::{delay, with_floor};
 use mcp_retry_policy::retry::policy::{BreakerOptions, BudgetOptions, Section};
 use mcp_retry_policy::retry::{
     classify, decide, AttemptOutcome, BreakerConfig, BreakerState, CallState, Decision, DecisionInput, Delivery,
-    Engine, FinalStatus, Jitter, LedgerStatus, Policy, PolicyOptions, Recover, ResultType, Revision, Safety, Sent,
-    SplitMix64, Verdict,
+    Engine, FinalStatus, Jitter, LedgerStatus, Policy, PolicyErrorKind, PolicyOptions, Recover, ResultType, Revision,
+    Safety, Sent, SplitMix64, Verdict,
 };
 use proptest::prelude::*;
 
@@ -82,26 +82,26 @@ fn policy() -> impl Strategy<Value = Policy> {
         prop_oneof![
             Just(Section::Off),
             Just(Section::Default),
-            (0.0f64..5.0).prop_map(|c| Section::On(BudgetOptions { capacity: Some(c), ..Default::default() }))
+            (0u64..5_000).prop_map(|c| Section::On(BudgetOptions { capacity_milli: Some(c), ..Default::default() }))
         ],
         prop_oneof![
             Just(Section::Off),
             Just(Section::Default),
             (1u32..4).prop_map(|n| Section::On(BreakerOptions {
-                consecutive_failures: Some(f64::from(n)),
-                open_ms: Some(1000.0),
+                consecutive_failures: Some(n),
+                open_ms: Some(1000),
                 ..Default::default()
             }))
         ],
     )
         .prop_map(|(attempts, base, extra, jitter, total, max_ra, budget, breaker)| {
-            Policy::from_options(&PolicyOptions {
-                max_attempts: Some(f64::from(attempts)),
-                base_delay_ms: Some(base as f64),
-                max_delay_ms: Some((base + extra) as f64),
-                jitter: Some(jitter.as_str().into()),
-                total_timeout_ms: Some(total as f64),
-                max_retry_after_ms: Some(max_ra as f64),
+            Policy::new(&PolicyOptions {
+                max_attempts: Some(attempts),
+                base_delay_ms: Some(base),
+                max_delay_ms: Some(base + extra),
+                jitter: Some(jitter),
+                total_timeout_ms: Some(total),
+                max_retry_after_ms: Some(max_ra),
                 budget,
                 breaker,
                 ..Default::default()
@@ -292,27 +292,39 @@ proptest! {
         }
     }
 
-    /// Policy validation is total: any f64 in any field gives a policy or a named error, never a panic.
+    /// Policy validation is total: any integer in any field gives a policy or an error naming that field,
+    /// never a panic; and an accepted policy keeps its invariants.
     #[test]
-    fn policy_validation_is_total(v in prop_oneof![any::<f64>(), Just(f64::NAN), Just(f64::INFINITY), Just(-0.0), Just(1e300)],
-                                  field in 0usize..9) {
+    fn policy_validation_is_total(v in prop_oneof![any::<u64>(), 0u64..3, Just(u64::MAX), Just(86_400_001u64)],
+                                  field in 0usize..11) {
         let mut o = PolicyOptions::default();
         let mut b = BreakerOptions::default();
+        let count = u32::try_from(v).unwrap_or(u32::MAX);
         match field {
-            0 => o.max_attempts = Some(v),
+            0 => o.max_attempts = Some(count),
             1 => o.base_delay_ms = Some(v),
             2 => o.max_delay_ms = Some(v),
             3 => o.attempt_timeout_ms = Some(v),
             4 => o.total_timeout_ms = Some(v),
             5 => o.max_retry_after_ms = Some(v),
-            6 => o.budget = Section::On(BudgetOptions { capacity: Some(v), ..Default::default() }),
-            7 => b.failure_ratio = Some(v),
+            6 => o.budget = Section::On(BudgetOptions { capacity_milli: Some(v), ..Default::default() }),
+            7 => b.failure_ratio_permille = Some(count),
+            8 => b.consecutive_failures = Some(count),
+            9 => b.open_ms = Some(v),
             _ => b.window_ms = Some(v),
         }
         if field >= 7 { o.breaker = Section::On(b); }
-        match Policy::from_options(&o) {
+        match Policy::new(&o) {
             Ok(p) => prop_assert!(p.max_attempts >= 1 && p.base_delay_ms <= p.max_delay_ms),
-            Err(e) => prop_assert!(!e.field.is_empty() && !e.to_string().is_empty()),
+            Err(e) => {
+                let (min, max) = e.field.range();
+                prop_assert!(!e.to_string().is_empty());
+                match e.kind {
+                    PolicyErrorKind::TooSmall { value, .. } => prop_assert!(value < min),
+                    PolicyErrorKind::TooLarge { value, .. } => prop_assert!(value > max),
+                    PolicyErrorKind::BaseExceedsCap { base, cap } => prop_assert!(base > cap),
+                }
+            }
         }
     }
 }

@@ -25,6 +25,6 @@ pub use classify::{
 pub use decide::{decide, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason};
 pub use engine::Engine;
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
-pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyOptions};
+pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyField, PolicyOptions};
 pub use prng::SplitMix64;
 pub use safety::{safety, Safety, ToolFacts};

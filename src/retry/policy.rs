@@ -13,9 +13,11 @@
 //! | `budget` | 10 tokens, retry 1, timeout 2, success +0.1 | AWS's token bucket, scaled to one client |
 //! | `breaker` | 5 in a row, or 50 % of ≥ 10 in 10 s; open 2 s, then one probe | cockatiel, Envoy, Hystrix; 2 s: the storm simulator's recovery |
 //!
-//! Input arrives as [`PolicyOptions`] (raw, as a JS caller may send it: every number an `f64`) and leaves as
-//! [`Policy`] or a [`PolicyError`]: NaN, ±∞, negative, fractional counts, zero where zero makes no sense,
-//! values past a sane maximum and `baseDelayMs > maxDelayMs` are each rejected by name.
+//! Input arrives as [`PolicyOptions`] (typed: whole milliseconds, counts, tokens in thousandths, the failure
+//! ratio in thousandths; each field optional) and leaves through [`Policy::new`] as a [`Policy`] or a
+//! [`PolicyError`] naming the field: zero where zero makes no sense, values past a sane maximum and
+//! `base_delay_ms > max_delay_ms` are each rejected. Turning a JS number into these integers (NaN, ±∞,
+//! negative, fractional counts) is the binding's, with [`crate::input`].
 
 use core::fmt;
 
@@ -23,8 +25,7 @@ use super::backoff::Jitter;
 use super::breaker::BreakerConfig;
 use super::budget::BudgetConfig;
 
-/// The longest duration any option accepts: one day.
-pub const MAX_DURATION_MS: u64 = 86_400_000;
+pub use crate::input::MAX_DURATION_MS;
 /// The most attempts a call may make.
 pub const MAX_ATTEMPTS: u32 = 100;
 /// The largest token amount a budget option accepts.
@@ -69,376 +70,291 @@ impl Default for Policy {
     }
 }
 
-/// Budget options as a caller sends them, in whole tokens.
-#[derive(Clone, Debug, PartialEq, Default)]
+/// Budget options, in thousandths of a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct BudgetOptions {
-    /// `capacity`.
-    pub capacity: Option<f64>,
-    /// `retryCost`.
-    pub retry_cost: Option<f64>,
-    /// `timeoutCost`.
-    pub timeout_cost: Option<f64>,
-    /// `successRefill`.
-    pub success_refill: Option<f64>,
+    /// The bucket's size.
+    pub capacity_milli: Option<u64>,
+    /// What a retry costs.
+    pub retry_cost_milli: Option<u64>,
+    /// What a retry after a timeout costs.
+    pub timeout_cost_milli: Option<u64>,
+    /// What a success puts back.
+    pub success_refill_milli: Option<u64>,
 }
 
-/// Breaker options as a caller sends them.
-#[derive(Clone, Debug, PartialEq, Default)]
+/// Breaker options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct BreakerOptions {
-    /// `consecutiveFailures`.
-    pub consecutive_failures: Option<f64>,
-    /// `failureRatio`, in `(0, 1]`.
-    pub failure_ratio: Option<f64>,
-    /// `minimumCalls`.
-    pub minimum_calls: Option<f64>,
-    /// `windowMs`.
-    pub window_ms: Option<f64>,
-    /// `openMs`.
-    pub open_ms: Option<f64>,
+    /// Failures in a row that open it.
+    pub consecutive_failures: Option<u32>,
+    /// The failure ratio that opens it, in thousandths (1–1000).
+    pub failure_ratio_permille: Option<u32>,
+    /// Calls in the window before the ratio counts.
+    pub minimum_calls: Option<u32>,
+    /// The ratio's window.
+    pub window_ms: Option<u64>,
+    /// How long it stays open before one probe.
+    pub open_ms: Option<u64>,
 }
 
 /// A section that may be switched off (`budget: false`) or tuned (`budget: { … }`).
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Section<T> {
     /// Not given: the defaults.
     #[default]
     Default,
-    /// `false`: switched off.
+    /// Switched off.
     Off,
-    /// An object: these fields over the defaults.
+    /// These fields over the defaults.
     On(T),
 }
 
-/// Policy options as a caller sends them: every field optional, every number raw.
-#[derive(Clone, Debug, PartialEq, Default)]
+/// Policy options: every field optional (absent: the default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct PolicyOptions {
-    /// `maxAttempts`.
-    pub max_attempts: Option<f64>,
-    /// `baseDelayMs`.
-    pub base_delay_ms: Option<f64>,
-    /// `maxDelayMs`.
-    pub max_delay_ms: Option<f64>,
-    /// `jitter`: `full`, `equal`, `decorrelated` or `none`.
-    pub jitter: Option<String>,
-    /// `attemptTimeoutMs`.
-    pub attempt_timeout_ms: Option<f64>,
-    /// `totalTimeoutMs`.
-    pub total_timeout_ms: Option<f64>,
-    /// `maxRetryAfterMs`.
-    pub max_retry_after_ms: Option<f64>,
-    /// `budget`.
+    /// Attempts per call, the first included.
+    pub max_attempts: Option<u32>,
+    /// The first backoff step.
+    pub base_delay_ms: Option<u64>,
+    /// The largest backoff step.
+    pub max_delay_ms: Option<u64>,
+    /// How backoff is randomized.
+    pub jitter: Option<Jitter>,
+    /// How long one attempt may take.
+    pub attempt_timeout_ms: Option<u64>,
+    /// How long the whole call may take.
+    pub total_timeout_ms: Option<u64>,
+    /// The longest server-given wait honoured.
+    pub max_retry_after_ms: Option<u64>,
+    /// The retry budget.
     pub budget: Section<BudgetOptions>,
-    /// `breaker`.
+    /// The circuit breaker.
     pub breaker: Section<BreakerOptions>,
 }
 
-/// What is wrong with an option.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum PolicyErrorKind {
-    /// NaN or ±∞.
-    NotFinite(f64),
-    /// Below zero.
-    Negative(f64),
-    /// A count with a fraction.
-    NotInteger(f64),
-    /// Below the smallest accepted value.
-    TooSmall {
-        /// The value given.
-        value: f64,
-        /// The smallest accepted.
-        min: f64,
-    },
-    /// Past the largest accepted value.
-    TooLarge {
-        /// The value given.
-        value: f64,
-        /// The largest accepted.
-        max: f64,
-    },
-    /// `baseDelayMs` is larger than `maxDelayMs`.
-    BaseExceedsCap {
-        /// `baseDelayMs`.
-        base: u64,
-        /// `maxDelayMs`.
-        cap: u64,
-    },
-    /// A string that is none of the accepted names.
-    InvalidValue {
-        /// The value given.
-        value: String,
-        /// The accepted names.
-        expected: &'static str,
-    },
-    /// A value of the wrong JS type (reported by the binding).
-    WrongType {
-        /// What was expected.
-        expected: &'static str,
-        /// What was given (`typeof`, or `null`).
-        got: String,
-    },
-    /// A field this version does not know (a typo would otherwise be silently ignored).
-    UnknownField,
+/// A policy field, for [`PolicyError`] (the JS binding names each by its option name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyField {
+    /// `max_attempts`.
+    MaxAttempts,
+    /// `base_delay_ms`.
+    BaseDelayMs,
+    /// `max_delay_ms`.
+    MaxDelayMs,
+    /// `attempt_timeout_ms`.
+    AttemptTimeoutMs,
+    /// `total_timeout_ms`.
+    TotalTimeoutMs,
+    /// `max_retry_after_ms`.
+    MaxRetryAfterMs,
+    /// `budget.capacity_milli`.
+    BudgetCapacity,
+    /// `budget.retry_cost_milli`.
+    BudgetRetryCost,
+    /// `budget.timeout_cost_milli`.
+    BudgetTimeoutCost,
+    /// `budget.success_refill_milli`.
+    BudgetSuccessRefill,
+    /// `breaker.consecutive_failures`.
+    BreakerConsecutiveFailures,
+    /// `breaker.failure_ratio_permille`.
+    BreakerFailureRatio,
+    /// `breaker.minimum_calls`.
+    BreakerMinimumCalls,
+    /// `breaker.window_ms`.
+    BreakerWindowMs,
+    /// `breaker.open_ms`.
+    BreakerOpenMs,
 }
 
-/// An invalid option: which field (dotted JS name, e.g. `budget.capacity`) and what is wrong with it.
-#[derive(Clone, Debug, PartialEq)]
+impl PolicyField {
+    /// Every field, in declaration order.
+    pub const ALL: [PolicyField; 15] = [
+        PolicyField::MaxAttempts,
+        PolicyField::BaseDelayMs,
+        PolicyField::MaxDelayMs,
+        PolicyField::AttemptTimeoutMs,
+        PolicyField::TotalTimeoutMs,
+        PolicyField::MaxRetryAfterMs,
+        PolicyField::BudgetCapacity,
+        PolicyField::BudgetRetryCost,
+        PolicyField::BudgetTimeoutCost,
+        PolicyField::BudgetSuccessRefill,
+        PolicyField::BreakerConsecutiveFailures,
+        PolicyField::BreakerFailureRatio,
+        PolicyField::BreakerMinimumCalls,
+        PolicyField::BreakerWindowMs,
+        PolicyField::BreakerOpenMs,
+    ];
+
+    /// The Rust name (section and field).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PolicyField::MaxAttempts => "max_attempts",
+            PolicyField::BaseDelayMs => "base_delay_ms",
+            PolicyField::MaxDelayMs => "max_delay_ms",
+            PolicyField::AttemptTimeoutMs => "attempt_timeout_ms",
+            PolicyField::TotalTimeoutMs => "total_timeout_ms",
+            PolicyField::MaxRetryAfterMs => "max_retry_after_ms",
+            PolicyField::BudgetCapacity => "budget.capacity_milli",
+            PolicyField::BudgetRetryCost => "budget.retry_cost_milli",
+            PolicyField::BudgetTimeoutCost => "budget.timeout_cost_milli",
+            PolicyField::BudgetSuccessRefill => "budget.success_refill_milli",
+            PolicyField::BreakerConsecutiveFailures => "breaker.consecutive_failures",
+            PolicyField::BreakerFailureRatio => "breaker.failure_ratio_permille",
+            PolicyField::BreakerMinimumCalls => "breaker.minimum_calls",
+            PolicyField::BreakerWindowMs => "breaker.window_ms",
+            PolicyField::BreakerOpenMs => "breaker.open_ms",
+        }
+    }
+
+    /// The accepted range, inclusive.
+    pub const fn range(self) -> (u64, u64) {
+        match self {
+            PolicyField::MaxAttempts => (1, MAX_ATTEMPTS as u64),
+            PolicyField::BaseDelayMs | PolicyField::MaxDelayMs | PolicyField::MaxRetryAfterMs => (0, MAX_DURATION_MS),
+            PolicyField::AttemptTimeoutMs
+            | PolicyField::TotalTimeoutMs
+            | PolicyField::BreakerWindowMs
+            | PolicyField::BreakerOpenMs => (1, MAX_DURATION_MS),
+            PolicyField::BudgetCapacity
+            | PolicyField::BudgetRetryCost
+            | PolicyField::BudgetTimeoutCost
+            | PolicyField::BudgetSuccessRefill => (0, MAX_TOKENS * 1000),
+            PolicyField::BreakerConsecutiveFailures | PolicyField::BreakerMinimumCalls => (1, MAX_COUNT as u64),
+            PolicyField::BreakerFailureRatio => (1, 1000),
+        }
+    }
+}
+
+/// What is wrong with an option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyErrorKind {
+    /// Below the field's range.
+    TooSmall {
+        /// The value given.
+        value: u64,
+        /// The smallest accepted.
+        min: u64,
+    },
+    /// Past the field's range.
+    TooLarge {
+        /// The value given.
+        value: u64,
+        /// The largest accepted.
+        max: u64,
+    },
+    /// `base_delay_ms` is larger than `max_delay_ms` (the field is `base_delay_ms`).
+    BaseExceedsCap {
+        /// `base_delay_ms`.
+        base: u64,
+        /// `max_delay_ms`.
+        cap: u64,
+    },
+}
+
+/// An invalid option: which field, and what is wrong with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PolicyError {
-    /// The option's JS name, dotted for nested options.
-    pub field: String,
+    /// The field.
+    pub field: PolicyField,
     /// What is wrong.
     pub kind: PolicyErrorKind,
 }
 
-impl PolicyError {
-    /// A stable snake_case code for the kind of error.
-    pub const fn code(&self) -> &'static str {
-        match self.kind {
-            PolicyErrorKind::NotFinite(_) => "not_finite",
-            PolicyErrorKind::Negative(_) => "negative",
-            PolicyErrorKind::NotInteger(_) => "not_integer",
-            PolicyErrorKind::TooSmall { .. } => "too_small",
-            PolicyErrorKind::TooLarge { .. } => "too_large",
-            PolicyErrorKind::BaseExceedsCap { .. } => "base_exceeds_cap",
-            PolicyErrorKind::InvalidValue { .. } => "invalid_value",
-            PolicyErrorKind::WrongType { .. } => "invalid_type",
-            PolicyErrorKind::UnknownField => "unknown_option",
-        }
-    }
-
-    /// Whether JS should see a `TypeError` (wrong kind of value) rather than a `RangeError` (a value out
-    /// of range).
-    pub const fn is_type_error(&self) -> bool {
-        matches!(self.kind, PolicyErrorKind::WrongType { .. } | PolicyErrorKind::UnknownField)
-    }
-}
-
-/// Displays an `f64` the way JavaScript would name it (`NaN`, `Infinity`, `2.5`, `1e+300`-ish), without
-/// core's float formatter: that one costs about 20 KB of wasm, a fifth of the module.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Num(pub f64);
-
-impl fmt::Display for Num {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0;
-        if v.is_nan() {
-            return f.write_str("NaN");
-        }
-        if v.is_infinite() {
-            return f.write_str(if v > 0.0 { "Infinity" } else { "-Infinity" });
-        }
-        let sign = if v < 0.0 { "-" } else { "" };
-        let a = v.abs();
-        if a >= 1e15 {
-            // Scientific, three decimals: divide down without libm.
-            let (mut m, mut e) = (a, 0u32);
-            while m >= 10.0 {
-                m /= 10.0;
-                e = e.saturating_add(1);
-            }
-            let milli = (m * 1000.0).round() as u64;
-            return write!(f, "{sign}{}.{:03}e+{e}", milli / 1000, milli % 1000);
-        }
-        let whole = a.trunc() as u64;
-        let micro = ((a - a.trunc()) * 1e6).round() as u64;
-        let (whole, micro) = if micro >= 1_000_000 { (whole.saturating_add(1), 0) } else { (whole, micro) };
-        if micro == 0 {
-            return write!(f, "{sign}{whole}");
-        }
-        let mut digits = micro;
-        let mut width = 6usize;
-        while digits % 10 == 0 {
-            digits /= 10;
-            width = width.saturating_sub(1);
-        }
-        write!(f, "{sign}{whole}.{digits:0width$}")
-    }
-}
-
-/// Displays a string in double quotes without core's `Debug` escaping (which brings Unicode tables).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Quoted<'a>(pub &'a str);
-
-impl fmt::Display for Quoted<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"")?;
-        for c in self.0.chars().take(64) {
-            if c.is_control() {
-                f.write_str("?")?;
-            } else {
-                fmt::Write::write_char(f, c)?;
-            }
-        }
-        f.write_str(if self.0.chars().nth(64).is_some() { "…\"" } else { "\"" })
-    }
-}
-
 impl fmt::Display for PolicyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let field = &self.field;
-        match &self.kind {
-            PolicyErrorKind::NotFinite(v) => write!(f, "{field} must be a finite number, got {}", Num(*v)),
-            PolicyErrorKind::Negative(v) => write!(f, "{field} must not be negative, got {}", Num(*v)),
-            PolicyErrorKind::NotInteger(v) => write!(f, "{field} must be a whole number, got {}", Num(*v)),
-            PolicyErrorKind::TooSmall { value, min } => {
-                write!(f, "{field} must be at least {}, got {}", Num(*min), Num(*value))
-            }
-            PolicyErrorKind::TooLarge { value, max } => {
-                write!(f, "{field} must be at most {}, got {}", Num(*max), Num(*value))
-            }
+        let field = self.field.as_str();
+        match self.kind {
+            PolicyErrorKind::TooSmall { value, min } => write!(f, "{field} must be at least {min}, got {value}"),
+            PolicyErrorKind::TooLarge { value, max } => write!(f, "{field} must be at most {max}, got {value}"),
             PolicyErrorKind::BaseExceedsCap { base, cap } => {
-                write!(f, "{field} ({base}) must not exceed maxDelayMs ({cap})")
+                write!(f, "{field} ({base}) must not exceed max_delay_ms ({cap})")
             }
-            PolicyErrorKind::InvalidValue { value, expected } => {
-                write!(f, "{field} must be one of {expected}, got {}", Quoted(value))
-            }
-            PolicyErrorKind::WrongType { expected, got } => write!(f, "{field} must be {expected}, got {got}"),
-            PolicyErrorKind::UnknownField => write!(f, "{field} is not a known option"),
         }
     }
 }
 
 impl std::error::Error for PolicyError {}
 
-/// Checks a raw number: finite, not negative, within `[min, max]`, and whole when `integer`.
-/// Returns it rounded to an integer (durations are whole milliseconds; fractions of a ms are dropped).
-pub fn check_number(field: &str, value: f64, min: u64, max: u64, integer: bool) -> Result<u64, PolicyError> {
-    let err = |kind| Err(PolicyError { field: field.to_owned(), kind });
-    if !value.is_finite() {
-        return err(PolicyErrorKind::NotFinite(value));
-    }
-    if value < 0.0 {
-        return err(PolicyErrorKind::Negative(value));
-    }
-    if integer && value.fract() != 0.0 {
-        return err(PolicyErrorKind::NotInteger(value));
-    }
-    // Compare in f64 before converting, so that huge values are named, not saturated.
-    if value > max as f64 {
-        return err(PolicyErrorKind::TooLarge { value, max: max as f64 });
-    }
-    if value < min as f64 {
-        return err(PolicyErrorKind::TooSmall { value, min: min as f64 });
-    }
-    // In range [0, max ≤ 2^53]: the cast is exact for integers and truncates fractions.
-    Ok(value as u64)
-}
+/// The largest count (`consecutive_failures`, `minimum_calls`) accepted.
+pub const MAX_COUNT: u32 = 1_000_000;
 
-fn field_or(
-    field: &str,
-    value: Option<f64>,
-    default: u64,
-    min: u64,
-    max: u64,
-    integer: bool,
-) -> Result<u64, PolicyError> {
-    match value {
-        Some(v) => check_number(field, v, min, max, integer),
-        None => Ok(default),
+/// `value` (or `default` when absent) within the field's range.
+fn checked<T: Copy + Into<u64>>(field: PolicyField, value: Option<T>, default: T) -> Result<T, PolicyError> {
+    let Some(v) = value else { return Ok(default) };
+    let (min, max) = field.range();
+    let n: u64 = v.into();
+    if n < min {
+        return Err(PolicyError { field, kind: PolicyErrorKind::TooSmall { value: n, min } });
     }
-}
-
-fn tokens(field: &str, value: Option<f64>, default_milli: u64) -> Result<u64, PolicyError> {
-    match value {
-        None => Ok(default_milli),
-        Some(v) => {
-            check_number(field, v, 0, MAX_TOKENS, false)?;
-            // Finite, in [0, 1e6]: the product is at most 1e9 and exact enough.
-            Ok((v * 1000.0).round() as u64)
-        }
+    if n > max {
+        return Err(PolicyError { field, kind: PolicyErrorKind::TooLarge { value: n, max } });
     }
+    Ok(v)
 }
 
 impl Policy {
-    /// Validates raw options over the defaults.
-    pub fn from_options(o: &PolicyOptions) -> Result<Policy, PolicyError> {
+    /// Validates options over the defaults.
+    pub fn new(o: &PolicyOptions) -> Result<Policy, PolicyError> {
+        use PolicyField as F;
         let d = Policy::default();
-        let max_attempts =
-            field_or("maxAttempts", o.max_attempts, d.max_attempts.into(), 1, MAX_ATTEMPTS.into(), true)?;
-        let base_delay_ms = field_or("baseDelayMs", o.base_delay_ms, d.base_delay_ms, 0, MAX_DURATION_MS, false)?;
-        let max_delay_ms = field_or("maxDelayMs", o.max_delay_ms, d.max_delay_ms, 0, MAX_DURATION_MS, false)?;
+        let base_delay_ms = checked(F::BaseDelayMs, o.base_delay_ms, d.base_delay_ms)?;
+        let max_delay_ms = checked(F::MaxDelayMs, o.max_delay_ms, d.max_delay_ms)?;
         if base_delay_ms > max_delay_ms {
             return Err(PolicyError {
-                field: "baseDelayMs".into(),
+                field: F::BaseDelayMs,
                 kind: PolicyErrorKind::BaseExceedsCap { base: base_delay_ms, cap: max_delay_ms },
             });
         }
-        let jitter = match &o.jitter {
-            None => d.jitter,
-            Some(s) => s.parse().map_err(|()| PolicyError {
-                field: "jitter".into(),
-                kind: PolicyErrorKind::InvalidValue { value: s.clone(), expected: "full, equal, decorrelated, none" },
-            })?,
-        };
-        let attempt_timeout_ms =
-            field_or("attemptTimeoutMs", o.attempt_timeout_ms, d.attempt_timeout_ms, 1, MAX_DURATION_MS, false)?;
-        let total_timeout_ms =
-            field_or("totalTimeoutMs", o.total_timeout_ms, d.total_timeout_ms, 1, MAX_DURATION_MS, false)?;
-        let max_retry_after_ms =
-            field_or("maxRetryAfterMs", o.max_retry_after_ms, d.max_retry_after_ms, 0, MAX_DURATION_MS, false)?;
-
-        let budget = match &o.budget {
+        let budget = match o.budget {
             Section::Off => None,
             Section::Default => d.budget,
             Section::On(b) => {
                 let def = BudgetConfig::default();
                 Some(BudgetConfig {
-                    capacity_milli: tokens("budget.capacity", b.capacity, def.capacity_milli)?,
-                    retry_cost_milli: tokens("budget.retryCost", b.retry_cost, def.retry_cost_milli)?,
-                    timeout_cost_milli: tokens("budget.timeoutCost", b.timeout_cost, def.timeout_cost_milli)?,
-                    success_refill_milli: tokens("budget.successRefill", b.success_refill, def.success_refill_milli)?,
+                    capacity_milli: checked(F::BudgetCapacity, b.capacity_milli, def.capacity_milli)?,
+                    retry_cost_milli: checked(F::BudgetRetryCost, b.retry_cost_milli, def.retry_cost_milli)?,
+                    timeout_cost_milli: checked(F::BudgetTimeoutCost, b.timeout_cost_milli, def.timeout_cost_milli)?,
+                    success_refill_milli: checked(
+                        F::BudgetSuccessRefill,
+                        b.success_refill_milli,
+                        def.success_refill_milli,
+                    )?,
                 })
             }
         };
-        let breaker = match &o.breaker {
+        let breaker = match o.breaker {
             Section::Off => None,
             Section::Default => d.breaker,
             Section::On(b) => {
                 let def = BreakerConfig::default();
-                let ratio_permille = match b.failure_ratio {
-                    None => def.failure_ratio_permille,
-                    Some(r) => {
-                        let err = |kind| PolicyError { field: "breaker.failureRatio".into(), kind };
-                        if !r.is_finite() {
-                            return Err(err(PolicyErrorKind::NotFinite(r)));
-                        }
-                        if r < 0.0 {
-                            return Err(err(PolicyErrorKind::Negative(r)));
-                        }
-                        if r > 1.0 {
-                            return Err(err(PolicyErrorKind::TooLarge { value: r, max: 1.0 }));
-                        }
-                        if r < 0.001 {
-                            return Err(err(PolicyErrorKind::TooSmall { value: r, min: 0.001 }));
-                        }
-                        (r * 1000.0).round() as u32
-                    }
-                };
-                let count = |field, v, def: u32| -> Result<u32, PolicyError> {
-                    let n = field_or(field, v, def.into(), 1, 1_000_000, true)?;
-                    Ok(u32::try_from(n).unwrap_or(u32::MAX))
-                };
                 Some(BreakerConfig {
-                    consecutive_failures: count(
-                        "breaker.consecutiveFailures",
+                    consecutive_failures: checked(
+                        F::BreakerConsecutiveFailures,
                         b.consecutive_failures,
                         def.consecutive_failures,
                     )?,
-                    failure_ratio_permille: ratio_permille,
-                    minimum_calls: count("breaker.minimumCalls", b.minimum_calls, def.minimum_calls)?,
-                    window_ms: field_or("breaker.windowMs", b.window_ms, def.window_ms, 1, MAX_DURATION_MS, false)?,
-                    open_ms: field_or("breaker.openMs", b.open_ms, def.open_ms, 1, MAX_DURATION_MS, false)?,
+                    failure_ratio_permille: checked(
+                        F::BreakerFailureRatio,
+                        b.failure_ratio_permille,
+                        def.failure_ratio_permille,
+                    )?,
+                    minimum_calls: checked(F::BreakerMinimumCalls, b.minimum_calls, def.minimum_calls)?,
+                    window_ms: checked(F::BreakerWindowMs, b.window_ms, def.window_ms)?,
+                    open_ms: checked(F::BreakerOpenMs, b.open_ms, def.open_ms)?,
                 })
             }
         };
         Ok(Policy {
-            max_attempts: u32::try_from(max_attempts).unwrap_or(MAX_ATTEMPTS),
+            max_attempts: checked(F::MaxAttempts, o.max_attempts, d.max_attempts)?,
             base_delay_ms,
             max_delay_ms,
-            jitter,
-            attempt_timeout_ms,
-            total_timeout_ms,
-            max_retry_after_ms,
+            jitter: o.jitter.unwrap_or(d.jitter),
+            attempt_timeout_ms: checked(F::AttemptTimeoutMs, o.attempt_timeout_ms, d.attempt_timeout_ms)?,
+            total_timeout_ms: checked(F::TotalTimeoutMs, o.total_timeout_ms, d.total_timeout_ms)?,
+            max_retry_after_ms: checked(F::MaxRetryAfterMs, o.max_retry_after_ms, d.max_retry_after_ms)?,
             budget,
             breaker,
         })
@@ -449,89 +365,79 @@ impl Policy {
 mod tests {
     use super::*;
 
-    fn err(o: PolicyOptions) -> (String, &'static str) {
-        match Policy::from_options(&o) {
-            Err(e) => (e.field.clone(), e.code()),
-            Ok(p) => (format!("accepted {p:?}"), ""),
-        }
+    fn err(o: PolicyOptions) -> Option<(PolicyField, PolicyErrorKind)> {
+        Policy::new(&o).err().map(|e| (e.field, e.kind))
     }
 
     #[test]
     fn empty_options_are_the_defaults() {
-        assert_eq!(Policy::from_options(&PolicyOptions::default()), Ok(Policy::default()));
+        assert_eq!(Policy::new(&PolicyOptions::default()), Ok(Policy::default()));
     }
 
     #[test]
-    fn bad_numbers_are_named() {
-        let cases: Vec<(PolicyOptions, &str, &str)> = vec![
-            (PolicyOptions { max_attempts: Some(f64::NAN), ..Default::default() }, "maxAttempts", "not_finite"),
-            (PolicyOptions { max_attempts: Some(0.0), ..Default::default() }, "maxAttempts", "too_small"),
-            (PolicyOptions { max_attempts: Some(2.5), ..Default::default() }, "maxAttempts", "not_integer"),
-            (PolicyOptions { max_attempts: Some(1e300), ..Default::default() }, "maxAttempts", "too_large"),
-            (PolicyOptions { base_delay_ms: Some(-1.0), ..Default::default() }, "baseDelayMs", "negative"),
-            (PolicyOptions { max_delay_ms: Some(f64::INFINITY), ..Default::default() }, "maxDelayMs", "not_finite"),
+    fn out_of_range_values_are_named() {
+        use PolicyErrorKind::{TooLarge, TooSmall};
+        use PolicyField as F;
+        let small = |value, min| Some(TooSmall { value, min });
+        let cases = [
+            (PolicyOptions { max_attempts: Some(0), ..Default::default() }, F::MaxAttempts, small(0, 1)),
             (
-                PolicyOptions { base_delay_ms: Some(500.0), max_delay_ms: Some(100.0), ..Default::default() },
-                "baseDelayMs",
-                "base_exceeds_cap",
+                PolicyOptions { max_attempts: Some(101), ..Default::default() },
+                F::MaxAttempts,
+                Some(TooLarge { value: 101, max: 100 }),
             ),
-            (PolicyOptions { jitter: Some("fast".into()), ..Default::default() }, "jitter", "invalid_value"),
-            (PolicyOptions { attempt_timeout_ms: Some(0.0), ..Default::default() }, "attemptTimeoutMs", "too_small"),
+            (PolicyOptions { attempt_timeout_ms: Some(0), ..Default::default() }, F::AttemptTimeoutMs, small(0, 1)),
             (
-                PolicyOptions { total_timeout_ms: Some(f64::NEG_INFINITY), ..Default::default() },
-                "totalTimeoutMs",
-                "not_finite",
-            ),
-            (PolicyOptions { max_retry_after_ms: Some(1e12), ..Default::default() }, "maxRetryAfterMs", "too_large"),
-            (
-                PolicyOptions {
-                    budget: Section::On(BudgetOptions { capacity: Some(-0.5), ..Default::default() }),
-                    ..Default::default()
-                },
-                "budget.capacity",
-                "negative",
+                PolicyOptions { max_retry_after_ms: Some(MAX_DURATION_MS + 1), ..Default::default() },
+                F::MaxRetryAfterMs,
+                Some(TooLarge { value: MAX_DURATION_MS + 1, max: MAX_DURATION_MS }),
             ),
             (
                 PolicyOptions {
-                    breaker: Section::On(BreakerOptions { failure_ratio: Some(1.5), ..Default::default() }),
+                    budget: Section::On(BudgetOptions { capacity_milli: Some(u64::MAX), ..Default::default() }),
                     ..Default::default()
                 },
-                "breaker.failureRatio",
-                "too_large",
+                F::BudgetCapacity,
+                Some(TooLarge { value: u64::MAX, max: 1_000_000_000 }),
             ),
             (
                 PolicyOptions {
-                    breaker: Section::On(BreakerOptions { failure_ratio: Some(0.0), ..Default::default() }),
+                    breaker: Section::On(BreakerOptions { failure_ratio_permille: Some(1001), ..Default::default() }),
                     ..Default::default()
                 },
-                "breaker.failureRatio",
-                "too_small",
+                F::BreakerFailureRatio,
+                Some(TooLarge { value: 1001, max: 1000 }),
             ),
             (
                 PolicyOptions {
-                    breaker: Section::On(BreakerOptions { consecutive_failures: Some(0.0), ..Default::default() }),
+                    breaker: Section::On(BreakerOptions { consecutive_failures: Some(0), ..Default::default() }),
                     ..Default::default()
                 },
-                "breaker.consecutiveFailures",
-                "too_small",
+                F::BreakerConsecutiveFailures,
+                small(0, 1),
             ),
         ];
-        for (o, field, code) in cases {
-            assert_eq!(err(o), (field.to_owned(), code));
+        for (o, field, kind) in cases {
+            assert_eq!(err(o), kind.map(|k| (field, k)), "{field:?}");
         }
+        let e = Policy::new(&PolicyOptions { base_delay_ms: Some(500), max_delay_ms: Some(100), ..Default::default() });
+        assert_eq!(
+            e.map_err(|e| e.to_string()),
+            Err("base_delay_ms (500) must not exceed max_delay_ms (100)".to_owned())
+        );
     }
 
     #[test]
     fn sections_switch_off_and_tune() {
-        let p = Policy::from_options(&PolicyOptions {
+        let p = Policy::new(&PolicyOptions {
             budget: Section::Off,
             breaker: Section::On(BreakerOptions {
-                open_ms: Some(2500.0),
-                failure_ratio: Some(0.25),
+                open_ms: Some(2500),
+                failure_ratio_permille: Some(250),
                 ..Default::default()
             }),
-            max_attempts: Some(5.0),
-            jitter: Some("decorrelated".into()),
+            max_attempts: Some(5),
+            jitter: Some(Jitter::Decorrelated),
             ..Default::default()
         });
         let p = p.map_err(|e| e.to_string());
@@ -547,35 +453,10 @@ mod tests {
     }
 
     #[test]
-    fn numbers_display_like_javascript() {
-        let cases = [
-            (f64::NAN, "NaN"),
-            (f64::INFINITY, "Infinity"),
-            (f64::NEG_INFINITY, "-Infinity"),
-            (0.0, "0"),
-            (-0.0, "0"),
-            (3.0, "3"),
-            (-1.0, "-1"),
-            (2.5, "2.5"),
-            (0.001, "0.001"),
-            (1.9999999, "2"),
-            (123456.25, "123456.25"),
-            (1e300, "1.000e+300"),
-            (-2.5e20, "-2.500e+20"),
-            (f64::MAX, "1.798e+308"),
-        ];
-        for (v, want) in cases {
-            assert_eq!(Num(v).to_string(), want, "{v}");
+    fn every_field_has_a_name_and_a_range() {
+        for f in PolicyField::ALL {
+            let (min, max) = f.range();
+            assert!(min < max && !f.as_str().is_empty(), "{f:?}");
         }
-        assert_eq!(Quoted("fast").to_string(), "\"fast\"");
-        assert_eq!(Quoted("a\nb").to_string(), "\"a?b\"");
-        assert_eq!(Quoted(&"x".repeat(100)).to_string().chars().count(), 67);
-    }
-
-    #[test]
-    fn messages_read_well() {
-        let e = PolicyError { field: "maxAttempts".into(), kind: PolicyErrorKind::NotFinite(f64::NAN) };
-        assert_eq!(e.to_string(), "maxAttempts must be a finite number, got NaN");
-        assert!(!e.is_type_error());
     }
 }

@@ -14,15 +14,16 @@ use core::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::packed::{code, pack_admission, pack_classification, pack_step, unpack_outcome, unpack_safety};
-use crate::retry::policy::{check_number, BreakerOptions, BudgetOptions, PolicyErrorKind, Section};
+use crate::input::{check_number, InputError, InputErrorKind};
+use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, PolicyField, Section};
 use crate::retry::{
     classify_under, safety, CallOptions, CallState, Engine, Jitter, Policy, PolicyError, PolicyOptions, Revision,
     SplitMix64, ToolFacts,
 };
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
 use crate::vocab::{
-    BOUNDARY_FIELDS, ERROR_KINDS, POLICY_VALUES, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN,
-    TOOL_IDEMPOTENT, TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
+    ERROR_KINDS, POLICY_VALUES, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT,
+    TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
 };
 
 /// A refused input: what, where, the value given and the bound it broke.
@@ -45,28 +46,21 @@ impl Fail {
         Fail { bound, ..self }
     }
 
-    /// A number checked by the core's rules ([`check_number`]), its failure named by `field`.
+    /// A number checked as a JS number ([`check_number`]), its failure named by `field`.
     pub fn number(field: Field, v: f64, min: u64, max: u64, integer: bool) -> Result<u64, Fail> {
-        check_number("", v, min, max, integer).map_err(|e| Fail::from_policy(e, field as u32))
+        check_number("", v, min, max, integer).map_err(|e| Fail::from_input(&e, field as u32))
     }
 
-    fn from_policy(e: PolicyError, field: u32) -> Fail {
+    fn from_input(e: &InputError, field: u32) -> Fail {
         let (kind, value, bound) = match e.kind {
-            PolicyErrorKind::NotFinite(v) => (FailKind::NotFinite, v, 0.0),
-            PolicyErrorKind::Negative(v) => (FailKind::Negative, v, 0.0),
-            PolicyErrorKind::NotInteger(v) => (FailKind::NotInteger, v, 0.0),
-            PolicyErrorKind::TooSmall { value, min } => (FailKind::TooSmall, value, min),
-            PolicyErrorKind::TooLarge { value, max } => (FailKind::TooLarge, value, max),
-            PolicyErrorKind::BaseExceedsCap { base, cap } => (FailKind::BaseExceedsCap, base as f64, cap as f64),
+            InputErrorKind::NotFinite(v) => (FailKind::NotFinite, v, 0.0),
+            InputErrorKind::Negative(v) => (FailKind::Negative, v, 0.0),
+            InputErrorKind::NotInteger(v) => (FailKind::NotInteger, v, 0.0),
+            InputErrorKind::TooSmall { value, min } => (FailKind::TooSmall, value, min),
+            InputErrorKind::TooLarge { value, max } => (FailKind::TooLarge, value, max),
             _ => (FailKind::InvalidValue, f64::NAN, 0.0),
         };
         Fail { kind, field, value, bound }
-    }
-
-    /// The policy error of the core, named by its field's code.
-    fn policy(e: PolicyError) -> Fail {
-        let field = BOUNDARY_FIELDS.iter().position(|f| *f == e.field).map_or(Field::None as u32, |i| i as u32);
-        Fail::from_policy(e, field)
     }
 
     fn encode(self) -> f64 {
@@ -184,14 +178,72 @@ pub fn error_detail(which: f64) -> f64 {
     DETAIL.try_with(|d| if which == 0.0 { d.get().0 } else { d.get().1 }).unwrap_or(f64::NAN)
 }
 
-fn section<T>(mode: f64, read: impl FnOnce() -> T) -> Section<T> {
+fn section(mode: f64) -> Section<()> {
     if mode == 0.0 {
         Section::Off
     } else if mode == 2.0 {
-        Section::On(read())
+        Section::On(())
     } else {
         Section::Default
     }
+}
+
+/// How policy value `i` (a `BOUNDARY_FIELDS` index) is read from a JS number: counts must be whole; tokens
+/// and the failure ratio are counted in thousandths (rounded); durations in whole ms (fractions dropped).
+const fn policy_scale(i: usize) -> (bool, f64) {
+    match i {
+        0 | 11 | 13 => (true, 1.0),
+        7..=10 | 12 => (false, 1000.0),
+        _ => (false, 1.0),
+    }
+}
+
+/// Policy value `i` as the core's integer: NaN, ±∞, negative and fractional counts refused by name; a value
+/// too large for the field saturates and the core names it.
+fn policy_int(i: usize, v: f64) -> Result<u64, Fail> {
+    let fail = |kind| Fail { kind, field: i as u32, value: v, bound: 0.0 };
+    let (integer, scale) = policy_scale(i);
+    if !v.is_finite() {
+        return Err(fail(FailKind::NotFinite));
+    }
+    if v < 0.0 {
+        return Err(fail(FailKind::Negative));
+    }
+    if integer && v.fract() != 0.0 {
+        return Err(fail(FailKind::NotInteger));
+    }
+    let scaled = v * scale;
+    Ok(if scale == 1.0 { scaled as u64 } else { scaled.round() as u64 })
+}
+
+/// The core's policy error, named by its field's code, with the value as given and the bound in JS units.
+fn policy_fail(e: PolicyError, given: &[f64; 16]) -> Fail {
+    use PolicyField as F;
+    let i: usize = match e.field {
+        F::MaxAttempts => 0,
+        F::BaseDelayMs => 1,
+        F::MaxDelayMs => 2,
+        F::AttemptTimeoutMs => 4,
+        F::TotalTimeoutMs => 5,
+        F::MaxRetryAfterMs => 6,
+        F::BudgetCapacity => 7,
+        F::BudgetRetryCost => 8,
+        F::BudgetTimeoutCost => 9,
+        F::BudgetSuccessRefill => 10,
+        F::BreakerConsecutiveFailures => 11,
+        F::BreakerFailureRatio => 12,
+        F::BreakerMinimumCalls => 13,
+        F::BreakerWindowMs => 14,
+        F::BreakerOpenMs => 15,
+    };
+    let value = given.get(i).copied().unwrap_or(f64::NAN);
+    let scale = policy_scale(i).1;
+    let (kind, value, bound) = match e.kind {
+        PolicyErrorKind::TooSmall { min, .. } => (FailKind::TooSmall, value, min as f64 / scale),
+        PolicyErrorKind::TooLarge { max, .. } => (FailKind::TooLarge, value, max as f64 / scale),
+        PolicyErrorKind::BaseExceedsCap { base, cap } => (FailKind::BaseExceedsCap, base as f64, cap as f64),
+    };
+    Fail { kind, field: i as u32, value, bound }
 }
 
 /// A new engine from the policy values (`BOUNDARY_FIELDS` 0–15, each used when its bit in `present` is
@@ -228,35 +280,43 @@ pub fn engine_new(
             (i < POLICY_VALUES && bits & (1u32 << i) != 0).then(|| v.get(i).copied()).flatten()
         };
         let jitter = match at(3) {
-            Some(j) => Some(code(&Jitter::ALL, j, Field::None).map_err(|mut f| {
-                f.field = 3;
-                f
-            })?),
+            Some(j) => Some(code(&Jitter::ALL, j, Field::None).map_err(|f| Fail { field: 3, ..f })?),
             None => None,
         };
+        let int = |i: usize| -> Result<Option<u64>, Fail> { at(i).map(|x| policy_int(i, x)).transpose() };
+        let count =
+            |i: usize| -> Result<Option<u32>, Fail> { Ok(int(i)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX))) };
         let options = PolicyOptions {
-            max_attempts: at(0),
-            base_delay_ms: at(1),
-            max_delay_ms: at(2),
-            jitter: jitter.map(|j| j.as_str().to_owned()),
-            attempt_timeout_ms: at(4),
-            total_timeout_ms: at(5),
-            max_retry_after_ms: at(6),
-            budget: section(budget, || BudgetOptions {
-                capacity: at(7),
-                retry_cost: at(8),
-                timeout_cost: at(9),
-                success_refill: at(10),
-            }),
-            breaker: section(breaker, || BreakerOptions {
-                consecutive_failures: at(11),
-                failure_ratio: at(12),
-                minimum_calls: at(13),
-                window_ms: at(14),
-                open_ms: at(15),
-            }),
+            max_attempts: count(0)?,
+            base_delay_ms: int(1)?,
+            max_delay_ms: int(2)?,
+            jitter,
+            attempt_timeout_ms: int(4)?,
+            total_timeout_ms: int(5)?,
+            max_retry_after_ms: int(6)?,
+            budget: match section(budget) {
+                Section::On(()) => Section::On(BudgetOptions {
+                    capacity_milli: int(7)?,
+                    retry_cost_milli: int(8)?,
+                    timeout_cost_milli: int(9)?,
+                    success_refill_milli: int(10)?,
+                }),
+                Section::Off => Section::Off,
+                Section::Default => Section::Default,
+            },
+            breaker: match section(breaker) {
+                Section::On(()) => Section::On(BreakerOptions {
+                    consecutive_failures: count(11)?,
+                    failure_ratio_permille: count(12)?,
+                    minimum_calls: count(13)?,
+                    window_ms: int(14)?,
+                    open_ms: int(15)?,
+                }),
+                Section::Off => Section::Off,
+                Section::Default => Section::Default,
+            },
         };
-        let policy = Policy::from_options(&options).map_err(Fail::policy)?;
+        let policy = Policy::new(&options).map_err(|e| policy_fail(e, &v))?;
         let revision = if revision == Revision::ALL.len() as f64 {
             None
         } else {

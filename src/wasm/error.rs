@@ -4,7 +4,7 @@
 use js_sys::{Error, RangeError, Reflect, TypeError};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::retry::PolicyError;
+use crate::input::InputError;
 
 /// Sets `code` and `field` on a fresh error object. Setting a property on a fresh error cannot fail; if it
 /// somehow did, the error still carries its message.
@@ -24,8 +24,8 @@ pub fn type_error(code: &str, field: &str, message: &str) -> JsValue {
     tag(TypeError::new(message).unchecked_ref(), code, field)
 }
 
-impl From<PolicyError> for JsValue {
-    fn from(e: PolicyError) -> JsValue {
+impl From<InputError> for JsValue {
+    fn from(e: InputError) -> JsValue {
         let message = e.to_string();
         if e.is_type_error() {
             type_error(e.code(), &e.field, &message)

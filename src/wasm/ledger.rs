@@ -7,11 +7,11 @@ use wasm_bindgen::prelude::*;
 use super::error::{range_error, type_error};
 use super::read::{ms, name_string, set, string_len, time_ms, Fields};
 use super::{brand, JsResult};
+use crate::input::{check_number, Quoted, MAX_DURATION_MS};
 use crate::ledger::{
     admit, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, release, valid_operation_id, Admission,
     LedgerConfig, Record, RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
 };
-use crate::retry::policy::{check_number, Quoted, MAX_DURATION_MS};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"

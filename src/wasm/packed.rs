@@ -4,9 +4,9 @@
 //! for JS (`pkg-template/generated/names.js`), so the two sides cannot drift apart.
 
 use super::client::{Fail, FailKind, Field};
+use crate::input::MAX_DURATION_MS;
 use crate::retry::breaker::{BreakerState, Transition};
 use crate::retry::engine::{Admission, Step};
-use crate::retry::policy::MAX_DURATION_MS;
 use crate::retry::{AttemptOutcome, Classification, Decision, LedgerStatus, ResultType, Safety, Sent};
 use crate::vocab::{
     ADMIT_ADMITTED, ADMIT_ATTEMPT, ADMIT_BREAKER, ADMIT_REASON, ADMIT_STATUS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION,

@@ -9,7 +9,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::{range_error, type_error};
 use super::JsResult;
-use crate::retry::policy::{check_number, PolicyError, PolicyErrorKind};
+use crate::input::{check_number, InputError, InputErrorKind};
 
 #[wasm_bindgen]
 extern "C" {
@@ -100,7 +100,7 @@ pub fn type_name(value: &JsValue) -> String {
 }
 
 fn wrong_type(field: &str, expected: &'static str, got: &JsValue) -> JsValue {
-    PolicyError { field: field.into(), kind: PolicyErrorKind::WrongType { expected, got: type_name(got) } }.into()
+    InputError { field: field.into(), kind: InputErrorKind::WrongType { expected, got: type_name(got) } }.into()
 }
 
 /// `field` is a revoked Proxy: nothing can be read from it.
@@ -179,10 +179,10 @@ impl<'a> Fields<'a> {
             let k = match bounded_string(&key, MAX_NAME_LEN) {
                 Ok(Some(k)) => k,
                 Ok(None) => continue,
-                Err(_) => return Err(PolicyError { field: self.name("…"), kind: PolicyErrorKind::UnknownField }.into()),
+                Err(_) => return Err(InputError { field: self.name("…"), kind: InputErrorKind::UnknownField }.into()),
             };
             if !self.known.iter().any(|known| *known == k) {
-                return Err(PolicyError { field: self.name(&k), kind: PolicyErrorKind::UnknownField }.into());
+                return Err(InputError { field: self.name(&k), kind: InputErrorKind::UnknownField }.into());
             }
         }
         Ok(())
