@@ -53,11 +53,10 @@ const TABLE: &[Row] = &[
     (ALL, rpc(-32700), Perm, NP, None, C::ParseError),
     (ALL, rpc(-32600), Perm, NP, None, C::InvalidRequest),
     (ALL, rpc(-32601), Perm, NP, None, C::MethodNotFound),
-    // Invalid params. 2025-06-18: TS SDK 1.12–1.20 run the tool, then answer -32602 when the output fails
-    // its outputSchema — no proof, unknown. From 2025-11-25 input validation is an isError result (SEP-1303)
-    // and SDK servers wrap every handler error (output validation too) into one, so -32602 is pre-dispatch.
-    (R0,      rpc(-32602), Perm, U,  None, C::InvalidParams),
-    (&[Revision::V2025_11_25, Revision::V2026_07_28], rpc(-32602), Perm, NP, None, C::InvalidParams),
+    // Invalid params: no proof at any revision. TS SDK 1.12–1.20 run the tool, then answer -32602 when the
+    // output fails its outputSchema; TS SDK 1.32.2's Server runs the handler, then answers -32602 "Invalid
+    // tools/call result" when the result fails CallToolResultSchema (seen end to end in with-retry.test.mjs).
+    (ALL, rpc(-32602), Perm, U,  None, C::InvalidParams),
     // Internal error: the server may have acted before failing (and mcp-remote maps every forwarding failure here).
     (ALL, rpc(-32603), Tr,   U,  None, C::InternalError),
 

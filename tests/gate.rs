@@ -93,8 +93,13 @@ fn every_stop() {
     ));
     rows.push((
         "permanent",
-        case(O::JsonRpcError { code: -32602 }, Safety::ReadOnly),
+        case(O::JsonRpcError { code: -32601 }, Safety::ReadOnly),
         Decision::stop(F::Failed, Reason::Permanent),
+    ));
+    rows.push((
+        "permanent, but the tool may have run (-32602 after a result the server rejected)",
+        case(O::JsonRpcError { code: -32602 }, Safety::ReadOnly),
+        Decision::stop(F::Unknown, Reason::Permanent),
     ));
     rows.push((
         "abort before send",

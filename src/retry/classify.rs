@@ -419,16 +419,16 @@ fn classify_code(code: i64, revision: Revision) -> Classification {
         -32700 => Classification::new(Permanent, NotProcessed, Cause::ParseError),
         -32600 => Classification::new(Permanent, NotProcessed, Cause::InvalidRequest),
         -32601 => Classification::new(Permanent, NotProcessed, Cause::MethodNotFound),
-        // -32602 under 2025-06-18 is NOT proof: TS SDK 1.12–1.20 McpServer (protocol 2025-06-18) runs the
-        // tool, then throws -32602 when its output fails the outputSchema (src/server/mcp.ts, checked in
-        // the 1.20.2 package). Permanent (the same request fails the same way) but the delivery is unknown.
-        -32602 if revision == Revision::V2025_06_18 => Classification::new(Permanent, Unknown, Cause::InvalidParams),
-        // From 2025-11-25 input validation is a tool result with isError (SEP-1303, tools.mdx), so a -32602
-        // is a protocol error raised before dispatch (unknown tool, malformed params: tools.mdx "Protocol
-        // Errors"); SDK servers that speak 2025-11-25 (1.2x, 1.32) turn every error of a running handler,
-        // output validation included, into an isError result (dist/esm/server/mcp.js, CallToolRequest
-        // handler's catch → createToolError). 2026-07-28 keeps -32602 for invalid arguments.
-        -32602 => Classification::new(Permanent, NotProcessed, Cause::InvalidParams),
+        // -32602 is NOT proof at any revision. The TS SDK's `Server` (1.32.2, dist/esm/server/index.js, the
+        // tools/call wrapper of `setRequestHandler`) runs the handler, then throws -32602 "Invalid tools/call
+        // result" when the result fails CallToolResultSchema (a content block of a type it does not know, say)
+        // and "Invalid task creation result" for a bad task result: the tool ran. SDK 1.12–1.20 McpServer
+        // (2025-06-18) also throws it after the tool ran, when the output fails the outputSchema
+        // (src/server/mcp.ts, checked in 1.20.2). The same code also answers an unknown tool or malformed
+        // params before dispatch (tools.mdx "Protocol Errors"), but nothing on the wire tells the two apart.
+        // Permanent (the same request fails the same way), delivery unknown. Tested end to end in
+        // tests/js/with-retry.test.mjs (a tool that ran once, answered -32602, reported unknown).
+        -32602 => Classification::new(Permanent, Unknown, Cause::InvalidParams),
         // "The server may have acted before failing"; mcp-remote maps every forwarding failure here.
         -32603 => Classification::new(Transient, Unknown, Cause::InternalError),
         // 2025-06-18 and 2025-11-25 define -32002 only for resources/read ("Resource not found"); on a

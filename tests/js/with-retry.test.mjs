@@ -74,6 +74,38 @@ test('each call frees its engine state when it ends, whatever the end (no slot w
   assert.equal(freed, 3);
 });
 
+test("a result the server's SDK rejects after the tool ran (-32602) is unknown, never 'did not take effect'", async () => {
+  // A content block of a type the SDK does not know (a newer revision's, an extension's): TS SDK 1.32.2's Server
+  // runs the handler, then answers -32602 "Invalid tools/call result". The tool ran once; nothing proves it
+  // did not, so the call is unknown and an unsafe tool is not sent again.
+  const { CallToolResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  let runs = 0;
+  const future = { content: [{ type: 'hologram', frames: 3 }], isError: false };
+  assert.equal(CallToolResultSchema.safeParse(future).success, false, 'the SDK schema rejects it');
+  const own = await startMcpServer({
+    extraTools: (s) => s.registerTool('project_hologram', { description: 'returns a newer content block' }, async () => {
+      runs++;
+      return future;
+    }),
+  });
+  try {
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(own.url), { fetch: observeFetch() }));
+    const mcp = withRetry(client, { policy: fast, seed: 1, trusted: true, tools: { project_hologram: 'read_only' } });
+    const unsafe = await withRetry(client, { policy: fast, seed: 1 }).call({ name: 'project_hologram', arguments: {} });
+    assert.equal(unsafe.status, 'unknown', JSON.stringify(unsafe.attempts));
+    assert.equal(unsafe.attempts[0].outcome.code, -32602);
+    assert.equal(unsafe.attempts.length, 1);
+    assert.equal(runs, 1, 'the tool ran once, and was not sent again');
+    const readOnly = await mcp.call({ name: 'project_hologram', arguments: {} });
+    assert.equal(readOnly.status, 'unknown', 'permanent: the same request fails the same way, so no retry');
+    assert.equal(runs, 2);
+    await client.close();
+  } finally {
+    await own.close();
+  }
+});
+
 test('an unsafe tool whose response was cut is not retried: unknown, exactly one ticket', async () => {
   const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 2 });
   proxy.faults.push('cut');
