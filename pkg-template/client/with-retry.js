@@ -11,7 +11,11 @@ import { OUTCOME_META_KEY, SAFETIES } from '../generated/names.js';
 /** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
 export { OUTCOME_META_KEY };
 
-// A result schema for `client.request` that accepts any object: we return the tool's result as it came.
+// The result schema `client.request` validates with: any object. Not the SDK's exported CallToolResultSchema, on
+// purpose: it refuses results a tool really returned (a content block of a type it does not know, from a newer
+// revision or an extension; `isError` that is not a boolean), and a refused result would surface as an error
+// after the tool ran. The tool's answer is returned as it came; the caller's own SDK version validates what it
+// knows. (What a server does with such a result before it is sent: tests/js/with-retry.test.mjs, -32602.)
 const ANY_RESULT = {
   safeParse: (data) =>
     data !== null && typeof data === 'object'
