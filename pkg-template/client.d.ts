@@ -19,6 +19,7 @@ export type {
   Sent,
   LedgerStatus,
   Jitter,
+  Action,
   Decision,
   BreakerTransition,
   Step,

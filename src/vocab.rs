@@ -90,6 +90,8 @@ pub struct OutcomeKind {
     pub name: &'static str,
     /// The keys besides `kind`, slot by slot.
     pub fields: &'static [&'static str],
+    /// Each key's TypeScript type (a generated union's name, `number` or `boolean`), `?` when optional.
+    pub types: &'static [&'static str],
 }
 
 /// `kind: "result"`: `isError` (0/1), `resultType` ([`ResultType`] code).
@@ -120,15 +122,22 @@ pub const C_D_PRESENT: u32 = 4;
 
 /// Every outcome kind, by code.
 pub const OUTCOME_KINDS: [OutcomeKind; 8] = [
-    OutcomeKind { name: "result", fields: &["isError", "resultType"] },
-    OutcomeKind { name: "jsonrpc_error", fields: &["code"] },
-    OutcomeKind { name: "http", fields: &["status", "retryAfterMs", "hadSession", "jsonrpcCode"] },
-    OutcomeKind { name: "network", fields: &["sent"] },
-    OutcomeKind { name: "timeout", fields: &[] },
-    OutcomeKind { name: "stream_broken", fields: &["eventIdSeen", "retryMs"] },
-    OutcomeKind { name: "aborted", fields: &["sent"] },
-    OutcomeKind { name: "ledger", fields: &["status", "retryAfterMs"] },
+    OutcomeKind { name: "result", fields: &["isError", "resultType"], types: &["boolean?", "ResultType?"] },
+    OutcomeKind { name: "jsonrpc_error", fields: &["code"], types: &["number"] },
+    OutcomeKind {
+        name: "http",
+        fields: &["status", "retryAfterMs", "hadSession", "jsonrpcCode"],
+        types: &["number", "number?", "boolean?", "number?"],
+    },
+    OutcomeKind { name: "network", fields: &["sent"], types: &["Sent"] },
+    OutcomeKind { name: "timeout", fields: &[], types: &[] },
+    OutcomeKind { name: "stream_broken", fields: &["eventIdSeen", "retryMs"], types: &["boolean?", "number?"] },
+    OutcomeKind { name: "aborted", fields: &["sent"], types: &["Sent"] },
+    OutcomeKind { name: "ledger", fields: &["status", "retryAfterMs"], types: &["LedgerStatus", "number?"] },
 ];
+
+/// A decision's `action`, by code: 0 retry, 1 stop.
+pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 
 /// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
 /// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
@@ -346,6 +355,7 @@ fn lists() -> Vec<List> {
         list("JITTERS", "Jitter", "A jitter strategy.", names(&Jitter::ALL, Jitter::as_str)),
         list("ERROR_KINDS", "BoundaryErrorKind", "What a client-face export refuses.", ERROR_KINDS.to_vec()),
         list("BOUNDARY_FIELDS", "BoundaryField", "A field a client-face error names.", BOUNDARY_FIELDS.to_vec()),
+        named("ACTION", list("ACTIONS", "Action", "What a decision does.", ACTIONS.to_vec())),
         list(
             "OUTCOME_KINDS",
             "OutcomeKind",
@@ -502,6 +512,18 @@ pub fn render_dts() -> String {
     }
     s.push_str("export declare const C_HAD_SESSION: number;\nexport declare const C_B_PRESENT: number;\nexport declare const C_D_PRESENT: number;\n");
     s.push_str("export declare const OUTCOME_FIELDS: readonly (readonly string[])[];\n");
+    s.push_str("/** How one attempt ended, as the caller observed it. */\nexport type AttemptOutcome =\n");
+    for k in OUTCOME_KINDS {
+        let mut members = vec![format!("kind: {}", quoted(k.name))];
+        for (f, t) in k.fields.iter().zip(k.types) {
+            members.push(match t.strip_suffix('?') {
+                Some(t) => format!("{f}?: {t}"),
+                None => format!("{f}: {t}"),
+            });
+        }
+        let _ = writeln!(s, "  | {{ {} }}", members.join("; "));
+    }
+    s.push_str(";\n");
     s.push_str("export declare const BREAKER_TRANSITIONS: readonly (readonly [BreakerStateName, BreakerStateName] | undefined)[];\n");
     s.push_str("export declare const VALUE_SCALE: number;\n");
     for (name, _) in fields() {
@@ -551,6 +573,13 @@ mod tests {
         // The core's policy errors name fields by these strings (src/wasm/client.rs maps them back).
         for (i, f) in BOUNDARY_FIELDS.iter().enumerate().take(POLICY_VALUES) {
             assert!(!f.is_empty(), "{i}");
+        }
+    }
+
+    #[test]
+    fn every_outcome_field_has_a_type() {
+        for k in OUTCOME_KINDS {
+            assert_eq!(k.fields.len(), k.types.len(), "{}", k.name);
         }
     }
 

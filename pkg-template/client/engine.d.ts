@@ -1,10 +1,12 @@
 // Types of the client engine (client/engine.js). The closed sets are generated from the Rust definitions
 // (src/vocab.rs → generated/names.d.ts).
 import type {
-  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, BreakerStateName,
-  Jitter, UNKNOWN_REVISION,
+  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, BreakerStateName, Jitter, AttemptOutcome,
+  UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP,
 } from '../generated/names.js';
-export type { Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter } from '../generated/names.js';
+export type {
+  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter, AttemptOutcome, Action,
+} from '../generated/names.js';
 
 /** Retry policy options; every field optional. See the README for defaults and why. */
 export interface PolicyOptions {
@@ -24,27 +26,17 @@ export type RevisionSetting = Revision | typeof UNKNOWN_REVISION;
 /** Engine options: `seed` makes jitter repeatable; `revision` is the server's MCP revision (default `"unknown"`: each
  * outcome gets its most conservative reading across revisions until a negotiated version is set). */
 export interface EngineOptions { seed?: number; revision?: RevisionSetting }
-/** How one attempt ended, as the caller observed it. */
-export type AttemptOutcome =
-  | { kind: 'result'; isError?: boolean; resultType?: ResultType }
-  | { kind: 'jsonrpc_error'; code: number }
-  | { kind: 'http'; status: number; retryAfterMs?: number; hadSession?: boolean; jsonrpcCode?: number }
-  | { kind: 'network'; sent: Sent }
-  | { kind: 'timeout' }
-  | { kind: 'stream_broken'; eventIdSeen?: boolean; retryMs?: number }
-  | { kind: 'aborted'; sent: Sent }
-  | { kind: 'ledger'; status: LedgerStatus; retryAfterMs?: number };
 export interface Classification {
   verdict: Verdict; delivery: Delivery; recover?: Recover; retryAfterMs?: number; cause: Cause;
 }
 export type Decision =
-  | { action: 'retry'; delayMs: number; recover?: Recover; reason: Reason }
-  | { action: 'stop'; status: FinalStatus; reason: Reason };
+  | { action: typeof ACTION_RETRY; delayMs: number; recover?: Recover; reason: Reason }
+  | { action: typeof ACTION_STOP; status: FinalStatus; reason: Reason };
 export interface BreakerTransition { from: BreakerStateName; to: BreakerStateName }
 export interface Step { classification: Classification; decision: Decision; breaker?: BreakerTransition }
 export type Admission =
   | { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }
-  | { admitted: false; decision: Decision & { action: 'stop' } };
+  | { admitted: false; decision: Decision & { action: typeof ACTION_STOP } };
 /** What the caller says about one call when it begins. */
 export interface BeginOptions { /** Whether the caller can answer an `input_required` result (default true). */ answersInput?: boolean }
 /** What the app says about a tool's safety. */

@@ -8,7 +8,7 @@
 import * as w from '../mcp_retry_policy_client.js';
 import { rangeError, typeError } from '../errors.js';
 import {
-  ADMIT_ADMITTED_MASK, ADMIT_ADMITTED_SHIFT, ADMIT_ATTEMPT_MASK, ADMIT_ATTEMPT_SHIFT, ADMIT_BREAKER_MASK, ADMIT_BREAKER_SHIFT,
+  ACTION_RETRY, ACTION_STOP, ADMIT_ADMITTED_MASK, ADMIT_ADMITTED_SHIFT, ADMIT_ATTEMPT_MASK, ADMIT_ATTEMPT_SHIFT, ADMIT_BREAKER_MASK, ADMIT_BREAKER_SHIFT,
   ADMIT_REASON_MASK, ADMIT_REASON_SHIFT, ADMIT_STATUS_MASK, ADMIT_STATUS_SHIFT, BOUNDARY_FIELDS, BREAKER_STATES, BREAKER_TRANSITIONS,
   CAUSES, CAUSE_RECOVERS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, DELIVERIES, ERROR_KINDS, JITTERS, KIND_ABORTED, KIND_HTTP,
   KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, LEDGER_STATUSES, OUTCOME_FIELDS, OUTCOME_KINDS,
@@ -312,9 +312,9 @@ function classification(meta, retryAfterMs) {
 function decision(meta, delayMs) {
   const reason = REASONS[(meta >>> STEP_REASON_SHIFT) & STEP_REASON_MASK];
   const stop = (meta >>> STEP_STOP_SHIFT) & STEP_STOP_MASK;
-  if (stop) return { action: 'stop', status: STATUSES[stop - 1], reason };
+  if (stop) return { action: ACTION_STOP, status: STATUSES[stop - 1], reason };
   const r = (meta >>> STEP_RECOVER_SHIFT) & STEP_RECOVER_MASK;
-  return { action: 'retry', delayMs, recover: r ? RECOVERS[r - 1] : undefined, reason };
+  return { action: ACTION_RETRY, delayMs, recover: r ? RECOVERS[r - 1] : undefined, reason };
 }
 
 function decodeAdmission(packed) {
@@ -329,7 +329,7 @@ function decodeAdmission(packed) {
   }
   return {
     admitted: false,
-    decision: { action: 'stop', status: STATUSES[(meta >>> ADMIT_STATUS_SHIFT) & ADMIT_STATUS_MASK], reason: REASONS[(meta >>> ADMIT_REASON_SHIFT) & ADMIT_REASON_MASK] },
+    decision: { action: ACTION_STOP, status: STATUSES[(meta >>> ADMIT_STATUS_SHIFT) & ADMIT_STATUS_MASK], reason: REASONS[(meta >>> ADMIT_REASON_SHIFT) & ADMIT_REASON_MASK] },
   };
 }
 

@@ -6,7 +6,7 @@ import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from '
 import { MemoryJournal } from './journal.js';
 import { messageFor } from './messages.js';
 import { sleep } from './sleep.js';
-import { OUTCOME_META_KEY, SAFETIES } from '../generated/names.js';
+import { ACTION_STOP, OUTCOME_META_KEY, SAFETIES } from '../generated/names.js';
 
 /** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
 export { OUTCOME_META_KEY };
@@ -194,7 +194,7 @@ export function withRetry(client, options = {}) {
         emit({ type: 'attempt', tool: op.name, attempt: attempts.length, outcome: sent.outcome, ...step });
         if (step.breaker) emit({ type: 'breaker', tool: op.name, ...step.breaker });
         decision = step.decision;
-        if (decision.action === 'stop') break;
+        if (decision.action === ACTION_STOP) break;
         emit({ type: 'retry', tool: op.name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
         recover = decision.recover;
         if (!(await sleep(decision.delayMs, signal))) {

@@ -167,6 +167,11 @@ export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a client-face error names. */
 export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
+/** What a decision does. */
+export type Action = 'retry' | 'stop';
+export declare const ACTIONS: readonly Action[];
+export declare const ACTION_RETRY: 'retry';
+export declare const ACTION_STOP: 'stop';
 /** An attempt outcome's `kind`. */
 export type OutcomeKind = 'result' | 'jsonrpc_error' | 'http' | 'network' | 'timeout' | 'stream_broken' | 'aborted' | 'ledger';
 export declare const OUTCOME_KINDS: readonly OutcomeKind[];
@@ -189,6 +194,17 @@ export declare const C_HAD_SESSION: number;
 export declare const C_B_PRESENT: number;
 export declare const C_D_PRESENT: number;
 export declare const OUTCOME_FIELDS: readonly (readonly string[])[];
+/** How one attempt ended, as the caller observed it. */
+export type AttemptOutcome =
+  | { kind: 'result'; isError?: boolean; resultType?: ResultType }
+  | { kind: 'jsonrpc_error'; code: number }
+  | { kind: 'http'; status: number; retryAfterMs?: number; hadSession?: boolean; jsonrpcCode?: number }
+  | { kind: 'network'; sent: Sent }
+  | { kind: 'timeout' }
+  | { kind: 'stream_broken'; eventIdSeen?: boolean; retryMs?: number }
+  | { kind: 'aborted'; sent: Sent }
+  | { kind: 'ledger'; status: LedgerStatus; retryAfterMs?: number }
+;
 export declare const BREAKER_TRANSITIONS: readonly (readonly [BreakerStateName, BreakerStateName] | undefined)[];
 export declare const VALUE_SCALE: number;
 export declare const STEP_STOP_SHIFT: number;

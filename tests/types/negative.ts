@@ -36,3 +36,18 @@ void l;
 // @ts-expect-error — unknown revision strings are refused
 new RetryEngine(undefined, { revision: 'latest' });
 new RetryEngine(undefined, { revision: 'unknown' });
+// @ts-expect-error — a field of another kind (the union is generated from src/vocab.rs's OUTCOME_KINDS)
+const wrongField: AttemptOutcome = { kind: 'timeout', status: 503 };
+void wrongField;
+// @ts-expect-error — `sent` is required on a network outcome
+const noSent: AttemptOutcome = { kind: 'network' };
+void noSent;
+// A decision's action is one of the generated ACTIONS.
+const engine = new RetryEngine();
+const step = engine.record(engine.begin(0), { kind: 'timeout' }, 'read_only', 1);
+// @ts-expect-error — not an action
+if (step.decision.action === 'retry_later') void 0;
+// @ts-expect-error — a jitter the core does not know
+new RetryEngine({ jitter: 'random' });
+// @ts-expect-error — RetryCall is made by begin(), not constructed
+new (engine.begin(0).constructor as typeof import('../../pkg/index.js').RetryCall)();
