@@ -304,7 +304,7 @@ fn lists() -> Vec<List> {
             "STATUS",
             list("STATUSES", "FinalStatus", "How a call ended.", names(&FinalStatus::ALL, FinalStatus::as_str)),
         ),
-        named("REASON", list("REASONS", "Reason", "Why a decision was taken.", names(&Reason::ALL, Reason::as_str))),
+        named("REASON", list("REASONS", "Reason", "Why a decision was taken.", names(Reason::ALL, Reason::as_str))),
         named("RECOVER", list("RECOVERS", "Recover", "A recovery step.", names(&Recover::ALL, Recover::as_str))),
         named(
             "VERDICT",
@@ -438,6 +438,40 @@ pub fn render_js() -> String {
             }
         }
     }
+    let opt = |w: Option<&str>| w.map_or_else(|| "undefined".to_owned(), |w| format!("{w:?}"));
+    let words: Vec<String> = Reason::ALL.iter().map(|r| format!("{:?}", r.words())).collect();
+    let next: Vec<String> = Reason::ALL.iter().map(|r| opt(r.next_step())).collect();
+    let _ = writeln!(
+        s,
+        "/** What the model is told happened, by reason code. */\nexport const REASON_WORDS = Object.freeze([{}]);",
+        words.join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "/** What the model is told to do after a `failed` stop, by reason code (undefined: \"It is safe to call it again later.\"). */\nexport const REASON_NEXT_STEPS = Object.freeze([{}]);",
+        next.join(", ")
+    );
+    let cause_tables: [(&str, &str, Vec<String>); 3] = [
+        (
+            "CAUSE_WORDS",
+            "What the model is told when the row says more than the reason",
+            Cause::ALL.iter().map(|c| opt(c.words())).collect(),
+        ),
+        (
+            "CAUSE_NEXT_FAILED",
+            "What to do next after a `failed` stop, when the row decides it",
+            Cause::ALL.iter().map(|c| opt(c.next_step(false))).collect(),
+        ),
+        (
+            "CAUSE_NEXT_UNKNOWN",
+            "What to do next after an `unknown` stop, when the row decides it",
+            Cause::ALL.iter().map(|c| opt(c.next_step(true))).collect(),
+        ),
+    ];
+    for (name, doc, items) in cause_tables {
+        let _ =
+            writeln!(s, "/** {doc}, by cause code. */\nexport const {name} = Object.freeze([{}]);", items.join(", "));
+    }
     let cause_recovers: Vec<String> =
         Cause::ALL.iter().map(|c| c.recover().map_or_else(|| "undefined".to_owned(), |r| quoted(r.as_str()))).collect();
     let _ = writeln!(
@@ -507,6 +541,8 @@ pub fn render_dts() -> String {
         }
     }
     s.push_str("export declare const CAUSE_RECOVERS: readonly (Recover | undefined)[];\n");
+    s.push_str("export declare const REASON_WORDS: readonly string[];\nexport declare const REASON_NEXT_STEPS: readonly (string | undefined)[];\n");
+    s.push_str("export declare const CAUSE_WORDS: readonly (string | undefined)[];\nexport declare const CAUSE_NEXT_FAILED: readonly (string | undefined)[];\nexport declare const CAUSE_NEXT_UNKNOWN: readonly (string | undefined)[];\n");
     for k in OUTCOME_KINDS {
         let _ = writeln!(s, "export declare const KIND_{}: number;", k.name.to_uppercase());
     }

@@ -258,6 +258,51 @@ causes! {
 }
 
 impl Cause {
+    /// What the model is told happened when this row says more than the decision's reason (for a stop
+    /// after an unknown delivery, a permanent refusal or the last attempt), or `None`.
+    pub const fn words(self) -> Option<&'static str> {
+        match self {
+            Cause::UrlElicitationRequired => {
+                Some("the server needs the user to finish a step in the browser first (a URL elicitation)")
+            }
+            Cause::LedgerRejected => Some(
+                "the server refused the request before doing anything (a missing or malformed operation id, no \
+                 signed-in tenant, or invalid input)",
+            ),
+            // Not the `Retry-After` rows: those prove a refusal.
+            Cause::HttpServiceUnavailable
+            | Cause::HttpBadGateway
+            | Cause::HttpGatewayTimeout
+            | Cause::HttpInternalServerError
+            | Cause::HttpOtherServerError
+            | Cause::HttpTooManyRequests => Some(
+                "the server or a gateway in front of it answered with an error that does not prove the request \
+                 was not acted on",
+            ),
+            _ => None,
+        }
+    }
+
+    /// What the model is told to do next when this row decides it: after a stop whose status is
+    /// `unknown` (`unknown: true`) or `failed`.
+    pub const fn next_step(self, unknown: bool) -> Option<&'static str> {
+        match (self, unknown) {
+            (Cause::UrlElicitationRequired, true) => Some(
+                "Ask the user to finish the step the server asked for; then check whether it happened before \
+                 calling it again.",
+            ),
+            (Cause::UrlElicitationRequired, false) => {
+                Some("Ask the user to finish the step the server asked for, then call it again.")
+            }
+            (Cause::LedgerRejected, false) => {
+                Some("Fix what the server named and call again with a valid operation id.")
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Cause {
     /// The recovery step this row of the table asks for, if any. ([`classify`] builds its classifications
     /// from it, so the two cannot disagree; the wasm hot path uses it to name the step without sending it.)
     pub const fn recover(self) -> Option<Recover> {

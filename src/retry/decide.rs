@@ -57,98 +57,72 @@ impl FinalStatus {
     }
 }
 
-/// Why a decision was taken: one stable name per branch of [`decide`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Reason {
-    /// The tool answered.
-    Succeeded,
-    /// The tool answered `isError: true`.
-    ToolError,
-    /// The server created a task.
-    TaskPending,
-    /// The same request would fail the same way.
-    Permanent,
-    /// The delivery is unknown and the tool is unsafe: a re-send may act twice.
-    UnsafeAfterUnknown,
-    /// `maxAttempts` reached.
-    MaxAttempts,
-    /// The next attempt would start past the total deadline.
-    Deadline,
-    /// The retry budget for this server is empty.
-    BudgetExhausted,
-    /// The circuit breaker for this server is open.
-    BreakerOpen,
-    /// The server asked to wait past the total deadline.
-    RetryAfterBeyondDeadline,
-    /// The caller aborted.
-    Aborted,
-    /// A recovery step (re-initialize, refresh tools, renegotiate) was already tried once in this call.
-    RecoverExhausted,
-    /// Credentials were refused: the user or the auth provider must act.
-    ReauthenticationRequired,
-    /// Retry: a transient transport failure.
-    Transient,
-    /// Retry: the server asked us to slow down.
-    Throttled,
-    /// Retry: after (or by way of) a recovery step.
-    Recover,
-    /// Retry: answer the server's input request (a continuation, not a failure).
-    ContinueInput,
-    /// The server asked for input more than [`MAX_INPUT_ROUNDS`] times in one call.
-    InputRoundsExceeded,
-    /// The server asked for input and this caller cannot answer it ([`CallState::cannot_answer_input`]).
-    InputRequiredUnhandled,
+macro_rules! reasons {
+    ($($(#[$doc:meta])* $v:ident = $s:literal, $words:literal, $next:expr;)*) => {
+        /// Why a decision was taken: one stable name per branch of [`decide`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Reason { $($(#[$doc])* $v,)* }
+        impl Reason {
+            /// Every reason, in declaration order (the order of the `as u8` codes).
+            pub const ALL: &'static [Reason] = &[$(Reason::$v,)*];
+            /// The stable snake_case name.
+            pub const fn as_str(self) -> &'static str { match self { $(Reason::$v => $s,)* } }
+            /// What the model is told happened, as a phrase ("the time allowed for this call ran out").
+            pub const fn words(self) -> &'static str { match self { $(Reason::$v => $words,)* } }
+            /// What the model is told to do after a `failed` stop for this reason, when it is more than
+            /// "It is safe to call it again later."
+            pub const fn next_step(self) -> Option<&'static str> { match self { $(Reason::$v => $next,)* } }
+        }
+    };
 }
 
-impl Reason {
-    /// Every reason, in declaration order (the order of the `as u8` codes).
-    pub const ALL: [Reason; 19] = [
-        Reason::Succeeded,
-        Reason::ToolError,
-        Reason::TaskPending,
-        Reason::Permanent,
-        Reason::UnsafeAfterUnknown,
-        Reason::MaxAttempts,
-        Reason::Deadline,
-        Reason::BudgetExhausted,
-        Reason::BreakerOpen,
-        Reason::RetryAfterBeyondDeadline,
-        Reason::Aborted,
-        Reason::RecoverExhausted,
-        Reason::ReauthenticationRequired,
-        Reason::Transient,
-        Reason::Throttled,
-        Reason::Recover,
-        Reason::ContinueInput,
-        Reason::InputRoundsExceeded,
-        Reason::InputRequiredUnhandled,
-    ];
-
-    /// The stable snake_case name.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Reason::Succeeded => "succeeded",
-            Reason::ToolError => "tool_error",
-            Reason::TaskPending => "task_pending",
-            Reason::Permanent => "permanent",
-            Reason::UnsafeAfterUnknown => "unsafe_after_unknown",
-            Reason::MaxAttempts => "max_attempts",
-            Reason::Deadline => "deadline",
-            Reason::BudgetExhausted => "budget_exhausted",
-            Reason::BreakerOpen => "breaker_open",
-            Reason::RetryAfterBeyondDeadline => "retry_after_beyond_deadline",
-            Reason::Aborted => "aborted",
-            Reason::RecoverExhausted => "recover_exhausted",
-            Reason::ReauthenticationRequired => "reauthentication_required",
-            Reason::Transient => "transient",
-            Reason::Throttled => "throttled",
-            Reason::Recover => "recover",
-            Reason::ContinueInput => "continue_input",
-            Reason::InputRoundsExceeded => "input_rounds_exceeded",
-            Reason::InputRequiredUnhandled => "input_required_unhandled",
-        }
-    }
+// Adding a reason: one line here (its name, the words the model reads, the next step after a `failed` stop),
+// then use it in `decide`; `cargo run --bin names` (scripts/build.sh runs it) renders the JS and TS tables.
+reasons! {
+    /// The tool answered.
+    Succeeded = "succeeded", "it succeeded", None;
+    /// The tool answered `isError: true`.
+    ToolError = "tool_error", "the tool ran and reported an error", None;
+    /// The server created a task.
+    TaskPending = "task_pending", "the server started it as a task that is still running", None;
+    /// The same request would fail the same way.
+    Permanent = "permanent", "the server rejected the request",
+        Some("Calling it again with the same arguments will fail the same way; fix the arguments or choose another tool.");
+    /// The delivery is unknown and the tool is unsafe: a re-send may act twice.
+    UnsafeAfterUnknown = "unsafe_after_unknown",
+        "the connection failed after the request was sent, and this tool is not safe to send twice", None;
+    /// `maxAttempts` reached.
+    MaxAttempts = "max_attempts", "every attempt failed", None;
+    /// The next attempt would start past the total deadline.
+    Deadline = "deadline", "the time allowed for this call ran out", None;
+    /// The retry budget for this server is empty.
+    BudgetExhausted = "budget_exhausted", "the retry budget for this server is spent (it has been failing)", None;
+    /// The circuit breaker for this server is open.
+    BreakerOpen = "breaker_open", "the server has been failing and calls to it are paused", None;
+    /// The server asked to wait past the total deadline.
+    RetryAfterBeyondDeadline = "retry_after_beyond_deadline", "the server asked to wait longer than the time allowed",
+        None;
+    /// The caller aborted.
+    Aborted = "aborted", "the call was cancelled", Some("It is safe to call it again if it is still wanted.");
+    /// A recovery step (re-initialize, refresh tools, renegotiate) was already tried once in this call.
+    RecoverExhausted = "recover_exhausted", "the connection had to be re-established more than once", None;
+    /// Credentials were refused: the user or the auth provider must act.
+    ReauthenticationRequired = "reauthentication_required", "the server refused the credentials",
+        Some("The user must sign in again before this tool can be used.");
+    /// Retry: a transient transport failure.
+    Transient = "transient", "the connection failed", None;
+    /// Retry: the server asked us to slow down.
+    Throttled = "throttled", "the server asked to slow down", None;
+    /// Retry: after (or by way of) a recovery step.
+    Recover = "recover", "the connection had to be re-established", None;
+    /// Retry: answer the server's input request (a continuation, not a failure).
+    ContinueInput = "continue_input", "the server asked for more input", None;
+    /// The server asked for input more than [`MAX_INPUT_ROUNDS`] times in one call.
+    InputRoundsExceeded = "input_rounds_exceeded", "the server kept asking for more input", None;
+    /// The server asked for input and this caller cannot answer it ([`CallState::cannot_answer_input`]).
+    InputRequiredUnhandled = "input_required_unhandled",
+        "the server asked for input and no input handler is configured", None;
 }
 
 /// What to do next.
