@@ -11,14 +11,16 @@ import { ACTION_STOP, OUTCOME_META_KEY, SAFETIES } from '../generated/names.js';
 /** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
 export { OUTCOME_META_KEY };
 
-// The result schema `client.request` validates with: any object. Not the SDK's exported CallToolResultSchema, on
+// The result schema `client.request` validates with: any object, as the SDK's exported `ResultSchema` (a loose
+// object) accepts (tests/js/with-retry-steps.test.mjs compares the two). Not imported from the SDK: it is an
+// optional peer (a static import would make it mandatory for RetryEngine users), and a dynamic import of a bare
+// specifier does not load in unbundled module graphs (workerd via miniflare). Not `CallToolResultSchema`, on
 // purpose: it refuses results a tool really returned (a content block of a type it does not know, from a newer
 // revision or an extension; `isError` that is not a boolean), and a refused result would surface as an error
-// after the tool ran. The tool's answer is returned as it came; the caller's own SDK version validates what it
-// knows. (What a server does with such a result before it is sent: tests/js/with-retry.test.mjs, -32602.)
-const ANY_RESULT = {
+// after the tool ran (what the TS SDK's server does with such a result before it is sent: with-retry.test.mjs).
+export const RESULT_SCHEMA = {
   safeParse: (data) =>
-    data !== null && typeof data === 'object'
+    data !== null && typeof data === 'object' && !Array.isArray(data)
       ? { success: true, data }
       : { success: false, error: new TypeError('tools/call result is not an object') },
 };
@@ -309,7 +311,7 @@ export async function runAttempt(ctx, run, { admission, recover, started, stream
     sent = !signal?.aborted;
     const result = await client.request(
       { method: 'tools/call', params: { ...params, arguments: args, _meta: { ...params._meta, [ATTEMPT_META_KEY]: tag } } },
-      ANY_RESULT,
+      RESULT_SCHEMA,
       {
         timeout: admission.timeoutMs,
         signal,

@@ -2,7 +2,8 @@
 // outcome. The loop that strings them together is tested end to end in with-retry.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveTool, recoverStep, runAttempt, assembleOutcome } from '../../pkg/client/with-retry.js';
+import { resolveTool, recoverStep, runAttempt, assembleOutcome, RESULT_SCHEMA } from '../../pkg/client/with-retry.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { RetryEngine, MemoryJournal } from '../../pkg/node.js';
 
 const baseCtx = (over = {}) => ({
@@ -37,6 +38,32 @@ test('resolveTool: a keyed tool gets one operation id, journaled before anything
   const plain = await resolveTool(baseCtx(), { name: 'create_ticket', arguments: {} });
   assert.equal(plain.safety, 'unsafe', 'no metadata, no override: unsafe');
   assert.equal(plain.operationId, undefined);
+});
+
+test("runAttempt's result schema accepts what the SDK's exported ResultSchema accepts: a result the tool returned is never refused", async () => {
+  const results = [
+    { content: [{ type: 'text', text: 'ok' }] },
+    { content: [{ type: 'hologram', frames: 3 }], isError: 'no' }, // CallToolResultSchema would refuse it
+    { resultType: 'input_required', inputRequests: {} },
+    {},
+  ];
+  for (const r of results) {
+    assert.equal(ResultSchema.safeParse(r).success, true, JSON.stringify(r));
+    assert.equal(RESULT_SCHEMA.safeParse(r).success, true, JSON.stringify(r));
+  }
+  for (const bad of [null, 5, 'x', []]) {
+    assert.equal(ResultSchema.safeParse(bad).success, false, JSON.stringify(bad));
+    assert.equal(RESULT_SCHEMA.safeParse(bad).success, false, JSON.stringify(bad));
+  }
+  let schema;
+  const client = { transport: {}, request: async (_req, s) => ((schema = s), results[1]) };
+  const engine = new RetryEngine(undefined, { seed: 1 });
+  const run = { params: { name: 't' }, requestOptions: {}, args: {}, state: engine.begin(0) };
+  const sent = await runAttempt(baseCtx({ client, engine }), run, { admission: { timeoutMs: 1000 }, started: 0, streamBrokeAt: () => -Infinity });
+  assert.equal(schema, RESULT_SCHEMA);
+  assert.equal(sent.outcome.kind, 'result');
+  assert.deepEqual(sent.result, results[1]);
+  run.state.free();
 });
 
 test('recoverStep: does what the engine asked, and nothing else', async () => {
