@@ -4,3 +4,4 @@ export { LedgerRules, isValidOperationId } from './server/rules.js';
 export { OperationLedger, withIdempotency, OutcomeUnknown, LEDGER_META_KEY } from './server/ledger.js';
 export { fingerprint, MAX_FINGERPRINT_BYTES } from './server/fingerprint.js';
 export { MemoryLedgerStore, SqliteLedgerStore, D1LedgerStore, DurableObjectLedgerStore } from './server/stores.js';
+export { registerStatusTool, STATUS_TOOL_NAME } from './server/status.js';

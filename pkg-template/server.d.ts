@@ -12,8 +12,10 @@ export {
   SqliteLedgerStore,
   D1LedgerStore,
   DurableObjectLedgerStore,
+  registerStatusTool,
+  STATUS_TOOL_NAME,
 } from './server/index.js';
 export type {
   LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions, LedgerReleased, LedgerReleaseRefusal,
-  LedgerRejectReason, LedgerMeta,
+  LedgerRejectReason, LedgerMeta, OperationStatusAnswer, StatusToolOptions,
 } from './server/index.js';

@@ -11,7 +11,7 @@
 
 use core::fmt::Write as _;
 
-use crate::ledger::RecordState;
+use crate::ledger::{Lookup, RecordState, OPERATION_STATUSES};
 use crate::retry::{
     BreakerState, Cause, Delivery, FinalStatus, Jitter, LedgerStatus, Reason, Recover, ResultType, Revision, Safety,
     Sent, Verdict,
@@ -349,6 +349,19 @@ fn lists() -> Vec<List> {
                 "RecordState",
                 "A ledger record's state.",
                 names(&RecordState::ALL, RecordState::as_str),
+            ),
+        ),
+        named(
+            "LOOKUP",
+            list("LOOKUPS", "LedgerLookupStatus", "What a ledger status lookup finds.", Lookup::NAMES.to_vec()),
+        ),
+        named(
+            "OPERATION",
+            list(
+                "OPERATION_STATUSES",
+                "OperationStatus",
+                "What the status tool answers about an operation.",
+                OPERATION_STATUSES.to_vec(),
             ),
         ),
         list("REVISIONS", "Revision", "An MCP revision this package knows.", names(&Revision::ALL, Revision::as_str)),

@@ -1,4 +1,5 @@
 import type { PolicyOptions, RevisionSetting, Safety, AttemptOutcome, Classification, Decision, BreakerTransition, RetryEngine, FinalStatus, Reason, Recover } from './engine.js';
+import type { OperationStatus } from '../generated/names.js';
 
 /** The final status of a call. `unknown`: it may or may not have happened — never success, never a clean failure. */
 export type CallStatus = FinalStatus;
@@ -106,7 +107,9 @@ export type RetryEvent =
   | { type: 'retry'; tool: string; delayMs: number; recover?: Recover; reason: Reason }
   | ({ type: 'breaker'; tool: string } & BreakerTransition)
   | { type: 'give_up'; tool: string; status: Exclude<CallStatus, 'succeeded' | 'tool_error'>; reason: Reason; operationId?: string }
-  | { type: 'done'; tool: string; status: CallStatus; reason: Reason; attempts: number };
+  | { type: 'done'; tool: string; status: CallStatus; reason: Reason; attempts: number }
+  /** One status query about a keyed write whose outcome was not known (`answer`: the status tool's, or `no_answer`). */
+  | { type: 'resolve'; tool: string; operationId: string; answer: OperationStatus | 'no_answer' };
 
 export interface WithRetryOptions {
   policy?: PolicyOptions;
@@ -137,6 +140,14 @@ export interface WithRetryOptions {
   now?: () => number;
   /** Reset the per-attempt timeout on progress notifications (still capped by `attemptTimeoutMs`). */
   resetTimeoutOnProgress?: boolean;
+  /**
+   * The server's read-only status tool (`registerStatusTool` on the server; default `operation_status`), asked
+   * `{ action: <the tool's name>, operation_id }` to close an unknown; `false`: never ask. Used only when the
+   * server lists it.
+   */
+  statusTool?: string | false;
+  /** After a keyed write ends `unknown` or `pending`, ask the status tool within the call's deadline (default true). */
+  autoResolve?: boolean;
 }
 
 export interface CallOptions {
@@ -150,6 +161,15 @@ export interface RetryingClient {
   call(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, options?: CallOptions): Promise<CallOutcome>;
   /** Drop-in for `client.callTool`: a non-succeeded outcome becomes an `isError` result with the message and `_meta[OUTCOME_META_KEY]`. */
   callTool(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, options?: CallOptions): Promise<CallToolResultLike>;
+  /**
+   * What happened to a journaled operation, from the server's status tool (never by sending the write again):
+   * `succeeded`/`tool_error` with the recorded result, `failed` (it did not take effect), `pending`, or `unknown`.
+   * The journal is updated. `tool` names the tool for an id the journal does not hold (else a `RangeError`
+   * with `code: 'not_pending'`).
+   */
+  resolve(operationId: string, options?: { tool?: string; signal?: AbortSignal }): Promise<CallOutcome>;
+  /** `resolve` for every operation the journal holds as not finished. */
+  reconcile(options?: { signal?: AbortSignal }): Promise<CallOutcome[]>;
   engine: RetryEngine;
   journal: Journal;
   refreshTools(): Promise<Map<string, unknown>>;

@@ -6,7 +6,11 @@ import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from '
 import { MemoryJournal } from './journal.js';
 import { messageFor } from './messages.js';
 import { sleep } from './sleep.js';
-import { ACTION_STOP, OUTCOME_META_KEY, SAFETIES } from '../generated/names.js';
+import {
+  ACTION_STOP, OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND, OPERATION_STATUSES, OPERATION_SUCCEEDED,
+  OPERATION_UNKNOWN, OUTCOME_META_KEY, REASON_RESOLVED_BY_STATUS, REASON_STATUS_IN_PROGRESS, REASON_STATUS_NOT_FOUND, REASON_STATUS_UNKNOWN,
+  SAFETIES,
+} from '../generated/names.js';
 
 /** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
 export { OUTCOME_META_KEY };
@@ -27,8 +31,11 @@ export const RESULT_SCHEMA = {
 
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
-  'transport', 'now', 'resetTimeoutOnProgress',
+  'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve',
 ]);
+
+/** The status tool's default name (the server's `registerStatusTool`). */
+export const DEFAULT_STATUS_TOOL = 'operation_status';
 
 function checkOptions(client, o) {
   if (!client || typeof client.request !== 'function') throw typeOptionError('client', 'an MCP SDK Client');
@@ -51,6 +58,10 @@ function checkOptions(client, o) {
   if (o.reconnect !== undefined && o.transport !== undefined) {
     throw typeError('transport', 'pass either transport (a factory of fresh transports) or reconnect, not both', 'conflicting_options');
   }
+  if (o.statusTool !== undefined && o.statusTool !== false && (typeof o.statusTool !== 'string' || !o.statusTool)) {
+    throw typeOptionError('statusTool', 'a tool name, or false');
+  }
+  if (o.autoResolve !== undefined && typeof o.autoResolve !== 'boolean') throw typeOptionError('autoResolve', 'a boolean');
   if (o.journal !== undefined) {
     for (const m of ['begin', 'settle', 'pending']) {
       if (typeof o.journal?.[m] !== 'function') throw typeOptionError('journal', `a journal (missing ${m}())`);
@@ -164,7 +175,26 @@ export function withRetry(client, options = {}) {
   }
 
   // The call's steps share this context: the client, the engine, the journal and the options.
-  const ctx = { client, engine, journal, now, emit, reconnect, refreshTools, toolInfo, learnRevision, trusted, overrides, idArg, options };
+  const statusTool = options.statusTool === undefined ? DEFAULT_STATUS_TOOL : options.statusTool;
+  // One status query: a plain tools/call of the read-only status tool (never the write). Its answer is in
+  // structuredContent; anything else (an error, a refusal, a malformed answer) is no answer.
+  async function askStatus({ action, operationId }, { signal, timeout }) {
+    try {
+      const res = await client.request(
+        { method: 'tools/call', params: { name: statusTool, arguments: { action, operation_id: operationId } } },
+        RESULT_SCHEMA,
+        { timeout, signal },
+      );
+      const sc = res?.structuredContent;
+      if (res?.isError || !sc || !OPERATION_STATUSES.includes(sc.status) || sc.operation_id !== operationId) return undefined;
+      return sc;
+    } catch {
+      return undefined;
+    }
+  }
+  const ctx = {
+    client, engine, journal, now, emit, reconnect, refreshTools, toolInfo, learnRevision, trusted, overrides, idArg, options, statusTool, askStatus,
+  };
 
   async function call(params, requestOptions = {}) {
     if (!params || typeof params.name !== 'string') throw typeOptionError('params.name', 'a string');
@@ -174,6 +204,7 @@ export function withRetry(client, options = {}) {
     const op = await resolveTool(ctx, params, requestOptions.intent);
     // The SDK client cannot answer a 2026-07-28 input request: the engine stops the call there.
     const run = { params, requestOptions, args: op.args, state: engine.begin(now(), { answersInput: false }), resumptionToken: undefined };
+    let deadlineMs;
     const attempts = [];
     let recover;
     let result;
@@ -206,10 +237,11 @@ export function withRetry(client, options = {}) {
         }
       }
     } finally {
+      deadlineMs = run.state.deadlineMs;
       run.state.free(); // the engine's slot for this call, now, not when the collector gets to it
     }
 
-    const outcome = assembleOutcome({
+    let outcome = assembleOutcome({
       ...op,
       attempts,
       result,
@@ -218,6 +250,11 @@ export function withRetry(client, options = {}) {
       operationIdArgument: idArg,
       breakerOpenForMs: engine.breakerState === 'open' ? engine.policy.breaker?.openMs : undefined,
     });
+    // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline, before
+    // answering. It never sends the write again to find out.
+    if (op.operationId && (outcome.status === 'unknown' || outcome.status === 'pending') && options.autoResolve !== false) {
+      outcome = (await resolveOutcome(ctx, outcome, { deadlineMs, signal, attempts })) ?? outcome;
+    }
     if (op.operationId) {
       try {
         await journal.settle(op.operationId, outcome.status, now());
@@ -243,15 +280,99 @@ export function withRetry(client, options = {}) {
     };
   }
 
+  /**
+   * Asks the server's status tool what happened to one journaled operation (or `{ tool }` for one the journal
+   * does not hold), updates the journal, and returns a CallOutcome with what is known: `succeeded`/`tool_error`
+   * with the recorded result, `failed` (it did not take effect), `pending`, or still `unknown`.
+   */
+  async function resolve(operationId, requestOptions = {}) {
+    if (typeof operationId !== 'string' || !operationId) throw typeOptionError('operationId', 'a non-empty string');
+    const entry = (await journal.pending()).find((e) => e.operationId === operationId);
+    const tool = entry?.tool ?? requestOptions.tool;
+    if (typeof tool !== 'string' || !tool) {
+      throw rangeError('operationId', `no pending journal entry for ${operationId.slice(0, 64)}: pass { tool }`, 'not_pending');
+    }
+    const base = assembleOutcome({
+      name: tool, safety: 'keyed', operationId, attempts: [], decision: { status: 'unknown', reason: REASON_STATUS_UNKNOWN }, operationIdArgument: idArg,
+    });
+    const deadlineMs = now() + engine.policy.totalTimeoutMs;
+    const outcome = (await resolveOutcome(ctx, base, { deadlineMs, signal: requestOptions.signal, attempts: [] })) ?? base;
+    try {
+      await journal.settle(operationId, outcome.status, now());
+    } catch {
+      // The entry stays pending.
+    }
+    return outcome;
+  }
+
+  /** `resolve` for every operation the journal holds as not finished; one CallOutcome each. */
+  async function reconcile(requestOptions = {}) {
+    const out = [];
+    for (const e of await journal.pending()) out.push(await resolve(e.operationId, requestOptions));
+    return out;
+  }
+
   return {
     call,
     callTool,
+    resolve,
+    reconcile,
     engine,
     journal,
     refreshTools,
     /** Operations whose outcome is not known to be final (after a crash, or `unknown`). */
     pendingOperations: () => journal.pending(),
   };
+}
+
+/**
+ * Closing the unknown: asks the server's status tool (when the server lists one) about `outcome`'s operation,
+ * polling while it is in progress with the waits the engine decides, until `deadlineMs`. Resolves to the
+ * CallOutcome with what the server knows, or `undefined` when it cannot be asked (no status tool, the query
+ * failed, no time left). The write itself is never sent again.
+ */
+export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempts }) {
+  const { engine, now, statusTool } = ctx;
+  if (!statusTool || !outcome.operationId || !(deadlineMs > now())) return undefined;
+  if (!(await ctx.toolInfo(statusTool))) return undefined;
+  const action = outcome.tool;
+  const state = engine.begin(now(), { answersInput: false });
+  let answer;
+  try {
+    for (;;) {
+      const admission = engine.admit(state, now());
+      if (!admission.admitted) break;
+      answer = await ctx.askStatus({ action, operationId: outcome.operationId }, { signal, timeout: admission.timeoutMs });
+      ctx.emit({ type: 'resolve', tool: action, operationId: outcome.operationId, answer: answer?.status ?? 'no_answer' });
+      if (!answer || answer.status !== OPERATION_IN_PROGRESS) break;
+      const step = engine.record(state, { kind: 'ledger', status: 'in_progress', retryAfterMs: answer.retryAfterMs ?? 1000 }, 'read_only', now());
+      if (step.decision.action === ACTION_STOP || now() + step.decision.delayMs > deadlineMs) break;
+      if (!(await sleep(step.decision.delayMs, signal))) break;
+    }
+  } finally {
+    state.free();
+  }
+  if (!answer) return undefined;
+  const by = {
+    [OPERATION_SUCCEEDED]: ['succeeded', REASON_RESOLVED_BY_STATUS],
+    [OPERATION_FAILED]: ['tool_error', REASON_RESOLVED_BY_STATUS],
+    [OPERATION_NOT_DONE]: ['failed', REASON_RESOLVED_BY_STATUS],
+    [OPERATION_IN_PROGRESS]: ['pending', REASON_STATUS_IN_PROGRESS],
+    [OPERATION_NOT_FOUND]: ['unknown', REASON_STATUS_NOT_FOUND],
+    [OPERATION_UNKNOWN]: ['unknown', REASON_STATUS_UNKNOWN],
+  }[answer.status];
+  if (!by) return undefined;
+  const [status, reason] = by;
+  const result = answer.result;
+  return assembleOutcome({
+    name: outcome.tool,
+    safety: outcome.safety,
+    operationId: outcome.operationId,
+    attempts,
+    result: status === 'succeeded' || status === 'tool_error' ? result : undefined,
+    decision: { status, reason },
+    operationIdArgument: ctx.idArg,
+  });
 }
 
 /**
@@ -271,7 +392,7 @@ export async function resolveTool(ctx, params, intent) {
   const declares = !!tool?.inputSchema?.properties && Object.hasOwn(tool.inputSchema.properties, ctx.idArg);
   const args = { ...(params.arguments ?? {}) };
   let operationId;
-  if (safety === 'keyed' || declares) {
+  if ((safety === 'keyed' || declares) && name !== ctx.statusTool) {
     const given = typeof args[ctx.idArg] === 'string' ? args[ctx.idArg] : undefined;
     const entry = await ctx.journal.begin({
       tool: name,

@@ -31,7 +31,7 @@ export declare const STATUS_FAILED: 'failed';
 export declare const STATUS_UNKNOWN: 'unknown';
 export declare const STATUS_PENDING: 'pending';
 /** Why a decision was taken. */
-export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled';
+export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown';
 export declare const REASONS: readonly Reason[];
 export declare const REASON_SUCCEEDED: 'succeeded';
 export declare const REASON_TOOL_ERROR: 'tool_error';
@@ -52,6 +52,10 @@ export declare const REASON_RECOVER: 'recover';
 export declare const REASON_CONTINUE_INPUT: 'continue_input';
 export declare const REASON_INPUT_ROUNDS_EXCEEDED: 'input_rounds_exceeded';
 export declare const REASON_INPUT_REQUIRED_UNHANDLED: 'input_required_unhandled';
+export declare const REASON_RESOLVED_BY_STATUS: 'resolved_by_status';
+export declare const REASON_STATUS_IN_PROGRESS: 'status_in_progress';
+export declare const REASON_STATUS_NOT_FOUND: 'status_not_found';
+export declare const REASON_STATUS_UNKNOWN: 'status_unknown';
 /** A recovery step. */
 export type Recover = 'reinitialize' | 'refresh_tools' | 'renegotiate' | 'resume_stream' | 'poll_task' | 'continue_input' | 'reauthenticate';
 export declare const RECOVERS: readonly Recover[];
@@ -155,6 +159,24 @@ export declare const RECORD_SUCCEEDED: 'succeeded';
 export declare const RECORD_FAILED: 'failed';
 export declare const RECORD_UNKNOWN: 'unknown';
 export declare const RECORD_RELEASED: 'released';
+/** What a ledger status lookup finds. */
+export type LedgerLookupStatus = 'not_found' | 'not_done' | 'in_progress' | 'succeeded' | 'failed' | 'reconcile';
+export declare const LOOKUPS: readonly LedgerLookupStatus[];
+export declare const LOOKUP_NOT_FOUND: 'not_found';
+export declare const LOOKUP_NOT_DONE: 'not_done';
+export declare const LOOKUP_IN_PROGRESS: 'in_progress';
+export declare const LOOKUP_SUCCEEDED: 'succeeded';
+export declare const LOOKUP_FAILED: 'failed';
+export declare const LOOKUP_RECONCILE: 'reconcile';
+/** What the status tool answers about an operation. */
+export type OperationStatus = 'not_found' | 'not_done' | 'in_progress' | 'succeeded' | 'failed' | 'unknown';
+export declare const OPERATION_STATUSES: readonly OperationStatus[];
+export declare const OPERATION_NOT_FOUND: 'not_found';
+export declare const OPERATION_NOT_DONE: 'not_done';
+export declare const OPERATION_IN_PROGRESS: 'in_progress';
+export declare const OPERATION_SUCCEEDED: 'succeeded';
+export declare const OPERATION_FAILED: 'failed';
+export declare const OPERATION_UNKNOWN: 'unknown';
 /** An MCP revision this package knows. */
 export type Revision = '2025-06-18' | '2025-11-25' | '2026-07-28';
 export declare const REVISIONS: readonly Revision[];

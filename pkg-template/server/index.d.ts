@@ -88,7 +88,43 @@ export declare class OperationLedger {
    * `field: 'key'` and a `LedgerReleaseRefusal` `code`) a missing, resolved, live or released record.
    */
   release(key: LedgerKey, options: { reason: string }): Promise<LedgerReleased>;
+  /**
+   * What is known about an operation, read-only (nothing is claimed or executed; an unresolved record is
+   * put to the reconcile hook). `not_found` is not proof that it did not happen. The key's tenant must be
+   * the authenticated caller's.
+   */
+  status(key: LedgerKey): Promise<OperationStatusAnswer>;
 }
+
+/** What `OperationLedger.status` finds (and the status tool answers). */
+export type OperationStatusAnswer =
+  | { status: 'not_found' | 'not_done' | 'unknown' }
+  | { status: 'in_progress'; retryAfterMs: number }
+  | { status: 'succeeded' | 'failed'; result: unknown };
+
+export interface StatusToolOptions<Extra> {
+  /** The tenant, from the authenticated request context (as for `withIdempotency`). */
+  tenant: (extra: Extra) => string | undefined | Promise<string | undefined>;
+  /** The tool's name (default `operation_status`). */
+  name?: string;
+  /** The description the model reads. */
+  description?: string;
+  /** The zod the server's SDK uses (default: the `zod` this package resolves). */
+  z?: { string(): any };
+}
+
+/** The status tool's default name: `operation_status`. */
+export declare const STATUS_TOOL_NAME: 'operation_status';
+/**
+ * Registers the read-only status tool on an `McpServer`: `{ action, operation_id }` → in `structuredContent`
+ * `{ status, action, operation_id, retryAfterMs?, result? }`, for the caller's tenant only. Returns the
+ * registered tool.
+ */
+export declare function registerStatusTool<Extra = any>(
+  server: { registerTool(name: string, config: any, handler: (args: any, extra: Extra) => any): any },
+  ledger: OperationLedger,
+  options: StatusToolOptions<Extra>,
+): any;
 
 /** Thrown by a handler that submitted downstream and cannot tell whether it committed. */
 export declare class OutcomeUnknown extends Error {

@@ -5,8 +5,13 @@ import { rangeError, typeError } from '../errors.js';
 import { LedgerRules, isValidOperationId } from '../mcp_retry_policy_server.js';
 import { fingerprint } from './fingerprint.js';
 import {
-  LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED, RECORD_UNKNOWN,
+  LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, LOOKUP_FAILED, LOOKUP_IN_PROGRESS,
+  LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED,
+  RECORD_SUCCEEDED, RECORD_UNKNOWN,
 } from '../generated/names.js';
+
+/** The record changed while the reconcile hook was asked: look again. */
+const RACED = Symbol('raced');
 
 /** The `_meta` key of the ledger's own answers (in progress, unknown, conflict, rejected, result not stored). */
 export { LEDGER_META_KEY };
@@ -151,26 +156,15 @@ export class OperationLedger {
         case 'in_progress':
           return { action: 'in_progress', retryAfterMs: a.retryAfterMs };
         case 'reconcile': {
-          if (!this.#reconcile) return { action: 'unknown' };
-          const verdict = await this.#reconcile({
-            ...key, record: stored.record, result: decodeResult(stored.result, stored.record.state, key.operationId),
-          });
-          const status = verdict?.status;
-          if (status === 'succeeded' || status === 'failed') {
-            const done = this.#rules.finish(stored.record, status, now);
-            const text = storedText(status, key.operationId, verdict.result);
-            if (await this.#store.replace(key, stored.record.version, done, text)) {
-              // The same replay every later call gets.
-              return { action: 'replay', state: status, result: decodeResult(text, status, key.operationId) };
-            }
-            continue;
-          }
-          if (status === 'not_done') {
+          const r = await this.#reconcileStored(key, stored, now);
+          if (r === RACED) continue;
+          if (r === LOOKUP_NOT_DONE) {
             const claim = this.#rules.claim(stored.record, inputFingerprint, now);
             if (await this.#store.replace(key, stored.record.version, claim)) return { action: 'execute', claim };
             continue;
           }
-          return { action: 'unknown' };
+          // The same replay every later call gets.
+          return r.state ? { action: 'replay', ...r } : { action: 'unknown' };
         }
         default:
           return { action: 'unknown' };
@@ -178,6 +172,59 @@ export class OperationLedger {
     }
     // Lost the race every time: someone else is working on it right now.
     return { action: 'in_progress', retryAfterMs: 1000 };
+  }
+
+  /**
+   * Asks the reconcile hook about a stored record whose outcome is not known, and records what it found out.
+   * `{ state, result }` (resolved: the replay every later call gets), `LOOKUP_NOT_DONE` (it provably did not
+   * happen: nothing is recorded, the next call executes), `{}` (still unknown) or `RACED` (the record changed).
+   */
+  async #reconcileStored(key, stored, now) {
+    if (!this.#reconcile) return {};
+    const verdict = await this.#reconcile({
+      ...key, record: stored.record, result: decodeResult(stored.result, stored.record.state, key.operationId),
+    });
+    const status = verdict?.status;
+    if (status === RECORD_SUCCEEDED || status === RECORD_FAILED) {
+      const done = this.#rules.finish(stored.record, status, now);
+      const text = storedText(status, key.operationId, verdict.result);
+      if (!(await this.#store.replace(key, stored.record.version, done, text))) return RACED;
+      return { state: status, result: decodeResult(text, status, key.operationId) };
+    }
+    return status === LOOKUP_NOT_DONE ? LOOKUP_NOT_DONE : {};
+  }
+
+  /**
+   * What is known about an operation, read-only (nothing is claimed or executed): `{ status }`, one of
+   * `not_found` (no record: never received, or purged — not proof it did not happen: a call with the same
+   * id executes it at most once), `not_done` (it did not take effect: released by an operator, or the
+   * reconcile hook says so; the next call executes), `in_progress` (with `retryAfterMs`), `succeeded` or
+   * `failed` (with `result`, exactly what a replay returns) and `unknown` (after the reconcile hook, if any).
+   * The key's tenant must come from the authenticated caller: a lookup never crosses tenants.
+   */
+  async status(key) {
+    for (let round = 0; round < 4; round++) {
+      const now = this.#now();
+      const stored = await this.#store.get(key);
+      const l = this.#rules.lookup(stored?.record, now);
+      switch (l.status) {
+        case LOOKUP_SUCCEEDED:
+        case LOOKUP_FAILED:
+          return { status: l.status, result: decodeResult(stored.result, stored.record.state, key.operationId) };
+        case LOOKUP_IN_PROGRESS:
+          return { status: OPERATION_IN_PROGRESS, retryAfterMs: l.retryAfterMs };
+        case LOOKUP_NOT_FOUND:
+        case LOOKUP_NOT_DONE:
+          return { status: l.status };
+        default: {
+          const r = await this.#reconcileStored(key, stored, now);
+          if (r === RACED) continue;
+          if (r === LOOKUP_NOT_DONE) return { status: OPERATION_NOT_DONE };
+          return r.state ? { status: r.state, result: r.result } : { status: OPERATION_UNKNOWN };
+        }
+      }
+    }
+    return { status: OPERATION_IN_PROGRESS, retryAfterMs: 1000 };
   }
 
   /**

@@ -17,6 +17,7 @@ guardClass(WasmLedgerRules, {
     claim: [['record', ANY], ['fingerprint', ANY], ['nowMs', NUMBER]],
     finish: [['record', ANY], ['state', ANY], ['nowMs', NUMBER]],
     release: [['record', ANY], ['nowMs', NUMBER]],
+    lookup: [['record', ANY], ['nowMs', NUMBER]],
   },
   getters: ['ttlMs', 'leaseMs'],
 });

@@ -211,6 +211,60 @@ pub fn admit(stored: Option<&Record>, fingerprint: &str, now_ms: u64) -> Admissi
     }
 }
 
+/// What a status lookup finds for a key (read-only: nothing is claimed, nothing changes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lookup {
+    /// No record: never received, or a resolved record already purged. Not proof that it did not happen
+    /// (a request may still be on its way); a call with the same id executes it at most once.
+    NotFound,
+    /// An operator released it after checking it did not take effect: the next call with the id executes.
+    NotDone,
+    /// A live claim: the operation is running now.
+    InProgress {
+        /// How long until its lease ends (at most the in-progress poll interval).
+        retry_after_ms: u64,
+    },
+    /// Its outcome is recorded (`Succeeded` or `Failed`): the recorded result is what a replay returns.
+    Resolved(RecordState),
+    /// Pending past its lease, or `unknown`: ask the app's reconcile hook.
+    Reconcile,
+}
+
+/// What the status tool answers about an operation: a [`Lookup`] after the reconcile hook had its say
+/// (`reconcile` becomes the hook's answer, or `unknown`).
+pub const OPERATION_STATUSES: [&str; 6] = ["not_found", "not_done", "in_progress", "succeeded", "failed", "unknown"];
+
+impl Lookup {
+    /// Every lookup, by name (`InProgress` and `Resolved` stand for all their values).
+    pub const NAMES: [&'static str; 6] = ["not_found", "not_done", "in_progress", "succeeded", "failed", "reconcile"];
+
+    /// The stable snake_case name.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            Lookup::NotFound => "not_found",
+            Lookup::NotDone => "not_done",
+            Lookup::InProgress { .. } => "in_progress",
+            Lookup::Resolved(RecordState::Failed) => "failed",
+            Lookup::Resolved(_) => "succeeded",
+            Lookup::Reconcile => "reconcile",
+        }
+    }
+}
+
+/// What is known about a key at `now_ms`, for a status lookup. A resolved record is reported as recorded
+/// even past its TTL (the outcome is true; only its replay to a new call has ended).
+pub fn lookup(stored: Option<&Record>, now_ms: u64) -> Lookup {
+    let Some(r) = stored else { return Lookup::NotFound };
+    match r.state {
+        RecordState::Released => Lookup::NotDone,
+        RecordState::Succeeded | RecordState::Failed => Lookup::Resolved(r.state),
+        RecordState::Pending if now_ms < r.lease_until_ms => {
+            Lookup::InProgress { retry_after_ms: r.lease_until_ms.saturating_sub(now_ms).min(IN_PROGRESS_POLL_MS) }
+        }
+        RecordState::Pending | RecordState::Unknown => Lookup::Reconcile,
+    }
+}
+
 /// The pending record that claims a key (replacing `previous` — a resolved record past its TTL, a
 /// released one, or one reconciled as not done — if any).
 pub fn claim(previous: Option<&Record>, fingerprint: &str, now_ms: u64, config: &LedgerConfig) -> Record {
@@ -371,6 +425,28 @@ mod tests {
         assert_eq!(late.expires_ms, 60_000);
         assert_eq!(admit(Some(&late), FP, 59_999), Admission::Replay);
         assert_eq!(admit(Some(&late), FP, 60_000), Admission::Execute);
+    }
+
+    #[test]
+    fn lookup_reads_without_claiming() {
+        use RecordState::*;
+        assert_eq!(lookup(None, 5), Lookup::NotFound);
+        assert_eq!(lookup(Some(&rec(Pending)), 600), Lookup::InProgress { retry_after_ms: 500 });
+        assert_eq!(lookup(Some(&rec(Pending)), 1_100), Lookup::Reconcile, "the lease ran out");
+        assert_eq!(lookup(Some(&rec(Unknown)), 600), Lookup::Reconcile);
+        assert_eq!(lookup(Some(&rec(Succeeded)), 600), Lookup::Resolved(Succeeded));
+        assert_eq!(lookup(Some(&rec(Failed)), u64::MAX), Lookup::Resolved(Failed), "past its TTL: still true");
+        assert_eq!(lookup(Some(&rec(Released)), 600), Lookup::NotDone);
+        assert_eq!(Lookup::Resolved(Failed).as_str(), "failed");
+        let all = [
+            Lookup::NotFound,
+            Lookup::NotDone,
+            Lookup::InProgress { retry_after_ms: 1 },
+            Lookup::Resolved(Succeeded),
+            Lookup::Resolved(Failed),
+            Lookup::Reconcile,
+        ];
+        assert_eq!(all.map(|l| l.as_str()), Lookup::NAMES, "the names the JS tables are rendered from");
     }
 
     #[test]

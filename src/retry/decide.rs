@@ -123,6 +123,17 @@ reasons! {
     /// The server asked for input and this caller cannot answer it ([`CallState::cannot_answer_input`]).
     InputRequiredUnhandled = "input_required_unhandled",
         "the server asked for input and no input handler is configured", None;
+    /// Not a branch of [`decide`]: the server's status tool (the operation ledger) said how a write whose
+    /// delivery was unknown ended, so the client reports that instead of `unknown`.
+    ResolvedByStatus = "resolved_by_status", "the server's record of this operation says so", None;
+    /// Not a branch of [`decide`]: the status tool says the write is still running.
+    StatusInProgress = "status_in_progress", "the server says it is still running", None;
+    /// Not a branch of [`decide`]: the status tool has no record of the write (it may still be on its way,
+    /// or its record was purged): the outcome stays unknown.
+    StatusNotFound = "status_not_found",
+        "the server has no record of it (the request may not have arrived yet, or its record was purged)", None;
+    /// Not a branch of [`decide`]: the status tool does not know the outcome either.
+    StatusUnknown = "status_unknown", "the server does not know whether it took effect either", None;
 }
 
 /// What to do next.

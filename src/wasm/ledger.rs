@@ -9,8 +9,8 @@ use super::read::{ms, name_string, set, string_len, time_ms, Fields};
 use super::{brand, JsResult};
 use crate::input::{check_number, Quoted, MAX_DURATION_MS};
 use crate::ledger::{
-    admit, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, release, valid_operation_id, Admission,
-    LedgerConfig, Record, RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
+    admit, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, lookup, release, valid_operation_id,
+    Admission, LedgerConfig, Lookup, Record, RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
 };
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -26,6 +26,10 @@ export interface LedgerRecord {
 export type LedgerAdmission =
   | { action: "execute" } | { action: "replay" } | { action: "conflict" } | { action: "reconcile" }
   | { action: "in_progress"; retryAfterMs: number };
+/** What a status lookup finds (read-only): `reconcile` means pending past its lease, or unknown. */
+export type LedgerLookup =
+  | { status: "not_found" | "not_done" | "succeeded" | "failed" | "reconcile" }
+  | { status: "in_progress"; retryAfterMs: number };
 /** The core's answer to a release: the released record, or why not. */
 export type LedgerReleaseRule =
   | { released: LedgerRecord }
@@ -131,6 +135,26 @@ impl LedgerRules {
         let o = Object::new();
         set(&o, "action", a.as_str().into());
         if let Admission::InProgress { retry_after_ms } = a {
+            set(&o, "retryAfterMs", ms(retry_after_ms));
+        }
+        Ok(o.into())
+    }
+
+    /// What a status lookup finds at `nowMs` in the stored record (or `undefined`): `{ status }`, one of
+    /// `not_found`, `not_done`, `in_progress` (with `retryAfterMs`), `succeeded`, `failed`, `reconcile`.
+    /// Read-only: nothing is claimed.
+    #[wasm_bindgen(unchecked_return_type = "LedgerLookup")]
+    pub fn lookup(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "LedgerRecord | undefined | null")] stored: JsValue,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> JsResult<JsValue> {
+        let stored = read_record(&stored)?;
+        let now = time_ms("nowMs", now_ms)?;
+        let l = lookup(stored.as_ref(), now);
+        let o = Object::new();
+        set(&o, "status", l.as_str().into());
+        if let Lookup::InProgress { retry_after_ms } = l {
             set(&o, "retryAfterMs", ms(retry_after_ms));
         }
         Ok(o.into())

@@ -31,6 +31,15 @@ before(async () => {
     outfile: `${root}tests/browser/sdk-bundle.js`,
     logLevel: 'error',
   });
+  // zod as one ES module, for the page's import map (the package imports it by name).
+  await build({
+    stdin: { contents: "export * from 'zod';", resolveDir: root, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    outfile: `${root}tests/browser/zod-bundle.js`,
+    logLevel: 'error',
+  });
   const target = new URL(proxy.url);
   web = http.createServer(async (req, res) => {
     const path = new URL(req.url, 'http://x').pathname;

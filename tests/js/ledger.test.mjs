@@ -215,6 +215,40 @@ test('OperationLedger: the table, expiry, leases and reconcile, on a clock of ou
   assert.throws(() => new OperationLedger({ store, leaseMs: NaN }), (e) => e instanceof RangeError && e.code === 'not_finite');
 });
 
+test('OperationLedger.status: read-only answers from the ledger table, the reconcile hook for the unknown', async () => {
+  let t = 10_000;
+  let hook = { status: 'unknown' };
+  const store = new MemoryLedgerStore();
+  const ledger = new OperationLedger({ store, leaseMs: 1_000, ttlMs: 5_000, now: () => t, reconcile: async () => hook });
+  const key = { tenant: 'acme', action: 'open_ticket', operationId: 'op-status-1' };
+  assert.deepEqual(await ledger.status(key), { status: 'not_found' });
+  assert.equal(store.size, 0, 'a lookup stores nothing');
+  const { claim } = await ledger.begin(key, 'f'.repeat(64));
+  assert.deepEqual(await ledger.status(key), { status: 'in_progress', retryAfterMs: 1_000 });
+  t += 1_500; // the lease ran out: the hook is asked
+  assert.deepEqual(await ledger.status(key), { status: 'unknown' });
+  hook = { status: 'not_done' };
+  assert.deepEqual(await ledger.status(key), { status: 'not_done' });
+  assert.equal((await store.get(key)).record.state, 'pending', 'not_done changes nothing: the next call executes');
+  hook = { status: 'succeeded', result: { content: [{ type: 'text', text: 'T-9' }] } };
+  assert.deepEqual(await ledger.status(key), { status: 'succeeded', result: { content: [{ type: 'text', text: 'T-9' }] } });
+  assert.equal((await store.get(key)).record.state, 'succeeded', 'what the hook found out is recorded');
+  t += 60_000; // past the TTL: still true
+  assert.equal((await ledger.status(key)).status, 'succeeded');
+  const other = { ...key, operationId: 'op-status-2' };
+  const c2 = await ledger.begin(other, 'f'.repeat(64));
+  await ledger.finish(other, c2.claim, 'failed', { isError: true, content: [] });
+  assert.deepEqual(await ledger.status(other), { status: 'failed', result: { isError: true, content: [] } });
+  const third = { ...key, operationId: 'op-status-3' };
+  const c3 = await ledger.begin(third, 'f'.repeat(64));
+  await ledger.finish(third, c3.claim, 'unknown');
+  hook = { status: 'unknown' };
+  await ledger.release(third, { reason: 'checked by hand' });
+  assert.deepEqual(await ledger.status(third), { status: 'not_done' }, 'released: it did not happen');
+  assert.deepEqual(await ledger.status({ ...key, tenant: 'globex' }), { status: 'not_found' }, 'another tenant: nothing');
+  void claim;
+});
+
 test('a TTL shorter than the lease is refused with a typed error; equal is fine', () => {
   const store = new MemoryLedgerStore();
   for (const options of [{ ttlMs: 1_000, leaseMs: 2_000 }, { ttlMs: 30_000 } /* default lease 60 s */, { ttlMs: 1, leaseMs: 2 }]) {
@@ -498,6 +532,65 @@ test('6. a downstream timeout after submission is unknown; a retry reconciles th
   const out = await mcp.call({ name: 'submit_payment', arguments: { cents: 700 } });
   assert.equal(out.status, 'unknown');
   assert.deepEqual(out.attempts.map((a) => a.outcome.kind === 'ledger' ? a.outcome.status : a.outcome.kind), ['unknown', 'unknown']);
+});
+
+test('7. a keyed write whose answer is cut on every attempt ends succeeded through the status tool, with one effect', async () => {
+  const events = [];
+  const mcp = withRetry(await connect(), { trusted: true, policy: { baseDelayMs: 10, maxDelayMs: 50 }, onEvent: (e) => events.push(e) });
+  proxy.faults.push('cut', 'cut', 'cut'); // every attempt of the write (maxAttempts 3); the status query passes
+  const out = await mcp.call({ name: 'open_ticket', arguments: { title: 'w7' } });
+  assert.equal(out.status, 'succeeded', out.message);
+  assert.equal(out.reason, 'resolved_by_status');
+  assert.equal(out.attempts.length, 3, 'three attempts of the write, all cut');
+  assert.equal(ticketsFor('w7').length, 1, 'one ticket');
+  assert.equal(out.result.structuredContent.id, ticketsFor('w7')[0].id, 'the recorded result');
+  assert.deepEqual(events.filter((e) => e.type === 'resolve').map((e) => e.answer), ['succeeded']);
+  assert.deepEqual(await mcp.pendingOperations(), [], 'the journal knows it is done');
+  // Without the status tool the same cuts end unknown: the resolution is what turned it into a known outcome.
+  const blind = withRetry(await connect(), { trusted: true, policy: { baseDelayMs: 10, maxDelayMs: 50 }, statusTool: false });
+  proxy.faults.push('cut', 'cut', 'cut');
+  const unknown = await blind.call({ name: 'open_ticket', arguments: { title: 'w7b' } });
+  assert.equal(unknown.status, 'unknown');
+  assert.equal(ticketsFor('w7b').length, 1);
+});
+
+test('8. a write still running when the client gives up ends pending; resolve() later returns its result; reconcile() finds nothing left', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, policy: { baseDelayMs: 10, maxDelayMs: 50, attemptTimeoutMs: 300, totalTimeoutMs: 700 } });
+  const out = await mcp.call({ name: 'open_ticket', arguments: { title: 'w8', delayMs: 1_200 } });
+  assert.equal(out.status, 'pending', out.message);
+  assert.ok(out.operationId);
+  assert.deepEqual((await mcp.pendingOperations()).map((e) => e.operationId), [out.operationId]);
+  await new Promise((r) => setTimeout(r, 1_000)); // the handler finishes
+  const later = await mcp.resolve(out.operationId);
+  assert.equal(later.status, 'succeeded', later.message);
+  assert.equal(later.result.structuredContent.id, ticketsFor('w8')[0].id);
+  assert.equal(ticketsFor('w8').length, 1, 'nothing was sent again to find out');
+  assert.deepEqual(await mcp.reconcile(), [], 'nothing left to reconcile');
+  await assert.rejects(mcp.resolve('op-not-journaled-1'), (e) => e instanceof RangeError && e.code === 'not_pending');
+});
+
+test('9. the status tool answers for the caller\'s tenant only: another tenant\'s id reads as never seen', async () => {
+  const acme = await connect('acme');
+  const globex = await connect('globex');
+  const id = opId();
+  await acme.callTool({ name: 'open_ticket', arguments: { title: 'w9', operation_id: id } });
+  const ask = (c, operationId) => c.callTool({ name: 'operation_status', arguments: { action: 'open_ticket', operation_id: operationId } });
+  const mine = await ask(acme, id);
+  assert.equal(mine.structuredContent.status, 'succeeded');
+  assert.equal(mine.structuredContent.result.structuredContent.id, ticketsFor('w9')[0].id);
+  const theirs = await ask(globex, id);
+  const never = await ask(globex, opId());
+  assert.equal(theirs.structuredContent.status, 'not_found');
+  assert.deepEqual({ ...theirs.structuredContent, operation_id: 'x' }, { ...never.structuredContent, operation_id: 'x' }, 'indistinguishable from an id never used');
+  assert.equal(theirs.content[0].text.replace(id, 'X'), never.content[0].text.replace(never.structuredContent.operation_id, 'X'));
+  const tools = (await acme.listTools()).tools;
+  assert.deepEqual(tools.find((t) => t.name === 'operation_status')?.annotations?.readOnlyHint, true);
+  // No tenant, or a malformed id: refused, nothing looked up.
+  const anonymous = new Client({ name: 'anon', version: '1' });
+  await anonymous.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
+  clients.push(anonymous);
+  assert.equal((await ask(anonymous, id)).isError, true);
+  assert.equal((await ask(acme, 'bad id')).isError, true);
 });
 
 test('validation failures run nothing and store nothing; recorded failures are replayed', async () => {

@@ -2,6 +2,7 @@
 // a handler, withRetry around the real SDK client against a real MCP server, and the Durable Object journal.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
@@ -16,18 +17,28 @@ let proxy;
 before(async () => {
   server = await startMcpServer();
   proxy = await startFaultProxy(server.url);
+  // Bundled as wrangler bundles for workerd (esbuild, the `workerd` condition).
+  const asWrangler = { bundle: true, format: 'esm', platform: 'browser', conditions: ['workerd', 'worker', 'browser'], logLevel: 'error' };
+  await build({ ...asWrangler, entryPoints: [`${root}tests/workerd/sdk-entry.mjs`], outfile: `${root}tests/workerd/sdk-bundle.js` });
+  // The worker, bundled the same way: bare imports resolved (the package's `zod`), the .wasm modules left as
+  // imports of the package's files (CompiledWasm).
   await build({
-    entryPoints: [`${root}tests/workerd/sdk-entry.mjs`],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
-    outfile: `${root}tests/workerd/sdk-bundle.js`,
-    logLevel: 'error',
+    ...asWrangler,
+    entryPoints: [`${root}tests/workerd/worker.mjs`],
+    outfile: `${root}tests/workerd/worker-bundle.js`,
+    plugins: [{
+      name: 'wasm-modules',
+      setup(b) {
+        b.onResolve({ filter: /\.wasm$/ }, (args) => ({
+          path: relative(`${root}tests/workerd`, resolve(args.resolveDir, args.path)),
+          external: true,
+        }));
+      },
+    }],
   });
   mf = new Miniflare({
     modules: true,
-    scriptPath: `${root}tests/workerd/worker.mjs`,
+    scriptPath: `${root}tests/workerd/worker-bundle.js`,
     modulesRoot: root,
     modulesRules: [
       { type: 'ESModule', include: ['**/*.js', '**/*.mjs'] },

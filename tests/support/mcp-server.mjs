@@ -7,7 +7,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { OrderedEventStore } from './event-store.mjs';
 import { z } from 'zod';
-import { withIdempotency, OutcomeUnknown } from '../../pkg/node.js';
+import { withIdempotency, OutcomeUnknown, registerStatusTool } from '../../pkg/node.js';
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 
@@ -18,8 +18,9 @@ export function makeEffects() {
 
 const tenantOf = (extra) => extra?.authInfo?.clientId;
 
-/** Write tools behind the operation ledger (issue #4), when the server has one. */
+/** Write tools behind the operation ledger (issue #4), when the server has one, and its status tool (#8). */
 function ledgerTools(server, effects, ledger) {
+  registerStatusTool(server, ledger, { tenant: tenantOf, z });
   server.registerTool(
     'open_ticket',
     {

@@ -1,0 +1,89 @@
+// The status tool: a read-only MCP tool through which a client finds out what happened to one of its writes,
+// by operation id, without sending the write again. It answers from the operation ledger (OperationLedger.status),
+// for the caller's own tenant only: an id of another tenant reads as not found.
+import { z as defaultZod } from 'zod';
+import { isValidOperationId } from './rules.js';
+import { OperationLedger } from './ledger.js';
+import { typeError } from '../errors.js';
+import {
+  LEDGER_META_KEY, LEDGER_REJECTED, OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND,
+  OPERATION_SUCCEEDED, OPERATION_UNKNOWN,
+} from '../generated/names.js';
+
+/** The status tool's default name. */
+export const STATUS_TOOL_NAME = 'operation_status';
+
+const optError = (field, expected) => typeError(field, `${field} must be ${expected}`);
+
+const WORDS = {
+  [OPERATION_NOT_FOUND]: (id) =>
+    `No record of operation ${id}: the server never received it, or it finished long ago and its record was purged. ` +
+    'This does not prove it did not happen. Calling the tool again with the same operation id does it at most once.',
+  [OPERATION_NOT_DONE]: (id) => `Operation ${id} did not take effect. Calling the tool again with the same operation id does it now.`,
+  [OPERATION_IN_PROGRESS]: (id, s) =>
+    `Operation ${id} is still running. Ask again in about ${Math.max(1, Math.round(s.retryAfterMs / 1000))} s; do not call the tool again with a new operation id.`,
+  [OPERATION_SUCCEEDED]: (id) => `Operation ${id} succeeded; its result is attached, exactly as it was first returned.`,
+  [OPERATION_FAILED]: (id) => `Operation ${id} ran and reported an error; its result is attached.`,
+  [OPERATION_UNKNOWN]: (id) =>
+    `The outcome of operation ${id} is unknown to the server too: it may or may not have taken effect. Do not call the tool again with a new operation id.`,
+};
+
+/**
+ * Registers the read-only status tool on an `McpServer`: `name` (default `operation_status`) takes
+ * `{ action, operation_id }` and answers, for the caller's tenant, what the ledger knows — in
+ * `structuredContent`: `{ status, action, operation_id, retryAfterMs?, result? }` where `status` is one of
+ * `not_found`, `not_done`, `in_progress`, `succeeded`, `failed`, `unknown` and `result` is the recorded
+ * result (what a replay returns). `tenant(extra)` reads the authenticated request context, as for
+ * `withIdempotency`; a request without one is refused. `z` is the zod the server's SDK uses (default: the
+ * `zod` this package resolves; pass yours when several copies are installed). Returns the registered tool.
+ */
+export function registerStatusTool(server, ledger, options = {}) {
+  if (typeof server?.registerTool !== 'function') throw optError('server', 'an McpServer');
+  if (!(ledger instanceof OperationLedger)) throw optError('ledger', 'an OperationLedger');
+  const { tenant, name = STATUS_TOOL_NAME, z = defaultZod, description } = options ?? {};
+  if (typeof tenant !== 'function') throw optError('tenant', 'a function of the request context');
+  if (typeof name !== 'string' || !name) throw optError('name', 'a non-empty string');
+  if (typeof z?.string !== 'function') throw optError('z', 'zod (the `z` export)');
+
+  return server.registerTool(
+    name,
+    {
+      description: description ??
+        'Reports what happened to an earlier write, by the operation id it was sent with: succeeded (with its result), failed, ' +
+          'still in progress, not done, not found, or unknown. Read-only: it never runs the write. Use it instead of calling a write again with a new id.',
+      inputSchema: {
+        action: z.string().min(1).max(256).describe('The tool (action) the operation was sent to.'),
+        operation_id: z.string().describe('The operation id the write was sent with.'),
+      },
+      annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    async ({ action, operation_id: operationId }, extra) => {
+      if (!isValidOperationId(operationId)) {
+        return refusal('invalid_operation_id', 'operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works).');
+      }
+      let who;
+      try {
+        who = await tenant(extra);
+      } catch {
+        who = undefined;
+      }
+      if (typeof who !== 'string' || !who) return refusal('unauthenticated', 'This request has no authenticated tenant.');
+      const s = await ledger.status({ tenant: who, action, operationId });
+      const structured = {
+        status: s.status,
+        action,
+        operation_id: operationId,
+        ...(s.retryAfterMs !== undefined ? { retryAfterMs: s.retryAfterMs } : {}),
+        ...(s.result !== undefined ? { result: s.result } : {}),
+      };
+      return {
+        content: [{ type: 'text', text: WORDS[s.status](operationId, s) }],
+        structuredContent: structured,
+      };
+    },
+  );
+}
+
+function refusal(reason, text) {
+  return { isError: true, content: [{ type: 'text', text }], _meta: { [LEDGER_META_KEY]: { status: LEDGER_REJECTED, reason } } };
+}
