@@ -15,5 +15,5 @@ export {
 } from './server/index.js';
 export type {
   LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions, LedgerReleased, LedgerReleaseRefusal,
-  LedgerRejectReason, LedgerMeta,
+  LedgerRejectReason, LedgerMeta, SqliteDurability, SqliteLedgerStoreOptions,
 } from './server/index.js';

@@ -45,3 +45,21 @@ function readMeta(result: { _meta?: Record<string, unknown> }): LedgerRejectReas
   return undefined;
 }
 void readMeta;
+
+// Purge (issue #8): every store of the package has it; the ledger's clock is the default.
+import { SqliteLedgerStore, DurableObjectLedgerStore, type SqliteDurability } from '../../pkg/server.js';
+
+declare const db: { prepare(sql: string): any; exec(sql: string): unknown };
+declare const storage: ConstructorParameters<typeof DurableObjectLedgerStore>[0];
+
+async function purging(): Promise<number> {
+  const purged: number = await ledger.purge();
+  const at: number = await ledger.purge(Date.now());
+  const durability: SqliteDurability = 'normal';
+  const sqlite = new SqliteLedgerStore(db, { durability });
+  const object = new DurableObjectLedgerStore(storage);
+  const next: number = await object.scheduleAlarm(3_600_000);
+  const byAlarm: number = await object.purgeOnAlarm(3_600_000);
+  return purged + at + (await sqlite.purge(0)) + next + byAlarm;
+}
+void purging;
