@@ -12,8 +12,9 @@ export {
   SqliteLedgerStore,
   D1LedgerStore,
   DurableObjectLedgerStore,
+  PostgresLedgerStore,
 } from './server/index.js';
 export type {
   LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions, LedgerReleased, LedgerReleaseRefusal,
-  LedgerRejectReason, LedgerMeta, SqliteDurability, SqliteLedgerStoreOptions,
+  LedgerRejectReason, LedgerMeta, SqliteDurability, SqliteLedgerStoreOptions, PostgresQueryable,
 } from './server/index.js';

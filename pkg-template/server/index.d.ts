@@ -83,6 +83,21 @@ export declare class DurableObjectLedgerStore extends LedgerStoreMethods {
   /** For `alarm()`: purges what expired by `nowMs` (default now), sets the next alarm `everyMs` later; resolves to the count purged. */
   purgeOnAlarm(everyMs: number, nowMs?: number): Promise<number>;
 }
+/** What `PostgresLedgerStore` needs of a `pg.Pool`. */
+export interface PostgresQueryable {
+  query(query: { name?: string; text: string; values?: unknown[] } | string): Promise<{ rows: any[]; rowCount: number | null }>;
+}
+/**
+ * PostgreSQL through `pg` (node-postgres, an optional peer dependency): pass a `Pool`. **Node only**: exported
+ * by the package's node entries, not by its browser or workerd ones. `await store.ready` creates the table and
+ * its expiry index if missing (safe when processes start together); a failed setup is tried again by the next
+ * call. Durability is the server's (`synchronous_commit`, `fsync`).
+ */
+export declare class PostgresLedgerStore extends LedgerStoreMethods {
+  constructor(pool: PostgresQueryable);
+  readonly ready: Promise<void>;
+}
+
 /** What the reconcile hook answers when an outcome is not known. */
 export type ReconcileVerdict =
   | { status: 'succeeded' | 'failed'; result: unknown }

@@ -22,6 +22,7 @@ import { canonicalJson } from '../../pkg/server/canonical.js';
 import { useNodeCrypto } from '../../pkg/server/fingerprint.js';
 import { fingerprintCanonical, fingerprintJson } from '../../pkg/mcp_retry_policy_server.js';
 import { randomJsonValues } from '../support/random-json.mjs';
+import { assertEachRanOnce, raceThroughProcesses } from '../support/ledger-race.mjs';
 
 const sha = (s) => createHash('sha256').update(s).digest('hex');
 
@@ -240,6 +241,24 @@ test('SqliteLedgerStore: the purge reads the partial expiry index; durability no
     const checks = await runLedgerStoreContract(new SqliteLedgerStore(file, { durability: 'normal' }), lib);
     for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
     file.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('three Node processes race one operation id on one SQLite file in WAL mode: the handler runs once (counted in the file)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-race-'));
+  try {
+    const file = join(dir, 'race.db');
+    const db = new Database(file);
+    db.exec('CREATE TABLE effects (operation_id TEXT NOT NULL, pid INTEGER NOT NULL)');
+    const rounds = Array.from({ length: 10 }, (_, i) => ({ id: `op-race-${i}`, holdMs: i % 2 ? 0 : 150 }));
+    const results = await raceThroughProcesses({ kind: 'sqlite', file, durability: 'full' }, rounds);
+    const count = db.prepare('SELECT count(*) AS n FROM effects WHERE operation_id = ?');
+    const seen = await assertEachRanOnce(results, async (id) => count.get(id).n);
+    assert.ok(seen.in_progress >= 5, JSON.stringify(seen));
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    db.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
