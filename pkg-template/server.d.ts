@@ -12,10 +12,11 @@ export {
   SqliteLedgerStore,
   D1LedgerStore,
   DurableObjectLedgerStore,
+  PostgresLedgerStore,
   registerStatusTool,
   STATUS_TOOL_NAME,
 } from './server/index.js';
 export type {
   LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions, LedgerReleased, LedgerReleaseRefusal,
-  LedgerRejectReason, LedgerMeta, OperationStatusAnswer, StatusToolOptions,
+  LedgerRejectReason, LedgerMeta, SqliteDurability, SqliteLedgerStoreOptions, PostgresQueryable, OperationStatusAnswer, StatusToolOptions,
 } from './server/index.js';

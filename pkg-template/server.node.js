@@ -13,3 +13,5 @@ useNodeCrypto({
 });
 
 export * from './server.api.js';
+// Node only: the Postgres ledger store (it uses the `pg` Pool you pass; the package never imports `pg`).
+export { PostgresLedgerStore } from './server/postgres.js';

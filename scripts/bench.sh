@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
 node benches/js/run.mjs
-printf '\n## 6. The native core (criterion, mean of its samples)\n\n| benchmark | mean |\n|---|---:|\n' | tee -a target/bench.md
+printf '\n## 7. The native core (criterion, mean of its samples)\n\n| benchmark | mean |\n|---|---:|\n' | tee -a target/bench.md
 cargo bench --quiet --bench core -- --noplot >/dev/null 2>&1 || cargo bench --quiet --bench core >/dev/null
 for f in target/criterion/*/new/estimates.json; do
   name=$(basename "$(dirname "$(dirname "$f")")")

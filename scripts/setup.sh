@@ -67,4 +67,12 @@ if [ ! -f "$zstamp" ] || [ "$(cat "$zstamp")" != "$zsum" ]; then
   (cd tests/zoo && npm ci --no-audit --no-fund --loglevel=error)
   echo "$zsum" > "$zstamp"
 fi
+# 6. PostgreSQL for the Postgres ledger store's tests and benchmark (tests/support/postgres.mjs starts a throwaway
+#    cluster from the server binaries; the package's own service is not used).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  say "installing postgresql"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+fi
 say "ready: $(cargo --version), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), node $(node --version), $(/usr/bin/chromium --version 2>/dev/null | head -1)"

@@ -9,11 +9,12 @@ import { build } from 'esbuild';
 import { ExponentialBackoff } from 'cockatiel';
 import { RetryEngine } from '../../pkg/client.node.js';
 import { fingerprintSection } from './fingerprint.mjs';
+import { ledgerSection } from './ledger.mjs';
 import { fmt, median, measure, measureAsync } from './measure.mjs';
 import { stormSection } from './storms.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// `--only=hot,instantiate,fingerprint,size,storms`: some sections (default: all).
+// `--only=hot,instantiate,fingerprint,size,storms,ledger`: some sections (default: all).
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const want = (section) => !only || only.includes(section);
 const out = [];
@@ -123,6 +124,9 @@ if (want('size')) {
 
 // 5. Storms: benches/js/storms.mjs (also runnable alone).
 if (want('storms')) stormSection({ say, RetryEngine });
+
+// 6. The operation ledger per store: benches/js/ledger.mjs (also runnable alone; starts its own Postgres).
+if (want('ledger')) await ledgerSection({ say });
 
 // The whole run is the README's tables; a partial one is written beside them.
 mkdirSync(`${root}target`, { recursive: true });

@@ -6,37 +6,96 @@ export interface LedgerKey { tenant: string; action: string; operationId: string
 /**
  * Where the ledger keeps records. `insert` and `replace` must be atomic. `result` is opaque text the ledger
  * wrote (the encoded result): store it and give it back unchanged; `replace` without one leaves none.
+ * `purge(nowMs)` (needed by `OperationLedger#purge` only) deletes the `succeeded`/`failed` records with
+ * `expiresMs <= nowMs` and resolves to how many; it must never delete a `pending` or `unknown` one.
  */
 export interface LedgerStore {
   get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined>;
   insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
   replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
+  purge?(nowMs: number): Promise<number>;
 }
 
-export declare class MemoryLedgerStore implements LedgerStore {
-  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined>;
-  insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
-  replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
-  readonly size: number;
-}
-/** The store operations every ledger store has (no `size`: only the memory store can count cheaply). */
+/** The store operations every ledger store of the package has. */
 declare abstract class LedgerStoreMethods implements LedgerStore {
   get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined>;
   insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
   replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
+  /**
+   * Deletes the resolved records (`succeeded`, `failed`) with `expiresMs <= nowMs`; never a `pending` or
+   * `unknown` one (nor a `released` one). Resolves to how many went. `nowMs`: whole ms since the epoch
+   * (else a `TypeError`/`RangeError` with `field: 'nowMs'`).
+   */
+  purge(nowMs: number): Promise<number>;
 }
-/** SQLite through better-sqlite3: pass an open `Database`. */
+export declare class MemoryLedgerStore extends LedgerStoreMethods {
+  /** Rows held (only the memory store can count cheaply). */
+  readonly size: number;
+}
+
+/**
+ * How much of the ledger a power cut may take (`SqliteLedgerStore`, WAL mode):
+ * - `'full'` (default): `synchronous=FULL` — every committed claim and finish survives a power cut.
+ * - `'normal'`: `synchronous=NORMAL` — a power cut may lose the last transactions but never corrupts the file
+ *   (a lost claim lets its operation run again).
+ */
+export type SqliteDurability = 'full' | 'normal';
+export interface SqliteLedgerStoreOptions {
+  durability?: SqliteDurability;
+}
+/**
+ * SQLite through better-sqlite3: pass an open `Database`. Switches the file to WAL mode unless you chose a
+ * journal mode yourself, and sets `synchronous` from `durability` (an `EXTRA` you set is kept).
+ */
 export declare class SqliteLedgerStore extends LedgerStoreMethods {
-  constructor(db: { prepare(sql: string): any; exec(sql: string): unknown });
+  constructor(db: { prepare(sql: string): any; exec(sql: string): unknown }, options?: SqliteLedgerStoreOptions);
 }
-/** Cloudflare D1: pass the binding; `await store.ready` creates the table. */
+/** Cloudflare D1: pass the binding; `await store.ready` creates the table and its expiry index. */
 export declare class D1LedgerStore extends LedgerStoreMethods {
   constructor(db: { prepare(sql: string): any });
   readonly ready: Promise<unknown>;
 }
-/** A Durable Object's `ctx.storage`. */
+/**
+ * A Durable Object's `ctx.storage`. To purge on the object's alarm:
+ * ```ts
+ * export class Ledger extends DurableObject {
+ *   store = new DurableObjectLedgerStore(this.ctx.storage);
+ *   constructor(ctx: DurableObjectState, env: Env) {
+ *     super(ctx, env);
+ *     ctx.blockConcurrencyWhile(() => this.store.scheduleAlarm(3_600_000));
+ *   }
+ *   async alarm() {
+ *     await this.store.purgeOnAlarm(3_600_000); // purge what expired, then again in an hour
+ *   }
+ * }
+ * ```
+ * An object has one alarm: if yours does other work, call `purge(Date.now())` from your `alarm()` instead.
+ */
 export declare class DurableObjectLedgerStore extends LedgerStoreMethods {
-  constructor(storage: { get(key: string): Promise<any>; transaction<T>(fn: (txn: any) => Promise<T>): Promise<T> });
+  constructor(storage: {
+    get(key: string): Promise<any>;
+    transaction<T>(fn: (txn: any) => Promise<T>): Promise<T>;
+    getAlarm?(): Promise<number | null>;
+    setAlarm?(scheduledTime: number | Date): Promise<void>;
+  });
+  /** Sets the alarm to `nowMs + everyMs` unless one is set already; resolves to the alarm's time. */
+  scheduleAlarm(everyMs: number, nowMs?: number): Promise<number>;
+  /** For `alarm()`: purges what expired by `nowMs` (default now), sets the next alarm `everyMs` later; resolves to the count purged. */
+  purgeOnAlarm(everyMs: number, nowMs?: number): Promise<number>;
+}
+/** What `PostgresLedgerStore` needs of a `pg.Pool`. */
+export interface PostgresQueryable {
+  query(query: { name?: string; text: string; values?: unknown[] } | string): Promise<{ rows: any[]; rowCount: number | null }>;
+}
+/**
+ * PostgreSQL through `pg` (node-postgres, an optional peer dependency): pass a `Pool`. **Node only**: exported
+ * by the package's node entries, not by its browser or workerd ones. `await store.ready` creates the table and
+ * its expiry index if missing (safe when processes start together); a failed setup is tried again by the next
+ * call. Durability is the server's (`synchronous_commit`, `fsync`).
+ */
+export declare class PostgresLedgerStore extends LedgerStoreMethods {
+  constructor(pool: PostgresQueryable);
+  readonly ready: Promise<void>;
 }
 
 /** What the reconcile hook answers when an outcome is not known. */
@@ -94,6 +153,11 @@ export declare class OperationLedger {
    * the authenticated caller's.
    */
   status(key: LedgerKey): Promise<OperationStatusAnswer>;
+  /**
+   * Deletes the resolved records that expired at or before `nowMs` (default: the ledger's clock); never an
+   * unresolved one. Resolves to how many went. A store without `purge` is a `TypeError` (`field: 'store'`).
+   */
+  purge(nowMs?: number): Promise<number>;
 }
 
 /** What `OperationLedger.status` finds (and the status tool answers). */

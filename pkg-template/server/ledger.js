@@ -4,6 +4,7 @@
 import { rangeError, typeError } from '../errors.js';
 import { LedgerRules, isValidOperationId } from '../mcp_retry_policy_server.js';
 import { fingerprint } from './fingerprint.js';
+import { checkNowMs } from './stores.js';
 import {
   LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, LOOKUP_FAILED, LOOKUP_IN_PROGRESS,
   LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED,
@@ -243,6 +244,19 @@ export class OperationLedger {
       const note = JSON.stringify(unstoredResult(state, key.operationId, `the store refused it: ${e?.message ?? e}`));
       return this.#store.replace(key, claim.version, done, note);
     }
+  }
+
+  /**
+   * Deletes the resolved records (`succeeded`, `failed`) that expired at or before `nowMs` (default: the
+   * ledger's clock) and resolves to how many went. Unresolved records (`pending`, `unknown`) are never
+   * deleted, however old: they stay until the reconcile hook or an operator resolves them. Run it on a
+   * timer (a Durable Object: `DurableObjectLedgerStore#purgeOnAlarm`); a store without `purge` is a
+   * `TypeError` (`field: 'store'`).
+   */
+  async purge(nowMs = this.#now()) {
+    checkNowMs(nowMs);
+    if (typeof this.#store.purge !== 'function') throw optError('store', 'a ledger store with purge(nowMs) to purge');
+    return this.#store.purge(nowMs);
   }
 
   /**

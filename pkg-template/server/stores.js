@@ -3,27 +3,45 @@
 //   get(key) → { record, result? } | undefined
 //   insert(key, record) → true if stored, false if a record for the key already exists   (atomic)
 //   replace(key, expectedVersion, record, result?) → true if the stored version matched     (atomic)
+//   purge(nowMs) → how many resolved records (succeeded, failed) with expiresMs <= nowMs it deleted
 //
 // `key` = { tenant, action, operationId }; `record` = the core's LedgerRecord; `result` = opaque text (a
 // string) that the ledger wrote — the encoded result to replay — kept beside the record and given back
 // unchanged; `replace` without one leaves the row without one. Stores never encode or decode results: the
 // ledger does, once, the same way for every store. KV stores are not ledger stores: eventual consistency
 // cannot make a claim atomic.
-import { typeError } from '../errors.js';
+//
+// `purge` never deletes an unresolved record (pending, unknown), however long ago it expired: an operation
+// whose outcome is not known must not disappear silently (its key would then execute again). Released
+// records (an operator's `release`, with its reason) are kept too: only `succeeded` and `failed` go.
+import { rangeError, typeError } from '../errors.js';
 
-function keyError(key) {
+export function keyError(key) {
   if (!key || typeof key.tenant !== 'string' || typeof key.action !== 'string' || typeof key.operationId !== 'string') {
     throw typeError('key', 'a ledger key is { tenant, action, operationId }, all strings');
   }
 }
 
-function resultError(result) {
+export function resultError(result) {
   if (result !== undefined && typeof result !== 'string') {
     throw typeError('result', 'a ledger store keeps a result as text: the ledger encodes it (OperationLedger.finish)');
   }
 }
 
 const keyString = (k) => JSON.stringify([k.tenant, k.action, k.operationId]);
+
+/** The states `purge` may delete once expired. Everything else (pending, unknown, released) stays. */
+const PURGEABLE = new Set(['succeeded', 'failed']);
+const purgeable = (record, nowMs) => PURGEABLE.has(record?.state) && record.expiresMs <= nowMs;
+
+/** `nowMs` of a purge: whole milliseconds since the epoch, 0 … Number.MAX_SAFE_INTEGER. */
+export function checkNowMs(nowMs) {
+  if (typeof nowMs !== 'number') throw typeError('nowMs', `nowMs must be a number of milliseconds since the epoch, not ${typeof nowMs}`);
+  if (!Number.isFinite(nowMs)) throw rangeError('nowMs', `nowMs must be finite, not ${nowMs}`, 'not_finite');
+  if (nowMs < 0) throw rangeError('nowMs', `nowMs must not be negative (${nowMs})`, 'negative');
+  if (!Number.isInteger(nowMs)) throw rangeError('nowMs', `nowMs must be whole milliseconds (${nowMs})`, 'not_integer');
+  if (nowMs > Number.MAX_SAFE_INTEGER) throw rangeError('nowMs', `nowMs must be at most ${Number.MAX_SAFE_INTEGER} (${nowMs})`, 'too_large');
+}
 
 /** In memory: for tests and single-process servers. A Map makes each operation atomic. */
 export class MemoryLedgerStore {
@@ -53,28 +71,67 @@ export class MemoryLedgerStore {
     return true;
   }
 
+  /** Deletes the resolved records (succeeded, failed) that expired at or before `nowMs`; never an unresolved one. */
+  async purge(nowMs) {
+    checkNowMs(nowMs);
+    let removed = 0;
+    for (const [k, row] of this.#rows) {
+      if (purgeable(row.record, nowMs)) {
+        this.#rows.delete(k);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   /** Rows held (for tests). */
   get size() {
     return this.#rows.size;
   }
 }
 
+// ── SQL stores: SQLite, D1 and Postgres share the schema and the statements ────────────────────────────
+
 const TABLE = 'mcp_operation_ledger';
-const CREATE = `CREATE TABLE IF NOT EXISTS ${TABLE} (
+const COLUMNS = 'state, fingerprint, lease_until_ms, created_ms, expires_ms, version';
+const PURGEABLE_SQL = `state IN ('succeeded', 'failed')`;
+
+/**
+ * The ledger's SQL in one dialect: `p(i)` writes the i-th parameter (`?` or `$i`), `int` the type of the
+ * millisecond and version columns. The partial index holds the purgeable rows alone, ordered by expiry, so
+ * a purge reads only what it deletes; unresolved rows are not in it.
+ */
+export function ledgerSql(p, int, uniqueKey) {
+  const ps = (from, n) => Array.from({ length: n }, (_, i) => p(from + i)).join(', ');
+  const where = (from) => `tenant = ${p(from)} AND action = ${p(from + 1)} AND operation_id = ${p(from + 2)}`;
+  return {
+    create: `CREATE TABLE IF NOT EXISTS ${TABLE} (
   tenant TEXT NOT NULL, action TEXT NOT NULL, operation_id TEXT NOT NULL,
   state TEXT NOT NULL, fingerprint TEXT NOT NULL,
-  lease_until_ms INTEGER NOT NULL, created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL,
-  version INTEGER NOT NULL, result TEXT,
-  UNIQUE (tenant, action, operation_id)
-)`;
-const INSERT = `INSERT INTO ${TABLE} (tenant, action, operation_id, state, fingerprint, lease_until_ms, created_ms, expires_ms, version)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, action, operation_id) DO NOTHING`;
-const UPDATE = `UPDATE ${TABLE} SET state = ?, fingerprint = ?, lease_until_ms = ?, created_ms = ?, expires_ms = ?, version = ?,
-  result = ? WHERE tenant = ? AND action = ? AND operation_id = ? AND version = ?`;
-const SELECT = `SELECT * FROM ${TABLE} WHERE tenant = ? AND action = ? AND operation_id = ?`;
+  lease_until_ms ${int} NOT NULL, created_ms ${int} NOT NULL, expires_ms ${int} NOT NULL,
+  version ${int} NOT NULL, result TEXT,
+  ${uniqueKey} (tenant, action, operation_id)
+)`,
+    index: `CREATE INDEX IF NOT EXISTS ${TABLE}_expiry ON ${TABLE} (expires_ms) WHERE ${PURGEABLE_SQL}`,
+    insert: `INSERT INTO ${TABLE} (tenant, action, operation_id, ${COLUMNS})
+  VALUES (${ps(1, 9)}) ON CONFLICT (tenant, action, operation_id) DO NOTHING`,
+    update: `UPDATE ${TABLE} SET state = ${p(1)}, fingerprint = ${p(2)}, lease_until_ms = ${p(3)}, created_ms = ${p(4)}, expires_ms = ${p(5)},
+  version = ${p(6)}, result = ${p(7)} WHERE ${where(8)} AND version = ${p(11)}`,
+    select: `SELECT ${COLUMNS}, result FROM ${TABLE} WHERE ${where(1)}`,
+    purge: `DELETE FROM ${TABLE} WHERE ${PURGEABLE_SQL} AND expires_ms <= ${p(1)}`,
+  };
+}
+const SQL = ledgerSql(() => '?', 'INTEGER', 'UNIQUE');
 
-const recordArgs = (r) => [r.state, r.fingerprint, r.leaseUntilMs, r.createdMs, r.expiresMs, r.version];
-function fromRow(row) {
+/** The parameters of `insert` (key, then record) and of `update` (record, result, key, expected version). */
+export const insertArgs = (key, r) => [key.tenant, key.action, key.operationId, r.state, r.fingerprint, r.leaseUntilMs, r.createdMs, r.expiresMs, r.version];
+export const updateArgs = (key, expectedVersion, r, result) => [
+  r.state, r.fingerprint, r.leaseUntilMs, r.createdMs, r.expiresMs, r.version, result ?? null, key.tenant, key.action, key.operationId, expectedVersion,
+];
+export const keyArgs = (key) => [key.tenant, key.action, key.operationId];
+
+/** A row back as `{ record, result? }` (integers may arrive as strings or BigInts: made numbers). */
+export function fromRow(row) {
   if (!row) return undefined;
   return {
     record: {
@@ -89,77 +146,174 @@ function fromRow(row) {
   };
 }
 
+const DURABILITY = { full: 2, normal: 1 };
+const SYNCHRONOUS_EXTRA = 3;
+
+function sqliteOptions(options) {
+  if (options === undefined) return 'full';
+  if (options === null || typeof options !== 'object') throw typeError('options', 'SqliteLedgerStore options must be an object ({ durability })');
+  for (const k of Object.keys(options)) {
+    if (k !== 'durability') throw typeError(k, `${k} is not a known option of SqliteLedgerStore (durability)`, 'unknown_option');
+  }
+  const { durability = 'full' } = options;
+  if (typeof durability !== 'string') throw typeError('durability', `durability must be 'full' or 'normal', not ${typeof durability}`);
+  if (!Object.hasOwn(DURABILITY, durability)) throw rangeError('durability', `durability must be 'full' or 'normal', not ${JSON.stringify(durability)}`);
+  return durability;
+}
+
 /**
- * SQLite through `better-sqlite3` (pass an open `Database`). The UNIQUE (tenant, action, operation_id)
- * constraint makes the claim atomic across processes sharing the file; the version makes updates atomic.
+ * SQLite through `better-sqlite3`: `new SqliteLedgerStore(db, { durability })` with an open `Database`. The
+ * UNIQUE (tenant, action, operation_id) constraint makes the claim atomic across processes sharing the file;
+ * the version makes updates atomic.
+ *
+ * The store runs the file in WAL mode (one fsync per committed transaction instead of rollback's two, and
+ * readers never block the writer), with a `durability`:
+ * - `'full'` (default): `synchronous=FULL`. Every committed claim and finish survives a power cut.
+ * - `'normal'`: `synchronous=NORMAL` in WAL mode. A power cut may lose the last committed transactions but
+ *   never corrupts the file. A lost claim means its operation can run again after the cut (a lost finish
+ *   leaves it pending, then reconciled): choose it only where that is acceptable.
+ *
+ * It sets only what you did not set otherwise: `journal_mode` is switched to WAL only from SQLite's default
+ * rollback journal (`delete`); any mode you chose (wal, truncate, persist, memory, off) is kept. `synchronous`
+ * is the store's `durability` (set it through the option, not on the connection), except that an `EXTRA`
+ * you set is kept (it is stronger than both). `'normal'` on a file outside WAL mode (you chose another
+ * journal) is refused: there NORMAL can corrupt the file on a power cut. In-memory databases survive
+ * nothing either way. Bad options: `TypeError`/`RangeError` with `code` and `field`.
  */
 export class SqliteLedgerStore {
   #get;
   #insert;
   #update;
+  #purge;
 
-  constructor(db) {
+  constructor(db, options) {
     if (!db || typeof db.prepare !== 'function' || typeof db.exec !== 'function') {
       throw typeError('db', 'SqliteLedgerStore needs a better-sqlite3 Database');
     }
-    db.exec(CREATE);
-    this.#get = db.prepare(SELECT);
-    this.#insert = db.prepare(INSERT);
-    this.#update = db.prepare(UPDATE);
+    const durability = sqliteOptions(options);
+    const pragma = (name) => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0];
+    let mode = String(pragma('journal_mode')).toLowerCase();
+    if (mode === 'delete') mode = String(Object.values(db.prepare('PRAGMA journal_mode = WAL').get())[0]).toLowerCase();
+    const onDisk = db.prepare('PRAGMA database_list').all().some((d) => d.name === 'main' && d.file);
+    if (durability === 'normal' && onDisk && mode !== 'wal') {
+      throw rangeError('durability', `durability 'normal' needs WAL mode, and this database keeps journal_mode=${mode}: with that journal, synchronous=NORMAL can corrupt the file on a power cut`);
+    }
+    // Set after the switch: SQLite builds may lower synchronous when WAL starts (SQLITE_DEFAULT_WAL_SYNCHRONOUS).
+    if (Number(pragma('synchronous')) !== SYNCHRONOUS_EXTRA) db.exec(`PRAGMA synchronous = ${DURABILITY[durability]}`);
+    db.exec(SQL.create);
+    db.exec(SQL.index);
+    this.#get = db.prepare(SQL.select);
+    this.#insert = db.prepare(SQL.insert);
+    this.#update = db.prepare(SQL.update);
+    this.#purge = db.prepare(SQL.purge);
   }
 
   async get(key) {
     keyError(key);
-    return fromRow(this.#get.get(key.tenant, key.action, key.operationId));
+    return fromRow(this.#get.get(...keyArgs(key)));
   }
 
   async insert(key, record) {
     keyError(key);
-    return this.#insert.run(key.tenant, key.action, key.operationId, ...recordArgs(record)).changes === 1;
+    return this.#insert.run(...insertArgs(key, record)).changes === 1;
   }
 
   async replace(key, expectedVersion, record, result) {
     keyError(key);
     resultError(result);
-    return this.#update.run(...recordArgs(record), result ?? null, key.tenant, key.action, key.operationId, expectedVersion).changes === 1;
+    return this.#update.run(...updateArgs(key, expectedVersion, record, result)).changes === 1;
+  }
+
+  /** Deletes the resolved records that expired at or before `nowMs` (through the expiry index); never an unresolved one. */
+  async purge(nowMs) {
+    checkNowMs(nowMs);
+    return this.#purge.run(nowMs).changes;
   }
 }
 
-/** Cloudflare D1 (pass the binding). Same schema and guarantees as SQLite. Call `await store.ready` once. */
+/**
+ * Cloudflare D1 (pass the binding). Same schema and guarantees as SQLite (D1 manages its own journal). Call
+ * `await store.ready` once: it creates the table and its expiry index.
+ */
 export class D1LedgerStore {
   #db;
 
   constructor(db) {
     if (!db || typeof db.prepare !== 'function') throw typeError('db', 'D1LedgerStore needs a D1 database binding');
     this.#db = db;
-    this.ready = db.prepare(CREATE).run();
+    this.ready = db.prepare(SQL.create).run().then(() => db.prepare(SQL.index).run());
+  }
+
+  async #run(sql, args) {
+    await this.ready;
+    return this.#db.prepare(sql).bind(...args).run();
   }
 
   async get(key) {
     keyError(key);
     await this.ready;
-    return fromRow(await this.#db.prepare(SELECT).bind(key.tenant, key.action, key.operationId).first());
+    return fromRow(await this.#db.prepare(SQL.select).bind(...keyArgs(key)).first());
   }
 
   async insert(key, record) {
     keyError(key);
-    await this.ready;
-    const r = await this.#db.prepare(INSERT).bind(key.tenant, key.action, key.operationId, ...recordArgs(record)).run();
-    return r.meta.changes === 1;
+    return (await this.#run(SQL.insert, insertArgs(key, record))).meta.changes === 1;
   }
 
   async replace(key, expectedVersion, record, result) {
     keyError(key);
     resultError(result);
-    await this.ready;
-    const r = await this.#db.prepare(UPDATE).bind(...recordArgs(record), result ?? null, key.tenant, key.action, key.operationId, expectedVersion).run();
-    return r.meta.changes === 1;
+    return (await this.#run(SQL.update, updateArgs(key, expectedVersion, record, result))).meta.changes === 1;
   }
+
+  /** Deletes the resolved records that expired at or before `nowMs`; never an unresolved one. */
+  async purge(nowMs) {
+    checkNowMs(nowMs);
+    return (await this.#run(SQL.purge, [nowMs])).meta.changes;
+  }
+}
+
+// ── Durable Object ─────────────────────────────────────────────────────────────────────────────────────
+
+const ROW = 'ledger:';
+// The expiry index: one key per resolved row, `ledger-expiry:<expiresMs, 16 digits>:<key>` → the row's key,
+// so a purge lists exactly the expired entries in order. Written with the row, in the same transaction.
+const EXPIRY = 'ledger-expiry:';
+// Set once every row written before the index existed has its entry (see #indexOlderRows).
+const INDEXED = 'ledger-expiry-indexed';
+const BATCH = 64; // index entries per purge transaction: at most 128 keys deleted per call
+
+const rowKey = (key) => `${ROW}${keyString(key)}`;
+// Rounded up so that an entry listed as expired is never ahead of its row; clamped to the safe integers.
+const expiryKey = (k, record) => `${EXPIRY}${String(Math.min(Math.max(0, Math.ceil(Number(record.expiresMs) || 0)), Number.MAX_SAFE_INTEGER)).padStart(16, '0')}:${k}`;
+const indexed = (record) => PURGEABLE.has(record?.state);
+
+function everyMsError(everyMs) {
+  if (typeof everyMs !== 'number') throw typeError('everyMs', `everyMs must be a number of milliseconds, not ${typeof everyMs}`);
+  if (!Number.isFinite(everyMs)) throw rangeError('everyMs', `everyMs must be finite, not ${everyMs}`, 'not_finite');
+  if (!Number.isInteger(everyMs) || everyMs < 1) throw rangeError('everyMs', `everyMs must be a whole number of milliseconds, at least 1 (${everyMs})`, 'too_small');
+  if (everyMs > 31_536_000_000) throw rangeError('everyMs', `everyMs must be at most a year, 31536000000 (${everyMs})`, 'too_large');
 }
 
 /**
  * A Durable Object's storage (`ctx.storage`). The object runs one event at a time and each check-and-write
- * runs in a storage transaction, so the claim is atomic.
+ * runs in a storage transaction, so the claim is atomic. Resolved rows carry an entry in an expiry index
+ * (beside them, same transaction), so `purge` reads only expired entries.
+ *
+ * To purge on a timer, let the object's alarm do it (an object has one alarm: if yours does other work too,
+ * call `purge(Date.now())` from it yourself instead):
+ * ```js
+ * export class Ledger extends DurableObject {
+ *   constructor(ctx, env) {
+ *     super(ctx, env);
+ *     this.store = new DurableObjectLedgerStore(ctx.storage);
+ *     ctx.blockConcurrencyWhile(() => this.store.scheduleAlarm(3_600_000)); // first purge within the hour
+ *   }
+ *   async alarm() {
+ *     await this.store.purgeOnAlarm(3_600_000); // purge now, then again in an hour
+ *   }
+ * }
+ * ```
  */
 export class DurableObjectLedgerStore {
   #storage;
@@ -173,16 +327,17 @@ export class DurableObjectLedgerStore {
 
   async get(key) {
     keyError(key);
-    const row = await this.#storage.get(`ledger:${keyString(key)}`);
+    const row = await this.#storage.get(rowKey(key));
     return row && { record: row.record, ...(row.result !== undefined ? { result: row.result } : {}) };
   }
 
   async insert(key, record) {
     keyError(key);
-    const k = `ledger:${keyString(key)}`;
+    const k = rowKey(key);
     return this.#storage.transaction(async (txn) => {
       if ((await txn.get(k)) !== undefined) return false;
       await txn.put(k, { record });
+      if (indexed(record)) await txn.put(expiryKey(k, record), k);
       return true;
     });
   }
@@ -190,12 +345,90 @@ export class DurableObjectLedgerStore {
   async replace(key, expectedVersion, record, result) {
     keyError(key);
     resultError(result);
-    const k = `ledger:${keyString(key)}`;
+    const k = rowKey(key);
     return this.#storage.transaction(async (txn) => {
       const row = await txn.get(k);
       if (!row || row.record.version !== expectedVersion) return false;
       await txn.put(k, result === undefined ? { record } : { record, result });
+      const was = indexed(row.record) ? expiryKey(k, row.record) : undefined;
+      const now = indexed(record) ? expiryKey(k, record) : undefined;
+      if (was !== now) {
+        if (was) await txn.delete(was);
+        if (now) await txn.put(now, k);
+      }
       return true;
     });
+  }
+
+  /**
+   * Deletes the resolved records that expired at or before `nowMs`, by the expiry index, in transactions of
+   * up to 64 rows; never an unresolved one (each row is read again before it goes).
+   */
+  async purge(nowMs) {
+    checkNowMs(nowMs);
+    await this.#indexOlderRows();
+    const end = expiryKey('', { expiresMs: nowMs + 1 });
+    let removed = 0;
+    for (;;) {
+      const n = await this.#storage.transaction(async (txn) => {
+        const entries = await txn.list({ start: EXPIRY, end, limit: BATCH });
+        if (entries.size === 0) return -1;
+        const rows = await txn.get([...new Set(entries.values())]);
+        const doomed = [...rows].filter(([, row]) => purgeable(row?.record, nowMs)).map(([k]) => k);
+        // Stale entries (the row was replaced, or resolved later with a later expiry) go too; the row stays.
+        await txn.delete([...entries.keys(), ...doomed]);
+        return doomed.length;
+      });
+      if (n < 0) return removed;
+      removed += n;
+    }
+  }
+
+  /**
+   * Sets the object's alarm to `nowMs + everyMs` unless one is set already. Resolves to the alarm's time.
+   * Call it from the constructor (in `blockConcurrencyWhile`) and purge from `alarm()` with `purgeOnAlarm`.
+   */
+  async scheduleAlarm(everyMs, nowMs = Date.now()) {
+    everyMsError(everyMs);
+    checkNowMs(nowMs);
+    this.#alarms();
+    const set = await this.#storage.getAlarm();
+    if (set !== null && set !== undefined) return set;
+    await this.#storage.setAlarm(nowMs + everyMs);
+    return nowMs + everyMs;
+  }
+
+  /** For the object's `alarm()`: purges what expired by `nowMs`, then sets the next alarm `everyMs` later. Resolves to the count purged. */
+  async purgeOnAlarm(everyMs, nowMs = Date.now()) {
+    everyMsError(everyMs);
+    checkNowMs(nowMs);
+    this.#alarms();
+    const removed = await this.purge(nowMs);
+    await this.#storage.setAlarm(nowMs + everyMs);
+    return removed;
+  }
+
+  #alarms() {
+    if (typeof this.#storage.getAlarm !== 'function' || typeof this.#storage.setAlarm !== 'function') {
+      throw typeError('storage', 'this storage has no alarms (getAlarm/setAlarm): purge on a timer of your own');
+    }
+  }
+
+  /** Rows resolved before the expiry index existed get their entries, once per object. */
+  async #indexOlderRows() {
+    if ((await this.#storage.get(INDEXED)) === true) return;
+    let after;
+    for (;;) {
+      const last = await this.#storage.transaction(async (txn) => {
+        const rows = await txn.list({ prefix: ROW, limit: BATCH, ...(after === undefined ? {} : { startAfter: after }) });
+        const entries = {};
+        for (const [k, row] of rows) if (indexed(row?.record)) entries[expiryKey(k, row.record)] = k;
+        if (Object.keys(entries).length) await txn.put(entries);
+        return rows.size === BATCH ? [...rows.keys()].at(-1) : undefined;
+      });
+      if (last === undefined) break;
+      after = last;
+    }
+    await this.#storage.put(INDEXED, true);
   }
 }

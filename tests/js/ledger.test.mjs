@@ -22,6 +22,7 @@ import { canonicalJson } from '../../pkg/server/canonical.js';
 import { useNodeCrypto } from '../../pkg/server/fingerprint.js';
 import { fingerprintCanonical, fingerprintJson } from '../../pkg/mcp_retry_policy_server.js';
 import { randomJsonValues } from '../support/random-json.mjs';
+import { assertEachRanOnce, raceThroughProcesses } from '../support/ledger-race.mjs';
 
 const sha = (s) => createHash('sha256').update(s).digest('hex');
 
@@ -143,7 +144,7 @@ const lib = { OperationLedger, MemoryLedgerStore };
 
 test('MemoryLedgerStore meets the store contract (and the ledger over it: one replay, TTL, release)', async () => {
   const checks = await runLedgerStoreContract(new MemoryLedgerStore(), lib);
-  assert.ok(checks.length >= 60, `${checks.length} checks`);
+  assert.ok(checks.length >= 80, `${checks.length} checks (the purge and ledger parts ran)`);
   for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
 });
 
@@ -153,7 +154,7 @@ test('SqliteLedgerStore meets the store contract, and its records survive a proc
     const file = join(dir, 'ledger.db');
     const db = new Database(file);
     const checks = await runLedgerStoreContract(new SqliteLedgerStore(db), lib);
-    assert.ok(checks.length >= 60, `${checks.length} checks`);
+    assert.ok(checks.length >= 80, `${checks.length} checks (the purge and ledger parts ran)`);
     for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
     const ledger = new OperationLedger({ store: new SqliteLedgerStore(db) });
     const key = { tenant: 'acme', action: 'open_ticket', operationId: 'restart-0001' };
@@ -169,6 +170,95 @@ test('SqliteLedgerStore meets the store contract, and its records survive a proc
       console.log(JSON.stringify(r));`;
     const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8' }));
     assert.deepEqual(out, { action: 'replay', state: 'succeeded', result: { content: [{ type: 'text', text: 'opened T-9' }] } });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SqliteLedgerStore runs in WAL: synchronous FULL by default, NORMAL on request; a journal mode or EXTRA you set is kept', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-wal-'));
+  const open = [];
+  const fresh = (name, setup) => {
+    const db = new Database(join(dir, `${name}.db`));
+    open.push(db);
+    setup?.(db);
+    return db;
+  };
+  const settings = (db) => [db.pragma('journal_mode', { simple: true }), db.pragma('synchronous', { simple: true })];
+  try {
+    // This better-sqlite3's SQLite lowers synchronous to NORMAL when WAL starts (SQLITE_DEFAULT_WAL_SYNCHRONOUS=1):
+    // the store must set FULL after the switch.
+    const defaults = fresh('default');
+    new SqliteLedgerStore(defaults);
+    assert.deepEqual(settings(defaults), ['wal', 2], 'default: WAL, synchronous FULL');
+    const explicitFull = fresh('full');
+    new SqliteLedgerStore(explicitFull, { durability: 'full' });
+    assert.deepEqual(settings(explicitFull), ['wal', 2]);
+    const normal = fresh('normal');
+    new SqliteLedgerStore(normal, { durability: 'normal' });
+    assert.deepEqual(settings(normal), ['wal', 1], 'normal: WAL, synchronous NORMAL');
+    // A journal mode the user chose is kept; 'normal' outside WAL is refused (it could corrupt the file).
+    const truncate = fresh('truncate', (db) => db.pragma('journal_mode = TRUNCATE'));
+    new SqliteLedgerStore(truncate);
+    assert.deepEqual(settings(truncate), ['truncate', 2]);
+    assert.throws(() => new SqliteLedgerStore(truncate, { durability: 'normal' }),
+      (e) => e instanceof RangeError && e.code === 'invalid_value' && e.field === 'durability' && /journal_mode=truncate/.test(e.message));
+    // EXTRA is stronger than both levels: kept.
+    const extra = fresh('extra', (db) => db.pragma('synchronous = EXTRA'));
+    new SqliteLedgerStore(extra, { durability: 'normal' });
+    assert.deepEqual(settings(extra), ['wal', 3]);
+    // In memory: nothing survives anything; both levels are accepted.
+    const memory = new Database(':memory:');
+    open.push(memory);
+    new SqliteLedgerStore(memory, { durability: 'normal' });
+    assert.deepEqual(settings(memory), ['memory', 1]);
+    // Bad options: typed, naming the field; nothing set on the connection.
+    const untouched = fresh('untouched');
+    for (const [options, type, code, field] of [
+      [{ durability: 'fast' }, RangeError, 'invalid_value', 'durability'],
+      [{ durability: 2 }, TypeError, 'invalid_type', 'durability'],
+      [{ durabilty: 'full' }, TypeError, 'unknown_option', 'durabilty'],
+      ['full', TypeError, 'invalid_type', 'options'],
+      [null, TypeError, 'invalid_type', 'options'],
+    ]) {
+      assert.throws(() => new SqliteLedgerStore(untouched, options), (e) => e instanceof type && e.code === code && e.field === field, JSON.stringify(options));
+    }
+    assert.deepEqual(settings(untouched), ['delete', 2]);
+  } finally {
+    for (const db of open) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SqliteLedgerStore: the purge reads the partial expiry index; durability normal meets the store contract too', async () => {
+  const db = new Database(':memory:');
+  new SqliteLedgerStore(db);
+  const plan = db.prepare(`EXPLAIN QUERY PLAN DELETE FROM mcp_operation_ledger WHERE state IN ('succeeded', 'failed') AND expires_ms <= 5`).all().map((r) => r.detail).join('\n');
+  assert.match(plan, /USING INDEX mcp_operation_ledger_expiry \(expires_ms<\?\)/, plan);
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-normal-'));
+  try {
+    const file = new Database(join(dir, 'normal.db'));
+    const checks = await runLedgerStoreContract(new SqliteLedgerStore(file, { durability: 'normal' }), lib);
+    for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+    file.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('three Node processes race one operation id on one SQLite file in WAL mode: the handler runs once (counted in the file)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-race-'));
+  try {
+    const file = join(dir, 'race.db');
+    const db = new Database(file);
+    db.exec('CREATE TABLE effects (operation_id TEXT NOT NULL, pid INTEGER NOT NULL)');
+    const rounds = Array.from({ length: 10 }, (_, i) => ({ id: `op-race-${i}`, holdMs: i % 2 ? 0 : 150 }));
+    const results = await raceThroughProcesses({ kind: 'sqlite', file, durability: 'full' }, rounds);
+    const count = db.prepare('SELECT count(*) AS n FROM effects WHERE operation_id = ?');
+    const seen = await assertEachRanOnce(results, async (id) => count.get(id).n);
+    assert.ok(seen.in_progress >= 5, JSON.stringify(seen));
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    db.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -104,15 +104,42 @@ test('DurableObjectJournal meets the journal contract in a real Durable Object',
 
 test('DurableObjectLedgerStore meets the store contract in a real Durable Object; concurrent requests claim once', async () => {
   const checks = await get('/ledger-do/contract');
-  assert.ok(checks.length >= 60, `${checks.length} checks (the ledger part ran)`);
+  assert.ok(checks.length >= 80, `${checks.length} checks (the purge and ledger parts ran)`);
   for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
   const results = await Promise.all(Array.from({ length: 10 }, () => get('/ledger-do/claim?id=race-0001')));
   assert.equal(results.filter((r) => r.won).length, 1);
 });
 
+test('DurableObjectLedgerStore purges on the object\'s alarm: expired resolved rows go, unresolved and live ones stay', async () => {
+  const start = await get('/ledger-do/alarm/start?object=alarm');
+  assert.deepEqual(start.refused, ['RangeError too_small everyMs', 'RangeError too_small everyMs', 'RangeError not_finite everyMs', 'TypeError invalid_type everyMs', 'RangeError too_large everyMs']);
+  assert.ok(start.at >= start.now + 150 && start.at < start.now + 5_000, JSON.stringify(start));
+  assert.equal(start.again, start.at, 'an alarm already set is kept');
+  let state;
+  for (let i = 0; i < 60; i++) {
+    state = await get('/ledger-do/alarm/state?object=alarm');
+    if (state.alarms.length >= 2) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(state.alarms.length >= 2, `the alarm fired and was set again: ${JSON.stringify(state)}`);
+  assert.equal(state.alarms[0], 1, 'the first alarm purged the one expired resolved row');
+  assert.equal(state.alarms[1], 0);
+  assert.deepEqual([state.expiredDone, state.expiredPending, state.liveDone], [false, true, true]);
+  assert.ok(state.next !== null, 'the next alarm is set');
+  assert.deepEqual(await get('/ledger-do/alarm/stop?object=alarm'), { next: null });
+});
+
+test('DurableObjectLedgerStore: rows written before the expiry index are indexed by the first purge; a stale entry never deletes its row', async () => {
+  const r = await get('/ledger-do/legacy?object=legacy');
+  assert.equal(r.purged, 151, JSON.stringify(r));
+  assert.equal(r.later, 1, 'the live failed row, once it expired');
+  assert.deepEqual(r.left, ['unknown', 'pending'], 'the unresolved rows stay, also one whose index entry is stale');
+  assert.deepEqual(r.index, []);
+});
+
 test('D1LedgerStore meets the store contract in real workerd D1; the ledger runs over it', async () => {
   const checks = await get('/ledger-d1/contract');
-  assert.ok(checks.length >= 60, `${checks.length} checks (the ledger part ran)`);
+  assert.ok(checks.length >= 80, `${checks.length} checks (the purge and ledger parts ran)`);
   for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
   const flow = await get('/ledger-d1/flow');
   assert.deepEqual(flow, {

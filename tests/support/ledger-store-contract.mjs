@@ -1,11 +1,12 @@
 // One contract for every ledger store (memory, SQLite, Durable Object, D1). Runs in Node and in workerd
 // and returns its checks, so each host asserts them its own way.
 //
-// Part 1 is the store's own contract: atomic insert, versioned replace, results kept as opaque text.
+// Part 1 is the store's own contract: atomic insert, versioned replace, results kept as opaque text, and
+// purge (only expired resolved rows go; unresolved rows stay however old).
 // Part 2 (when the host passes the package's `{ OperationLedger, MemoryLedgerStore }`) runs the ledger over
 // the store: one encoding and one replay for every store (each replay deep-equals the Memory store's and the
 // documented form), unencodable results still recorded, unresolved records never expiring into a second
-// execution, and the operator's release.
+// execution, the operator's release, and the ledger's purge.
 export async function runLedgerStoreContract(store, lib) {
   const checks = [];
   const check = (name, ok, detail = '') => checks.push({ name, ok: !!ok, detail: typeof detail === 'string' ? detail : safeJson(detail) });
@@ -58,8 +59,59 @@ export async function runLedgerStoreContract(store, lib) {
     threw = e;
   }
   check('a malformed key is a TypeError', threw instanceof TypeError && threw.code === 'invalid_type');
+  await purgeContract(store, id, check);
   if (lib) await ledgerOverStore(store, lib, id, check);
   return checks;
+}
+
+// ── Purge ────────────────────────────────────────────────────────────────────────────────────────────────
+// Times here are small (before 86_400_000, the rows above), so a purge at 6_000 touches only these rows and
+// the count is exact; other runs' rows (part 2's clock starts at 1_000_000) are later still.
+async function purgeContract(store, id, check) {
+  const p = (name) => ({ tenant: 'acme', action: 'purge', operationId: `${name}-${id}` });
+  const at = (state, expiresMs, version = 1) => ({ state, fingerprint: 'f'.repeat(64), leaseUntilMs: 0, createdMs: 0, expiresMs, version });
+  const rows = {
+    succeededOld: at('succeeded', 5_000),
+    failedOld: at('failed', 5_000),
+    succeededAtNow: at('succeeded', 6_000),
+    pendingAncient: at('pending', 1),
+    unknownAncient: at('unknown', 1),
+    releasedAncient: at('released', 1),
+    succeededLater: at('succeeded', 6_001),
+    failedLater: at('failed', 1e15),
+  };
+  for (const [name, record] of Object.entries(rows)) await store.insert(p(name), record);
+  // Resolved through replace; and resolved, then made pending again (a fresh claim after expiry).
+  await store.insert(p('replacedResolved'), at('pending', 1));
+  await store.replace(p('replacedResolved'), 1, at('failed', 4_000, 2), '"x"');
+  await store.insert(p('reclaimed'), at('succeeded', 3_000));
+  await store.replace(p('reclaimed'), 1, at('pending', 2, 2));
+  const present = async (name) => (await store.get(p(name))) !== undefined;
+  const removed = await store.purge(6_000);
+  check('purge(now) deletes the resolved rows with expiresMs <= now and counts them', removed === 4, `${removed} removed`);
+  check('purge deleted succeeded and failed rows that expired, also at exactly now, also resolved by replace',
+    !(await present('succeededOld')) && !(await present('failedOld')) && !(await present('succeededAtNow')) && !(await present('replacedResolved')));
+  check('purge keeps resolved rows that have not expired', (await present('succeededLater')) && (await present('failedLater')));
+  check('purge keeps pending and unknown rows however long expired',
+    (await present('pendingAncient')) && (await present('unknownAncient')) && (await present('reclaimed')));
+  check('purge keeps released rows (the operator\'s reason)', await present('releasedAncient'));
+  check('a second purge at the same time finds nothing', (await store.purge(6_000)) === 0);
+  const late = await store.purge(2e15);
+  check('a purge far later takes the rest of the resolved rows, and still no unresolved one',
+    late >= 2 && !(await present('succeededLater')) && !(await present('failedLater')) &&
+      (await store.get(p('pendingAncient')))?.record?.state === 'pending' && (await store.get(p('unknownAncient')))?.record?.state === 'unknown' &&
+      (await store.get(p('reclaimed')))?.record?.state === 'pending', `${late} removed`);
+  const refusals = [];
+  for (const [bad, want] of [[NaN, 'RangeError not_finite'], [-1, 'RangeError negative'], [1.5, 'RangeError not_integer'], [2 ** 53, 'RangeError too_large'], ['1000', 'TypeError invalid_type'], [undefined, 'TypeError invalid_type']]) {
+    try {
+      await store.purge(bad);
+      refusals.push(`${String(bad)}: no error`);
+    } catch (e) {
+      const got = `${e?.name} ${e?.code}`;
+      if (got !== want || e.field !== 'nowMs') refusals.push(`${String(bad)}: ${got} (${e?.field})`);
+    }
+  }
+  check('purge refuses a bad nowMs with a typed error naming nowMs', refusals.length === 0, refusals.join('; '));
 }
 
 // ── The ledger over the store ────────────────────────────────────────────────────────────────────────────
@@ -213,6 +265,23 @@ async function ledgerOverStore(store, { OperationLedger, MemoryLedgerStore }, id
     noReason = e;
   }
   check('release without a reason is a TypeError naming reason', noReason instanceof TypeError && noReason.field === 'reason', String(noReason));
+
+  // The ledger's purge on its own clock: resolved records past their TTL go; the unresolved ones stay and
+  // are still reconciled, never executed.
+  const purged = await ledger.purge();
+  check('ledger.purge() on its clock removes the expired resolved records', purged >= awkwardResults().length && (await store.get(k('awkward1'))) === undefined, `${purged} removed`);
+  check('ledger.purge() keeps the unresolved records, which still answer unknown, not execute',
+    (await store.get(pendingKey))?.record?.state === 'pending' && (await store.get(unknownKey))?.record?.state === 'unknown' &&
+      (await ledger.begin(pendingKey, 'fp')).action === 'unknown' && (await ledger.begin(unknownKey, 'fp')).action === 'unknown');
+  const fresh = await run(ledger, k('purge-fresh'), 'succeeded', { content: [] });
+  check('ledger.purge() keeps a record inside its TTL, still replayed', (await ledger.purge()) === 0 && fresh.replay?.action === 'replay' && (await ledger.begin(k('purge-fresh'), 'fp')).action === 'replay');
+  let badNow;
+  try {
+    await ledger.purge(-5);
+  } catch (e) {
+    badNow = e;
+  }
+  check('ledger.purge(-5) is a RangeError naming nowMs', badNow instanceof RangeError && badNow.field === 'nowMs' && badNow.code === 'negative', String(badNow));
 }
 
 /** Deep equality of decoded JSON-ish values (Object.is on leaves: -0 and NaN count). */

@@ -45,3 +45,25 @@ function readMeta(result: { _meta?: Record<string, unknown> }): LedgerRejectReas
   return undefined;
 }
 void readMeta;
+
+// Purge (issue #8): every store of the package has it; the ledger's clock is the default.
+import { SqliteLedgerStore, DurableObjectLedgerStore, PostgresLedgerStore, type SqliteDurability } from '../../pkg/server.js';
+import { Pool } from 'pg';
+
+declare const db: { prepare(sql: string): any; exec(sql: string): unknown };
+declare const storage: ConstructorParameters<typeof DurableObjectLedgerStore>[0];
+
+async function purging(): Promise<number> {
+  const purged: number = await ledger.purge();
+  const at: number = await ledger.purge(Date.now());
+  const durability: SqliteDurability = 'normal';
+  const sqlite = new SqliteLedgerStore(db, { durability });
+  // A real pg Pool is what the Postgres store takes (exported by the node entries only).
+  const postgres = new PostgresLedgerStore(new Pool({ host: '127.0.0.1' }));
+  await postgres.ready;
+  const object = new DurableObjectLedgerStore(storage);
+  const next: number = await object.scheduleAlarm(3_600_000);
+  const byAlarm: number = await object.purgeOnAlarm(3_600_000);
+  return purged + at + (await sqlite.purge(0)) + (await postgres.purge(0)) + next + byAlarm;
+}
+void purging;

@@ -51,3 +51,9 @@ if (step.decision.action === 'retry_later') void 0;
 new RetryEngine({ jitter: 'random' });
 // @ts-expect-error — RetryCall is made by begin(), not constructed
 new (engine.begin(0).constructor as typeof import('../../pkg/index.js').RetryCall)();
+
+// Durability is one of two levels.
+// @ts-expect-error — not a durability level
+new SqliteLedgerStore(db, { durability: 'fast' });
+// @ts-expect-error — durability is the only option
+new SqliteLedgerStore(db, { journalMode: 'wal' });

@@ -22,13 +22,74 @@ export class JournalObject {
   }
 }
 
+// The purge alarm's period in the test (an hour or so in an app).
+const PURGE_EVERY_MS = 150;
+const ledgerKey = (operationId) => ({ tenant: 'acme', action: 'purge_alarm', operationId });
+const recordAt = (state, expiresMs) => ({ state, fingerprint: 'f', leaseUntilMs: 0, createdMs: 0, expiresMs, version: 1 });
+
 export class LedgerObject {
   constructor(ctx) {
+    this.ctx = ctx;
     this.store = new DurableObjectLedgerStore(ctx.storage);
+  }
+  // The documented way: purge on the object's alarm, then set the next one.
+  async alarm() {
+    const purged = await this.store.purgeOnAlarm(PURGE_EVERY_MS);
+    await this.ctx.storage.put('test:alarms', [...((await this.ctx.storage.get('test:alarms')) ?? []), purged]);
   }
   async fetch(request) {
     const url = new URL(request.url);
     if (url.pathname === '/contract') return Response.json(await runLedgerStoreContract(this.store, { OperationLedger, MemoryLedgerStore }));
+    if (url.pathname === '/alarm/start') {
+      const now = Date.now();
+      await this.store.insert(ledgerKey('expired-done'), recordAt('succeeded', now - 1_000));
+      await this.store.insert(ledgerKey('expired-pending'), recordAt('pending', now - 1_000));
+      await this.store.insert(ledgerKey('live-done'), recordAt('failed', now + 3_600_000));
+      const refused = [];
+      for (const bad of [0, 1.5, NaN, '100', 40_000_000_000]) {
+        try {
+          await this.store.scheduleAlarm(bad);
+          refused.push('no error');
+        } catch (e) {
+          refused.push(`${e.name} ${e.code} ${e.field}`);
+        }
+      }
+      const at = await this.store.scheduleAlarm(PURGE_EVERY_MS);
+      const again = await this.store.scheduleAlarm(60_000); // one is set: kept, not moved
+      return Response.json({ now, at, again, refused });
+    }
+    if (url.pathname === '/alarm/state') {
+      const has = async (id) => (await this.store.get(ledgerKey(id))) !== undefined;
+      return Response.json({
+        alarms: (await this.ctx.storage.get('test:alarms')) ?? [],
+        expiredDone: await has('expired-done'),
+        expiredPending: await has('expired-pending'),
+        liveDone: await has('live-done'),
+        next: await this.ctx.storage.getAlarm(),
+      });
+    }
+    if (url.pathname === '/alarm/stop') {
+      await this.ctx.storage.deleteAlarm();
+      return Response.json({ next: await this.ctx.storage.getAlarm() });
+    }
+    if (url.pathname === '/legacy') {
+      // Rows as an earlier version wrote them (no expiry index entries): the first purge indexes them.
+      const raw = (id) => `ledger:${JSON.stringify(['acme', 'legacy', id])}`;
+      const now = Date.now();
+      await this.ctx.storage.put(raw('old-done'), { record: recordAt('succeeded', now - 5_000), result: '{}' });
+      await this.ctx.storage.put(raw('old-failed-live'), { record: recordAt('failed', now + 60_000), result: '{}' });
+      await this.ctx.storage.put(raw('old-unknown'), { record: recordAt('unknown', now - 5_000) });
+      for (let i = 0; i < 150; i++) await this.ctx.storage.put(raw(`old-bulk-${i}`), { record: recordAt('failed', now - 1_000 - i) });
+      // Resolved through the store (indexed), then claimed again by an older version (row rewritten, index not):
+      // the purge reads the row again and keeps it.
+      await this.store.insert({ tenant: 'acme', action: 'legacy', operationId: 'rewritten' }, recordAt('succeeded', now - 5_000));
+      await this.ctx.storage.put(raw('rewritten'), { record: recordAt('pending', now - 5_000) });
+      const purged = await this.store.purge(now);
+      const later = await this.store.purge(now + 120_000);
+      const left = [...(await this.ctx.storage.list({ prefix: 'ledger:' })).values()].map((row) => row.record.state);
+      const index = [...(await this.ctx.storage.list({ prefix: 'ledger-expiry:' })).keys()];
+      return Response.json({ purged, later, left, index });
+    }
     if (url.pathname === '/claim') {
       // One claim attempt per request: many requests race for the same key.
       const key = { tenant: 'acme', action: 'open_ticket', operationId: url.searchParams.get('id') };
@@ -57,7 +118,7 @@ export default {
         return stub.fetch(new Request(`https://do${url.pathname.slice('/journal'.length)}`));
       }
       if (url.pathname.startsWith('/ledger-do/')) {
-        const stub = env.LEDGER.get(env.LEDGER.idFromName('ledger'));
+        const stub = env.LEDGER.get(env.LEDGER.idFromName(url.searchParams.get('object') ?? 'ledger'));
         return stub.fetch(new Request(`https://do${url.pathname.slice('/ledger-do'.length)}${url.search}`));
       }
       if (url.pathname === '/ledger-d1/contract') return Response.json(await runLedgerStoreContract(new D1LedgerStore(env.DB), { OperationLedger, MemoryLedgerStore }));

@@ -1,0 +1,96 @@
+// The Postgres ledger store. Node only: the node entries export it (server.node.js, node.js); the browser and
+// workerd entries do not. The package never imports `pg`: the pool you pass is all this store uses.
+import { rangeError, typeError } from '../errors.js';
+import { checkNowMs, fromRow, insertArgs, keyArgs, keyError, ledgerSql, resultError, updateArgs } from './stores.js';
+
+const SQL = ledgerSql((i) => `$${i}`, 'BIGINT', 'PRIMARY KEY');
+// One implicit transaction (a multi-statement query without BEGIN: on an error it rolls back and leaves the
+// pooled connection clean). The advisory lock serializes creators: two sessions running CREATE TABLE IF NOT
+// EXISTS at once can otherwise fail with a unique violation in the catalog.
+const SETUP = `SELECT pg_advisory_xact_lock(hashtext('mcp_operation_ledger'));\n${SQL.create};\n${SQL.index}`;
+// Named statements: each pooled connection parses and plans them once.
+const statement = (name, text) => (values) => ({ name: `mcp_ledger_${name}`, text, values });
+const GET = statement('get', SQL.select);
+const INSERT = statement('insert', SQL.insert);
+const UPDATE = statement('update', SQL.update);
+const PURGE = statement('purge', SQL.purge);
+
+/** Text Postgres cannot keep exactly: a NUL (refused by TEXT) or a lone surrogate (it would become U+FFFD). */
+const unstorable = (s) => s.includes('\0') || !s.isWellFormed();
+
+function pgKeyError(key) {
+  keyError(key);
+  for (const field of ['tenant', 'action', 'operationId']) {
+    if (unstorable(key[field])) throw rangeError('key', `the key's ${field} has a NUL or a lone surrogate, which Postgres text cannot keep exactly`);
+  }
+}
+
+/**
+ * PostgreSQL through `pg` (node-postgres): `new PostgresLedgerStore(pool)` with a `pg.Pool` (an optional peer
+ * dependency: install `pg` 8 yourself). The schema is SQLite's with BIGINT milliseconds and the key as the
+ * primary key; `INSERT … ON CONFLICT DO NOTHING` makes the claim atomic across processes and machines, and
+ * `UPDATE … WHERE version = $n` the updates (under READ COMMITTED a concurrent update of the same version
+ * waits, then finds the version changed: one wins). A partial index on `expires_ms` over succeeded/failed
+ * rows serves `purge`. Durability is the server's (`synchronous_commit`, `fsync`): with its defaults a
+ * committed claim or finish survives a power cut.
+ *
+ * Like D1, `await store.ready` once: it creates the table and the index if missing (safe when several
+ * processes start at once). Every method waits for it too; if it failed (the server was down), the next
+ * call tries again. Keys whose strings hold a NUL or a lone surrogate are refused (`RangeError`,
+ * `field: 'key'`): Postgres text cannot keep them exactly.
+ */
+export class PostgresLedgerStore {
+  #pool;
+  #ready;
+
+  constructor(pool) {
+    if (!pool || typeof pool.query !== 'function') {
+      throw typeError('pool', 'PostgresLedgerStore needs a pg Pool');
+    }
+    this.#pool = pool;
+    void this.ready;
+  }
+
+  /** Resolves once the table and its expiry index exist. */
+  get ready() {
+    if (!this.#ready) {
+      const setup = this.#pool.query(SETUP).then(() => undefined);
+      // Handled here (no unhandled rejection if nobody awaits); whoever awaits still sees the failure.
+      setup.catch(() => {
+        if (this.#ready === setup) this.#ready = undefined;
+      });
+      this.#ready = setup;
+    }
+    return this.#ready;
+  }
+
+  async #query(q) {
+    await this.ready;
+    return this.#pool.query(q);
+  }
+
+  async get(key) {
+    pgKeyError(key);
+    return fromRow((await this.#query(GET(keyArgs(key)))).rows[0]);
+  }
+
+  async insert(key, record) {
+    pgKeyError(key);
+    return (await this.#query(INSERT(insertArgs(key, record)))).rowCount === 1;
+  }
+
+  async replace(key, expectedVersion, record, result) {
+    pgKeyError(key);
+    resultError(result);
+    if (result !== undefined && unstorable(result)) {
+      throw rangeError('result', 'the result text has a NUL or a lone surrogate, which Postgres text cannot keep exactly');
+    }
+    return (await this.#query(UPDATE(updateArgs(key, expectedVersion, record, result)))).rowCount === 1;
+  }
+
+  /** Deletes the resolved records that expired at or before `nowMs` (through the expiry index); never an unresolved one. */
+  async purge(nowMs) {
+    checkNowMs(nowMs);
+    return (await this.#query(PURGE([nowMs]))).rowCount;
+  }
+}

@@ -1,0 +1,149 @@
+// PostgresLedgerStore against a real PostgreSQL: a throwaway cluster (tests/support/postgres.mjs) started for
+// this file and stopped at its end. The store contract (store, ledger over it, purge), the expiry index, the
+// table created by racing processes, and three Node processes racing one operation id: executed once.
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { MemoryLedgerStore, OperationLedger, PostgresLedgerStore } from '../../pkg/node.js';
+import { build } from 'esbuild';
+import { runLedgerStoreContract } from '../support/ledger-store-contract.mjs';
+import { startPostgres } from '../support/postgres.mjs';
+import { assertEachRanOnce, raceThroughProcesses } from '../support/ledger-race.mjs';
+
+let server;
+let pool;
+const pools = [];
+const poolFor = (database) => {
+  const p = new pg.Pool({ ...server.connection, database });
+  pools.push(p);
+  return p;
+};
+
+before(async () => {
+  server = await startPostgres();
+  pool = poolFor('postgres');
+});
+
+after(async () => {
+  for (const p of pools) await p.end().catch(() => {});
+  server?.stop();
+});
+
+test('PostgresLedgerStore meets the store contract (store, ledger over it, purge)', async () => {
+  const store = new PostgresLedgerStore(pool);
+  await store.ready;
+  const checks = await runLedgerStoreContract(store, { OperationLedger, MemoryLedgerStore });
+  assert.ok(checks.length >= 80, `${checks.length} checks`);
+  for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+  // Through the unix socket too: the same rows.
+  const bySocket = new pg.Pool({ ...server.connection, host: server.socketDir });
+  pools.push(bySocket);
+  const { rows } = await bySocket.query('SELECT count(*)::int AS n FROM mcp_operation_ledger');
+  const { rows: tcp } = await pool.query('SELECT count(*)::int AS n FROM mcp_operation_ledger');
+  assert.equal(rows[0].n, tcp[0].n);
+  assert.ok(rows[0].n > 10);
+});
+
+test('the schema: BIGINT milliseconds, the key as primary key, a partial expiry index that purge uses', async () => {
+  const { rows: columns } = await pool.query(
+    `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'mcp_operation_ledger' ORDER BY ordinal_position`);
+  assert.deepEqual(Object.fromEntries(columns.map((c) => [c.column_name, c.data_type])), {
+    tenant: 'text', action: 'text', operation_id: 'text', state: 'text', fingerprint: 'text',
+    lease_until_ms: 'bigint', created_ms: 'bigint', expires_ms: 'bigint', version: 'bigint', result: 'text',
+  });
+  const { rows: indexes } = await pool.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'mcp_operation_ledger' ORDER BY indexname`);
+  assert.equal(indexes.length, 2, JSON.stringify(indexes));
+  assert.match(indexes[1].indexdef, /UNIQUE INDEX mcp_operation_ledger_pkey .*\(tenant, action, operation_id\)/);
+  assert.match(indexes[0].indexdef, /INDEX mcp_operation_ledger_expiry .*\(expires_ms\) WHERE \(state = ANY \(ARRAY\['succeeded'::text, 'failed'::text\]\)\)/);
+  // The planner can answer the purge from the index (sequential scans off: the table here is small).
+  const client = await pool.connect();
+  try {
+    await client.query('SET enable_seqscan = off');
+    const plan = (await client.query(`EXPLAIN DELETE FROM mcp_operation_ledger WHERE state IN ('succeeded', 'failed') AND expires_ms <= 5`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    assert.match(plan, /mcp_operation_ledger_expiry/, plan);
+  } finally {
+    client.release();
+  }
+  // Integers beyond 32 bits come back as the numbers they were.
+  const store = new PostgresLedgerStore(pool);
+  const key = { tenant: 't', action: 'a', operationId: 'op-bigint-1' };
+  const record = { state: 'succeeded', fingerprint: 'f', leaseUntilMs: 4_102_444_800_000, createdMs: 1_764_547_200_000, expiresMs: 9_007_199_254_740_991, version: 2 ** 40 };
+  assert.equal(await store.insert(key, record), true);
+  assert.deepEqual((await store.get(key)).record, record);
+});
+
+test('bad input: a typed error before any query', async () => {
+  assert.throws(() => new PostgresLedgerStore(undefined), (e) => e instanceof TypeError && e.code === 'invalid_type' && e.field === 'pool');
+  assert.throws(() => new PostgresLedgerStore({ connect() {} }), (e) => e instanceof TypeError && e.field === 'pool');
+  const store = new PostgresLedgerStore(pool);
+  for (const tenant of ['nul\0tenant', 'lone \ud800 surrogate']) {
+    await assert.rejects(store.get({ tenant, action: 'a', operationId: 'op-12345678' }), (e) => e instanceof RangeError && e.field === 'key' && e.code === 'invalid_value');
+  }
+  const key = { tenant: 't', action: 'a', operationId: 'op-badresult' };
+  await store.insert(key, { state: 'pending', fingerprint: 'f', leaseUntilMs: 0, createdMs: 0, expiresMs: 0, version: 1 });
+  await assert.rejects(store.replace(key, 1, { state: 'succeeded', fingerprint: 'f', leaseUntilMs: 0, createdMs: 0, expiresMs: 0, version: 2 }, 'a\0b'),
+    (e) => e instanceof RangeError && e.field === 'result');
+  assert.equal((await store.get(key)).record.state, 'pending', 'nothing written');
+});
+
+test('ready: a server that is not there rejects ready (no unhandled rejection); the next call tries again', async () => {
+  const down = new pg.Pool({ host: '127.0.0.1', port: 1, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 2_000 });
+  pools.push(down);
+  const store = new PostgresLedgerStore(down);
+  await assert.rejects(store.ready, /ECONNREFUSED|connect/);
+  await assert.rejects(store.get({ tenant: 't', action: 'a', operationId: 'op-12345678' }), /ECONNREFUSED|connect/);
+  // A store over a live pool whose first setup failed recovers: a pool that fails once, then works.
+  let calls = 0;
+  const flaky = { query: (q) => (calls++ === 0 ? Promise.reject(new Error('server starting up')) : pool.query(q)) };
+  const recovering = new PostgresLedgerStore(flaky);
+  await assert.rejects(recovering.ready, /starting up/);
+  await recovering.ready;
+  assert.equal(await recovering.get({ tenant: 't', action: 'a', operationId: 'op-never-written' }), undefined);
+});
+
+test('six connections creating the table at once all succeed (without the advisory lock, CREATE TABLE IF NOT EXISTS collides)', async () => {
+  for (let round = 0; round < 4; round++) {
+    const schema = `ddl_${round}_${process.pid}`;
+    await pool.query(`CREATE SCHEMA ${schema}`);
+    const each = Array.from({ length: 6 }, () => new pg.Pool({ ...server.connection, options: `-c search_path=${schema}` }));
+    pools.push(...each);
+    await Promise.all(each.map((p) => p.query('SELECT 1'))); // connected: the setups arrive together
+    const setups = await Promise.allSettled(each.map((p) => new PostgresLedgerStore(p).ready));
+    assert.deepEqual(setups.filter((r) => r.status === 'rejected').map((r) => r.reason.message), [], `round ${round}`);
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1 AND tablename = 'mcp_operation_ledger'`, [schema]);
+    assert.equal(rows[0].n, 1);
+    await Promise.all(each.map((p) => p.end()));
+  }
+});
+
+test('three Node processes race one operation id through withIdempotency: the handler runs once (counted in Postgres)', async () => {
+  // A fresh database: the three also race to create the ledger table.
+  const database = `race_${process.pid}`;
+  await pool.query(`CREATE DATABASE ${database}`);
+  const race = poolFor(database);
+  await race.query('CREATE TABLE effects (operation_id TEXT NOT NULL, pid INTEGER NOT NULL)');
+  const rounds = Array.from({ length: 10 }, (_, i) => ({ id: `op-race-${i}-${process.pid}`, holdMs: i % 2 ? 0 : 150 }));
+  const results = await raceThroughProcesses({ kind: 'postgres', connection: { ...server.connection, database } }, rounds);
+  const seen = await assertEachRanOnce(results, async (id) => (await race.query('SELECT count(*)::int AS n FROM effects WHERE operation_id = $1', [id])).rows[0].n);
+  assert.ok(seen.in_progress >= 5, `the held rounds answer in_progress: ${JSON.stringify(seen)}`);
+  const { rows } = await race.query(`SELECT state, count(*)::int AS n FROM mcp_operation_ledger GROUP BY state`);
+  assert.deepEqual(rows, [{ state: 'succeeded', n: 10 }]);
+});
+
+test('only the node entries carry PostgresLedgerStore: the browser and workerd module graphs do not reach it', async () => {
+  const graph = async (entry) => {
+    const r = await build({ entryPoints: [new URL(`../../pkg/${entry}`, import.meta.url).pathname], bundle: true, write: false, format: 'esm', platform: 'neutral', external: ['*.wasm', 'node:*'], metafile: true, logLevel: 'silent' });
+    return { inputs: Object.keys(r.metafile.inputs), text: r.outputFiles[0].text };
+  };
+  for (const entry of ['browser.js', 'workerd.js', 'server.browser.js', 'server.workerd.js']) {
+    const { inputs, text } = await graph(entry);
+    assert.ok(inputs.some((i) => i.endsWith('server/stores.js')), `${entry}: the graph was read`);
+    assert.ok(!inputs.some((i) => i.endsWith('server/postgres.js')) && !text.includes('PostgresLedgerStore'), `${entry} reaches the Postgres store`);
+  }
+  for (const entry of ['node.js', 'server.node.js']) {
+    const { inputs } = await graph(entry);
+    assert.ok(inputs.some((i) => i.endsWith('server/postgres.js')), `${entry} carries the Postgres store`);
+  }
+  const node = await import('../../pkg/node.js');
+  assert.equal(node.PostgresLedgerStore, PostgresLedgerStore);
+});
