@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Replaces every benchmark table in README.md with the same-titled table of target/bench.md (the last full
 `bash scripts/bench.sh` run). Prose between the tables is kept; a section the run does not have is left alone.
-Usage: python3 scripts/readme-bench.py  (after scripts/bench.sh)."""
+Usage: python3 scripts/readme-bench.py [bench.md]  (after scripts/bench.sh; or a partial run's file,
+target/bench-partial.md from `node benches/js/run.mjs --only=...`, to refresh just those sections)."""
 import re
 import sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
-bench = (root / "target/bench.md").read_text()
+bench = Path(sys.argv[1]).read_text() if len(sys.argv) > 1 else (root / "target/bench.md").read_text()
 readme_path = root / "README.md"
 readme = readme_path.read_text()
 

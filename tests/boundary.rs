@@ -397,6 +397,7 @@ fn ledger_rules_and_fingerprints_take_any_value() {
         assert_error_or_ok(rules.admit(JsValue::UNDEFINED, v.clone(), 0.0), "admit fingerprint");
         assert_error_or_ok(rules.claim(v.clone(), "fp".into(), 0.0), "claim");
         assert_error_or_ok(rules.finish(v.clone(), "succeeded".into(), 0.0), "finish");
+        assert_error_or_ok(rules.lookup(v.clone(), 0.0), "lookup");
         assert_error_or_ok(fingerprint_json(v.clone()), "fingerprintJson");
         assert_error_or_ok(fingerprint_canonical(v.clone()), "fingerprintCanonical");
         assert!(!is_valid_operation_id(v.clone()) || v.as_string().is_some());

@@ -281,7 +281,8 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'claim': (p) => rules.claim(recordOf(p), p.rnd() < 0.5 ? 'fp' : p(), p.rnd() < 0.5 ? 6 : p()),
     'finish': (p) => rules.finish(recordOf(p), p.rnd() < 0.5 ? 'succeeded' : p(), p.rnd() < 0.5 ? 6 : p()),
     'release': (p) => rules.release(recordOf(p), p.rnd() < 0.5 ? 6 : p()),
-    'admit/claim/finish/release (hostile this)': (p) => [LP.admit, LP.claim, LP.finish, LP.release][Math.floor(p.rnd() * 4)].call(p(), good, 'fp', 6),
+    'lookup': (p) => rules.lookup(recordOf(p), p.rnd() < 0.5 ? 6 : p()),
+    'admit/claim/finish/release/lookup (hostile this)': (p) => [LP.admit, LP.claim, LP.finish, LP.release, LP.lookup][Math.floor(p.rnd() * 5)].call(p(), good, 'fp', 6),
     'admit (a getter frees the rules)': () => rules.admit(freeing, 'fp', 6),
     'getters (hostile this)': (p) => getters[Math.floor(p.rnd() * 2)].call(p.rnd() < 0.1 ? rules : p()),
     'free / dispose / internals (hostile this)': (p) => {
@@ -310,7 +311,7 @@ test('server face: every entry point survives hostile calls, then works, with bo
   assert.equal(rules.admit(good, 'fp', 6).action, 'in_progress', 'the rules a getter tried to free are alive');
   const grown = memory() - before;
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
-  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['__destroy_into_raw', '__wbg_ptr', 'admit', 'claim', 'constructor', 'finish', 'free', 'leaseMs', 'release', 'ttlMs']);
+  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['__destroy_into_raw', '__wbg_ptr', 'admit', 'claim', 'constructor', 'finish', 'free', 'leaseMs', 'lookup', 'release', 'ttlMs']);
   console.log(`# hostile calls per server entry point: ${N}; memory growth ${grown} B`);
   for (const [name, codes] of Object.entries(report)) console.log(`#   ${name}: ${JSON.stringify(codes)}`);
 });
