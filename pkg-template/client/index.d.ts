@@ -75,6 +75,8 @@ export interface Journal {
   settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
   get?(operationId: string): Promise<JournalEntry | undefined>;
   pending(): Promise<JournalEntry[]>;
+  /** Removes resolved entries settled at or before `settledBeforeMs` (and their intents); never unresolved ones. */
+  purge?(settledBeforeMs: number): Promise<number>;
 }
 
 export declare class MemoryJournal implements Journal {
@@ -82,6 +84,7 @@ export declare class MemoryJournal implements Journal {
   settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
   get(operationId: string): Promise<JournalEntry | undefined>;
   pending(): Promise<JournalEntry[]>;
+  purge(settledBeforeMs: number): Promise<number>;
 }
 /** In IndexedDB (browsers): operation ids survive reloads. Not a MemoryJournal: it shares only the contract. */
 export declare class IndexedDbJournal implements Journal {
@@ -90,6 +93,7 @@ export declare class IndexedDbJournal implements Journal {
   settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
   get(operationId: string): Promise<JournalEntry | undefined>;
   pending(): Promise<JournalEntry[]>;
+  purge(settledBeforeMs: number): Promise<number>;
   close(): Promise<void>;
 }
 /** In a Durable Object's storage (Workers). */
@@ -99,6 +103,7 @@ export declare class DurableObjectJournal implements Journal {
   settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
   get(operationId: string): Promise<JournalEntry | undefined>;
   pending(): Promise<JournalEntry[]>;
+  purge(settledBeforeMs: number): Promise<number>;
 }
 
 /** Events for logs and metrics. */
@@ -148,6 +153,13 @@ export interface WithRetryOptions {
   statusTool?: string | false;
   /** After a keyed write ends `unknown` or `pending`, ask the status tool within the call's deadline (default true). */
   autoResolve?: boolean;
+  /**
+   * The model cannot mint a fresh operation id: withRetry ignores an id in the arguments and takes it from the
+   * journal by the call's `intent` (give the model's tool-call id as `intent`), and `listToolsForModel()` hides
+   * the argument. A model's retry of the same tool call reuses the id by construction; a *new* tool call for the
+   * same intent cannot be recognized (the status tool is what the model is pointed at instead).
+   */
+  idFromIntent?: boolean;
 }
 
 export interface CallOptions {
@@ -170,6 +182,8 @@ export interface RetryingClient {
   resolve(operationId: string, options?: { tool?: string; signal?: AbortSignal }): Promise<CallOutcome>;
   /** `resolve` for every operation the journal holds as not finished. */
   reconcile(options?: { signal?: AbortSignal }): Promise<CallOutcome[]>;
+  /** The server's tools for a model: with `idFromIntent`, without the operation-id argument. */
+  listToolsForModel(): Promise<Array<{ name: string; description?: string; inputSchema?: Record<string, unknown>; [k: string]: unknown }>>;
   engine: RetryEngine;
   journal: Journal;
   refreshTools(): Promise<Map<string, unknown>>;

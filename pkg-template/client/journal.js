@@ -8,11 +8,24 @@
 //       Marks the outcome once known (succeeded, tool_error, failed, pending, unknown).
 //   get(operationId) → entry | undefined
 //   pending() → entries not known to be finished: state 'pending' (in flight or crashed) or 'unknown'.
+//   purge(settledBeforeMs) → how many entries were removed: resolved ones (succeeded, tool_error, failed)
+//       settled at or before `settledBeforeMs`, with their intent. Never a pending or unknown entry. After a
+//       purge the intent is forgotten (a begin with it makes a new entry): keep entries longer than any intent
+//       may be repeated.
 //
 // Entries: { operationId, tool, intent?, arguments?, state, createdAt, settledAt? }.
 import { typeError } from '../errors.js';
 
 const UNRESOLVED = new Set(['pending', 'unknown']);
+
+/** Whether `e` may go in a purge at `before`: resolved, and settled at or before it. */
+const purgeable = (e, before) => !UNRESOLVED.has(e.state) && typeof e.settledAt === 'number' && e.settledAt <= before;
+
+function checkBefore(before) {
+  if (typeof before !== 'number' || !Number.isFinite(before)) {
+    throw typeError('settledBeforeMs', 'purge takes a time in ms (entries settled at or before it go)');
+  }
+}
 
 function checkBegin(e) {
   if (!e || typeof e.operationId !== 'string' || typeof e.tool !== 'string') {
@@ -59,6 +72,18 @@ export class MemoryJournal {
 
   async pending() {
     return [...this.#byId.values()].filter((e) => UNRESOLVED.has(e.state)).map((e) => structuredClone(e));
+  }
+
+  async purge(settledBeforeMs) {
+    checkBefore(settledBeforeMs);
+    let n = 0;
+    for (const [id, e] of this.#byId) {
+      if (!purgeable(e, settledBeforeMs)) continue;
+      this.#byId.delete(id);
+      if (e.intent !== undefined) this.#byIntent.delete(e.intent);
+      n++;
+    }
+    return n;
   }
 }
 
@@ -141,6 +166,23 @@ export class IndexedDbJournal {
     });
   }
 
+  async purge(settledBeforeMs) {
+    checkBefore(settledBeforeMs);
+    return this.#tx('readwrite', (store, set) => {
+      let n = 0;
+      const req = store.openCursor();
+      req.onsuccess = () => {
+        const cursor = req.result;
+        if (!cursor) return set(n);
+        if (purgeable(cursor.value, settledBeforeMs)) {
+          cursor.delete();
+          n++;
+        }
+        cursor.continue();
+      };
+    });
+  }
+
   /** Closes the database connection. */
   async close() {
     (await this.#db).close();
@@ -191,5 +233,19 @@ export class DurableObjectJournal {
   async pending() {
     const all = await this.#storage.list({ prefix: 'op:' });
     return [...all.values()].filter((e) => UNRESOLVED.has(e.state));
+  }
+
+  async purge(settledBeforeMs) {
+    checkBefore(settledBeforeMs);
+    const all = await this.#storage.list({ prefix: 'op:' });
+    const gone = [];
+    for (const [key, e] of all) {
+      if (!purgeable(e, settledBeforeMs)) continue;
+      gone.push(key);
+      if (e.intent !== undefined) gone.push(`intent:${e.intent}`);
+    }
+    // Durable Object storage deletes at most 128 keys per call.
+    for (let i = 0; i < gone.length; i += 128) await this.#storage.delete(gone.slice(i, i + 128));
+    return [...all.values()].filter((e) => purgeable(e, settledBeforeMs)).length;
   }
 }

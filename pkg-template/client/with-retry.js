@@ -31,7 +31,7 @@ export const RESULT_SCHEMA = {
 
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
-  'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve',
+  'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent',
 ]);
 
 /** The status tool's default name (the server's `registerStatusTool`). */
@@ -62,6 +62,7 @@ function checkOptions(client, o) {
     throw typeOptionError('statusTool', 'a tool name, or false');
   }
   if (o.autoResolve !== undefined && typeof o.autoResolve !== 'boolean') throw typeOptionError('autoResolve', 'a boolean');
+  if (o.idFromIntent !== undefined && typeof o.idFromIntent !== 'boolean') throw typeOptionError('idFromIntent', 'a boolean');
   if (o.journal !== undefined) {
     for (const m of ['begin', 'settle', 'pending']) {
       if (typeof o.journal?.[m] !== 'function') throw typeOptionError('journal', `a journal (missing ${m}())`);
@@ -312,11 +313,34 @@ export function withRetry(client, options = {}) {
     return out;
   }
 
+  /**
+   * The server's tools as a model should see them with `idFromIntent`: the operation-id argument removed from
+   * each input schema (withRetry adds it, from the call's intent), and a sentence on the keyed tools saying so and
+   * pointing at the status tool. Without `idFromIntent`, the tools as listed.
+   */
+  async function listToolsForModel() {
+    const list = [...(await refreshTools()).values()];
+    if (!options.idFromIntent) return list;
+    return list.map((t) => {
+      const props = t.inputSchema?.properties;
+      if (!props || !Object.hasOwn(props, idArg) || t.name === statusTool) return t;
+      const { [idArg]: _, ...rest } = props;
+      const required = Array.isArray(t.inputSchema.required) ? t.inputSchema.required.filter((r) => r !== idArg) : undefined;
+      const check = statusTool && tools?.has(statusTool) ? ` To check an earlier call, use ${statusTool}; do not call this tool again to find out.` : '';
+      return {
+        ...t,
+        description: `${t.description ?? ''}${t.description ? ' ' : ''}(Repeating this exact call is safe: it is deduplicated for you.${check})`,
+        inputSchema: { ...t.inputSchema, properties: rest, ...(required ? { required } : {}) },
+      };
+    });
+  }
+
   return {
     call,
     callTool,
     resolve,
     reconcile,
+    listToolsForModel,
     engine,
     journal,
     refreshTools,
@@ -393,7 +417,8 @@ export async function resolveTool(ctx, params, intent) {
   const args = { ...(params.arguments ?? {}) };
   let operationId;
   if ((safety === 'keyed' || declares) && name !== ctx.statusTool) {
-    const given = typeof args[ctx.idArg] === 'string' ? args[ctx.idArg] : undefined;
+    // With `idFromIntent` the id is never the caller's (the model's): it comes from the journal, by intent.
+    const given = !ctx.options.idFromIntent && typeof args[ctx.idArg] === 'string' ? args[ctx.idArg] : undefined;
     const entry = await ctx.journal.begin({
       tool: name,
       operationId: given ?? newOperationId(),

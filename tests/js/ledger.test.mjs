@@ -683,6 +683,27 @@ test('9. the status tool answers for the caller\'s tenant only: another tenant\'
   assert.equal((await ask(acme, 'bad id')).isError, true);
 });
 
+test('10. idFromIntent: the model never sees or mints the operation id; the same tool call (intent) reuses it, one ticket', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, idFromIntent: true, policy: { baseDelayMs: 10, maxDelayMs: 50 } });
+  const tools = await mcp.listToolsForModel();
+  const open = tools.find((t) => t.name === 'open_ticket');
+  assert.equal(Object.hasOwn(open.inputSchema.properties, 'operation_id'), false, 'hidden from the model');
+  assert.equal((open.inputSchema.required ?? []).includes('operation_id'), false);
+  assert.match(open.description, /operation_status/);
+  assert.ok(tools.find((t) => t.name === 'operation_status').inputSchema.properties.operation_id, 'the status tool keeps its argument');
+  // The model's answer was lost; it calls the same tool call again, and invents an id of its own: ignored.
+  proxy.faults.push('cut', 'cut', 'cut', 'cut'); // every attempt of the first call, and its status query
+  const first = await mcp.call({ name: 'open_ticket', arguments: { title: 'w10' } }, { intent: 'toolcall-abc' });
+  assert.notEqual(first.status, 'succeeded');
+  const again = await mcp.call({ name: 'open_ticket', arguments: { title: 'w10', operation_id: 'model-made-up-0001' } }, { intent: 'toolcall-abc' });
+  assert.equal(again.operationId, first.operationId, 'the same intent, the same id');
+  assert.equal(again.status, 'succeeded');
+  assert.equal(ticketsFor('w10').length, 1, 'one ticket');
+  // Without the option the tools are as listed.
+  const plain = withRetry(await connect(), { trusted: true });
+  assert.ok((await plain.listToolsForModel()).find((t) => t.name === 'open_ticket').inputSchema.properties.operation_id);
+});
+
 test('validation failures run nothing and store nothing; recorded failures are replayed', async () => {
   const client = await connect();
   const before = store.size;

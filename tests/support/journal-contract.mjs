@@ -27,6 +27,36 @@ export async function runJournalContract(journal) {
     const got = await journal.get(id(1));
     check('get reads an entry back', got?.state === 'succeeded' && got?.arguments?.title === 't', JSON.stringify(got));
   }
+  if (journal.purge) {
+    // Retention: resolved entries settled at or before the time go, with their intent; unresolved ones never.
+    await journal.begin({ tool: 'create_ticket', operationId: id(5), intent: 'call-5', createdAt: 5 });
+    await journal.settle(id(5), 'failed', 30);
+    await journal.begin({ tool: 'create_ticket', operationId: id(6), createdAt: 6 });
+    await journal.settle(id(6), 'tool_error', 500);
+    await journal.begin({ tool: 'create_ticket', operationId: id(7), createdAt: 7 });
+    await journal.settle(id(7), 'pending', 8);
+    const n = await journal.purge(100);
+    check('purge removes the resolved entries settled before the time, and says how many', n === 2, n);
+    const left = (await journal.pending()).map((e) => e.operationId).sort();
+    check('purge never removes a pending or unknown entry, however old', JSON.stringify(left) === JSON.stringify([id(3), id(7)]), left);
+    if (journal.get) {
+      check('a later resolved entry stays', (await journal.get(id(6)))?.state === 'tool_error');
+      check('a purged entry is gone', (await journal.get(id(1))) === undefined && (await journal.get(id(5))) === undefined);
+    }
+    const fresh = await journal.begin({ tool: 'create_ticket', operationId: id(8), intent: 'call-5', createdAt: 40 });
+    check('a purged intent is forgotten: a new entry', fresh.operationId === id(8) && fresh.state === 'pending', fresh.operationId);
+    check('purging again removes nothing', (await journal.purge(100)) === 0);
+    let bad;
+    try {
+      await journal.purge('yesterday');
+    } catch (e) {
+      bad = e;
+    }
+    check('purge refuses a time that is not a number', bad instanceof TypeError && bad.field === 'settledBeforeMs', bad);
+    // Leave the journal as the hosts expect it after the contract: one unknown entry.
+    await journal.settle(id(7), 'succeeded', 41);
+    await journal.settle(id(8), 'succeeded', 42);
+  }
   let threw;
   try {
     await journal.begin({ tool: 'x' });
