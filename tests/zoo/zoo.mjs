@@ -142,7 +142,7 @@ async function runCase(c) {
         client = new Client({ name: 'zoo', version: '1.0.0' });
         client.onerror = () => {};
         await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: observeFetch(zooFetch) }));
-        const mcp = withRetry(client, { trusted: true, policy, seed: c.seed });
+        const mcp = withRetry(client, { trusted: true, policy, seed: c.seed, autoResolve: process.env.ZOO_AUTO_RESOLVE !== '0' });
         out = await mcp.call({ name: tool.name, arguments: tool.args(intent) });
       })(),
       new Promise((_, rej) => (timer.id = setTimeout(() => rej(new Error(`case took over ${CASE_LIMIT_MS} ms`)), CASE_LIMIT_MS))),
@@ -220,6 +220,12 @@ for (const r of failed) {
   console.log(`  # again: bash scripts/zoo.sh --case '${r.id}'`);
 }
 fs.writeFileSync(path.join(outDir, 'failures.txt'), failed.map((r) => `${r.id}\t${r.violations.join('; ')}${r.error ? ` ERROR ${r.error.split('\n')[0]}` : ''}`).join('\n') + '\n');
+// #8: how many keyed calls the status tool turned from unknown/pending into a known outcome.
+const keyed = results.filter((r) => r.safety === 'keyed' && !r.error);
+const resolved = keyed.filter((r) => r.reason === 'resolved_by_status');
+const open = keyed.filter((r) => r.status === 'unknown' || r.status === 'pending');
+console.log(`# zoo: keyed calls resolved through the status tool: ${resolved.length} of ${resolved.length + open.length} that ended unknown or pending ` +
+  `(${resolved.map((r) => r.status).sort().join(', ') || 'none'}); still unknown/pending: ${open.length} (${open.map((r) => r.reason).sort().join(', ') || 'none'})`);
 console.log(`\n# zoo: table in ${path.relative(root, path.join(outDir, 'table.md'))}, every case in ${path.relative(root, path.join(outDir, 'results.jsonl'))}`);
 console.log(`# tests ${results.length}`);
 console.log(`# pass ${results.length - failed.length}`);

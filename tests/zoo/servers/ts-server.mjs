@@ -27,7 +27,7 @@ const { McpServer } = await load(path.join(sdkDir, 'dist/esm/server/mcp.js'));
 const { StreamableHTTPServerTransport } = await load(path.join(sdkDir, 'dist/esm/server/streamableHttp.js'));
 const { isInitializeRequest } = await load(path.join(sdkDir, 'dist/esm/types.js'));
 const { z } = await load(zodEntry);
-const { withIdempotency, OperationLedger, SqliteLedgerStore } = await load(path.join(root, 'pkg/node.js'));
+const { withIdempotency, OperationLedger, SqliteLedgerStore, registerStatusTool } = await load(path.join(root, 'pkg/node.js'));
 const { OrderedEventStore } = await load(path.join(root, 'tests/support/event-store.mjs'));
 const { default: Database } = await load(path.join(root, 'node_modules/better-sqlite3/lib/index.js'));
 
@@ -143,6 +143,9 @@ function buildServer() {
     },
     withIdempotency(ledger, tool('open_ticket'), { action: 'open_ticket', tenant: () => 'zoo' }),
   );
+  // The ledger's read-only status tool (#8): withRetry asks it when a keyed write ends unknown or pending. This
+  // SDK's own zod (zod 3 for SDK 1.20, 4 for 1.32), so the tool's schema is one the server understands.
+  registerStatusTool(server, ledger, { tenant: () => 'zoo', z });
   return server;
 }
 
