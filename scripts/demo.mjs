@@ -37,6 +37,8 @@ const trace = (e) => {
     console.log(`    attempt ${e.attempt}: ${seen} → delivery ${e.classification.delivery} (${e.classification.cause})`);
   } else if (e.type === 'retry') {
     console.log(`    ${dim(`retry in ${e.delayMs} ms (${e.reason})`)}`);
+  } else if (e.type === 'resolve') {
+    console.log(`    asked the server's status tool about ${e.operationId.slice(0, 8)}…: ${e.answer}`);
   }
 };
 
@@ -107,6 +109,17 @@ reset();
   console.log(`    status: ${paint(out.status)}  (${out.reason})`);
   console.log(`    message for the model: ${out.message}`);
   console.log(`    tickets on the server: ${c(32, tickets())}  ← the server did act; a blind retry would have made two\n`);
+}
+
+// 6. Every answer lost: the ledger still knows, and the status tool says so without sending the write again.
+reset();
+{
+  console.log(bold('6. withRetry, open_ticket, and every answer is lost: the server\'s status tool closes the unknown'));
+  const mcp = withRetry(await connect(), { trusted: true, onEvent: trace, policy: { baseDelayMs: 50 } });
+  proxy.faults.push('cut', 'cut', 'cut'); // all three attempts; the status query gets through
+  const out = await mcp.call({ name: 'open_ticket', arguments: { title: 'Printer on fire' } });
+  console.log(`    status: ${paint(out.status)}  (${out.reason})  → ${out.result?.content?.[0]?.text}`);
+  console.log(`    tickets on the server: ${c(32, tickets())}  ← one ticket; without the status tool this call would be unknown\n`);
 }
 
 await proxy.close();
