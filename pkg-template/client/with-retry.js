@@ -177,17 +177,15 @@ export function withRetry(client, options = {}) {
 
   // The call's steps share this context: the client, the engine, the journal and the options.
   const statusTool = options.statusTool === undefined ? DEFAULT_STATUS_TOOL : options.statusTool;
-  // One status query: a plain tools/call of the read-only status tool (never the write). Its answer is in
+  // One status query: a call of the read-only status tool (never the write), through the same loop as any call,
+  // so a lost session is re-initialized and a transient failure retried as the engine decides. Its answer is in
   // structuredContent; anything else (an error, a refusal, a malformed answer) is no answer.
-  async function askStatus({ action, operationId }, { signal, timeout }) {
+  async function askStatus({ action, operationId }, { signal }) {
     try {
-      const res = await client.request(
-        { method: 'tools/call', params: { name: statusTool, arguments: { action, operation_id: operationId } } },
-        RESULT_SCHEMA,
-        { timeout, signal },
-      );
+      const out = await call({ name: statusTool, arguments: { action, operation_id: operationId } }, { signal });
+      const res = out.status === 'succeeded' ? out.result : undefined;
       const sc = res?.structuredContent;
-      if (res?.isError || !sc || !OPERATION_STATUSES.includes(sc.status) || sc.operation_id !== operationId) return undefined;
+      if (!sc || !OPERATION_STATUSES.includes(sc.status) || sc.operation_id !== operationId) return undefined;
       return sc;
     } catch {
       return undefined;
@@ -408,9 +406,11 @@ export async function resolveTool(ctx, params, intent) {
   const name = params.name;
   const tool = await ctx.toolInfo(name);
   ctx.learnRevision();
+  // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise.
+  const override = ctx.overrides[name] ?? (name === ctx.statusTool ? 'read_only' : undefined);
   const safety = ctx.engine.safety(tool ?? {}, {
     trusted: ctx.trusted,
-    ...(ctx.overrides[name] ? { override: ctx.overrides[name] } : {}),
+    ...(override ? { override } : {}),
     operationIdArgument: ctx.idArg,
   });
   const declares = !!tool?.inputSchema?.properties && Object.hasOwn(tool.inputSchema.properties, ctx.idArg);

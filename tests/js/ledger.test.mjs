@@ -684,7 +684,8 @@ test('9. the status tool answers for the caller\'s tenant only: another tenant\'
 });
 
 test('10. idFromIntent: the model never sees or mints the operation id; the same tool call (intent) reuses it, one ticket', async () => {
-  const mcp = withRetry(await connect(), { trusted: true, idFromIntent: true, policy: { baseDelayMs: 10, maxDelayMs: 50 } });
+  // No breaker: six failures in a row would open it, and this test is about the id.
+  const mcp = withRetry(await connect(), { trusted: true, idFromIntent: true, policy: { baseDelayMs: 10, maxDelayMs: 50, breaker: false } });
   const tools = await mcp.listToolsForModel();
   const open = tools.find((t) => t.name === 'open_ticket');
   assert.equal(Object.hasOwn(open.inputSchema.properties, 'operation_id'), false, 'hidden from the model');
@@ -692,7 +693,7 @@ test('10. idFromIntent: the model never sees or mints the operation id; the same
   assert.match(open.description, /operation_status/);
   assert.ok(tools.find((t) => t.name === 'operation_status').inputSchema.properties.operation_id, 'the status tool keeps its argument');
   // The model's answer was lost; it calls the same tool call again, and invents an id of its own: ignored.
-  proxy.faults.push('cut', 'cut', 'cut', 'cut'); // every attempt of the first call, and its status query
+  proxy.faults.push('cut', 'cut', 'cut', 'cut', 'cut', 'cut'); // every attempt of the first call, and of its status query
   const first = await mcp.call({ name: 'open_ticket', arguments: { title: 'w10' } }, { intent: 'toolcall-abc' });
   assert.notEqual(first.status, 'succeeded');
   const again = await mcp.call({ name: 'open_ticket', arguments: { title: 'w10', operation_id: 'model-made-up-0001' } }, { intent: 'toolcall-abc' });
