@@ -7,6 +7,11 @@ export function typeError(field, message, code = 'invalid_type') {
   return e;
 }
 
+/** `field must be expected`: a TypeError for an option or argument of the wrong kind. */
+export function optionError(field, expected) {
+  return typeError(field, `${field} must be ${expected}`);
+}
+
 export function rangeError(field, message, code = 'invalid_value') {
   const e = new RangeError(message);
   e.code = code;

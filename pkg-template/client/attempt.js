@@ -1,5 +1,5 @@
 // How one attempt ended, mapped to the engine's outcome vocabulary. Observation only: no decision here.
-import { typeError } from '../errors.js';
+import { optionError as typeOptionError } from '../errors.js';
 import { ATTEMPT_META_KEY, LEDGER_META_KEY, LEDGER_STATUSES, RESULT_TYPES } from '../generated/names.js';
 
 /** The `_meta` key that tags each attempt, so `observeFetch` can tell which HTTP response belongs to it. */
@@ -147,6 +147,4 @@ export function errorOutcome(error, ctx) {
   return { kind: 'network', sent: 'maybe' };
 }
 
-export function typeOptionError(field, expected) {
-  return typeError(field, `${field} must be ${expected}`);
-}
+export { typeOptionError };

@@ -347,6 +347,16 @@ export function withRetry(client, options = {}) {
   };
 }
 
+/** What a status answer makes of the call: its final status and reason. */
+const STATUS_OUTCOME = {
+  [OPERATION_SUCCEEDED]: ['succeeded', REASON_RESOLVED_BY_STATUS],
+  [OPERATION_FAILED]: ['tool_error', REASON_RESOLVED_BY_STATUS],
+  [OPERATION_NOT_DONE]: ['failed', REASON_RESOLVED_BY_STATUS],
+  [OPERATION_IN_PROGRESS]: ['pending', REASON_STATUS_IN_PROGRESS],
+  [OPERATION_NOT_FOUND]: ['unknown', REASON_STATUS_NOT_FOUND],
+  [OPERATION_UNKNOWN]: ['unknown', REASON_STATUS_UNKNOWN],
+};
+
 /**
  * Closing the unknown: asks the server's status tool (when the server lists one) about `outcome`'s operation,
  * polling while it is in progress with the waits the engine decides, until `deadlineMs`. Resolves to the
@@ -362,9 +372,8 @@ export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempt
   let answer;
   try {
     for (;;) {
-      const admission = engine.admit(state, now());
-      if (!admission.admitted) break;
-      answer = await ctx.askStatus({ action, operationId: outcome.operationId }, { signal, timeout: admission.timeoutMs });
+      if (!engine.admit(state, now()).admitted) break;
+      answer = await ctx.askStatus({ action, operationId: outcome.operationId }, { signal });
       ctx.emit({ type: 'resolve', tool: action, operationId: outcome.operationId, answer: answer?.status ?? 'no_answer' });
       if (!answer || answer.status !== OPERATION_IN_PROGRESS) break;
       const step = engine.record(state, { kind: 'ledger', status: 'in_progress', retryAfterMs: answer.retryAfterMs ?? 1000 }, 'read_only', now());
@@ -375,14 +384,7 @@ export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempt
     state.free();
   }
   if (!answer) return undefined;
-  const by = {
-    [OPERATION_SUCCEEDED]: ['succeeded', REASON_RESOLVED_BY_STATUS],
-    [OPERATION_FAILED]: ['tool_error', REASON_RESOLVED_BY_STATUS],
-    [OPERATION_NOT_DONE]: ['failed', REASON_RESOLVED_BY_STATUS],
-    [OPERATION_IN_PROGRESS]: ['pending', REASON_STATUS_IN_PROGRESS],
-    [OPERATION_NOT_FOUND]: ['unknown', REASON_STATUS_NOT_FOUND],
-    [OPERATION_UNKNOWN]: ['unknown', REASON_STATUS_UNKNOWN],
-  }[answer.status];
+  const by = STATUS_OUTCOME[answer.status];
   if (!by) return undefined;
   const [status, reason] = by;
   const result = answer.result;

@@ -1,7 +1,7 @@
 // The operation ledger and withIdempotency: a replayed write returns its first outcome. The rules (what to
 // do with a write, how a record changes) come from the wasm core; this file does the store I/O and talks
 // to the tool handler.
-import { rangeError, typeError } from '../errors.js';
+import { optionError as optError, rangeError, typeError } from '../errors.js';
 import { LedgerRules, isValidOperationId } from '../mcp_retry_policy_server.js';
 import { fingerprint } from './fingerprint.js';
 import { checkNowMs } from './stores.js';
@@ -94,7 +94,6 @@ export class OutcomeUnknown extends Error {
   }
 }
 
-const optError = (field, expected) => typeError(field, `${field} must be ${expected}`);
 
 /**
  * `new OperationLedger({ store, ttlMs?, leaseMs?, reconcile?, now? })`. `reconcile({ tenant, action,
@@ -303,7 +302,7 @@ function refusal(code, message, extra = {}) {
 }
 
 /** Refused before any claim: nothing was done. Clients read `status: 'rejected'` as "permanent, not processed". */
-function rejected(reason, operationId, text) {
+export function rejected(reason, operationId, text) {
   return reply(LEDGER_REJECTED, operationId, text, { reason });
 }
 

@@ -3,17 +3,16 @@
 // for the caller's own tenant only: an id of another tenant reads as not found.
 import { z as defaultZod } from 'zod';
 import { isValidOperationId } from './rules.js';
-import { OperationLedger } from './ledger.js';
-import { typeError } from '../errors.js';
+import { OperationLedger, rejected } from './ledger.js';
+import { optionError as optError } from '../errors.js';
 import {
-  LEDGER_META_KEY, LEDGER_REJECTED, OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND,
+  OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND,
   OPERATION_SUCCEEDED, OPERATION_UNKNOWN,
 } from '../generated/names.js';
 
 /** The status tool's default name. */
 export const STATUS_TOOL_NAME = 'operation_status';
 
-const optError = (field, expected) => typeError(field, `${field} must be ${expected}`);
 
 const WORDS = {
   [OPERATION_NOT_FOUND]: (id) =>
@@ -59,7 +58,7 @@ export function registerStatusTool(server, ledger, options = {}) {
     },
     async ({ action, operation_id: operationId }, extra) => {
       if (!isValidOperationId(operationId)) {
-        return refusal('invalid_operation_id', 'operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works).');
+        return rejected('invalid_operation_id', undefined, 'operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works).');
       }
       let who;
       try {
@@ -67,7 +66,7 @@ export function registerStatusTool(server, ledger, options = {}) {
       } catch {
         who = undefined;
       }
-      if (typeof who !== 'string' || !who) return refusal('unauthenticated', 'This request has no authenticated tenant.');
+      if (typeof who !== 'string' || !who) return rejected('unauthenticated', undefined, 'This request has no authenticated tenant.');
       const s = await ledger.status({ tenant: who, action, operationId });
       const structured = {
         status: s.status,
@@ -84,6 +83,3 @@ export function registerStatusTool(server, ledger, options = {}) {
   );
 }
 
-function refusal(reason, text) {
-  return { isError: true, content: [{ type: 'text', text }], _meta: { [LEDGER_META_KEY]: { status: LEDGER_REJECTED, reason } } };
-}

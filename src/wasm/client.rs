@@ -317,14 +317,19 @@ pub fn engine_new(
             },
         };
         let policy = Policy::new(&options).map_err(|e| policy_fail(e, &v))?;
-        let revision = if revision == Revision::ALL.len() as f64 {
-            None
-        } else {
-            Some(code(&Revision::ALL, revision, Field::None)?)
-        };
+        let revision = revision_setting(revision)?;
         let slot = EngineSlot { engine: Engine::new(policy), rng: None, revision };
         with_slab(&ENGINES, Field::This, |s| s.insert(slot).map(f64::from))
     })
+}
+
+/// A revision setting from its code: `REVISIONS`' index, or their count for "unknown" (`None`).
+fn revision_setting(code_: f64) -> Result<Option<Revision>, Fail> {
+    if code_ == Revision::ALL.len() as f64 {
+        Ok(None)
+    } else {
+        code(&Revision::ALL, code_, Field::None).map(Some)
+    }
 }
 
 /// Frees an engine.
@@ -349,11 +354,7 @@ pub fn engine_seed(engine: f64, seed: f64) -> f64 {
 #[wasm_bindgen(js_name = engineSetRevision)]
 pub fn engine_set_revision(engine: f64, revision: f64) -> f64 {
     run(|| {
-        let r = if revision == Revision::ALL.len() as f64 {
-            None
-        } else {
-            Some(code(&Revision::ALL, revision, Field::None)?)
-        };
+        let r = revision_setting(revision)?;
         with_engine(engine, |e| {
             e.revision = r;
             Ok(revision)
