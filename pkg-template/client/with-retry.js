@@ -8,7 +8,7 @@ import { messageFor } from './messages.js';
 import { sleep } from './sleep.js';
 import {
   ACTION_STOP, OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND, OPERATION_STATUSES, OPERATION_SUCCEEDED,
-  OPERATION_UNKNOWN, OUTCOME_META_KEY, REASON_RESOLVED_BY_STATUS, REASON_STATUS_IN_PROGRESS, REASON_STATUS_NOT_FOUND, REASON_STATUS_UNKNOWN,
+  OPERATION_UNKNOWN, OUTCOME_META_KEY, REASON_RESOLVED_BY_STATUS, REASON_STATUS_IN_PROGRESS, REASON_STATUS_NOT_ASKED, REASON_STATUS_NOT_FOUND, REASON_STATUS_UNKNOWN,
   SAFETIES,
 } from '../generated/names.js';
 
@@ -292,7 +292,7 @@ export function withRetry(client, options = {}) {
       throw rangeError('operationId', `no pending journal entry for ${operationId.slice(0, 64)}: pass { tool }`, 'not_pending');
     }
     const base = assembleOutcome({
-      name: tool, safety: 'keyed', operationId, attempts: [], decision: { status: 'unknown', reason: REASON_STATUS_UNKNOWN }, operationIdArgument: idArg,
+      name: tool, safety: 'keyed', operationId, attempts: [], decision: { status: 'unknown', reason: REASON_STATUS_NOT_ASKED }, operationIdArgument: idArg,
     });
     const deadlineMs = now() + engine.policy.totalTimeoutMs;
     const outcome = (await resolveOutcome(ctx, base, { deadlineMs, signal: requestOptions.signal, attempts: [] })) ?? base;

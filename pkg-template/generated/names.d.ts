@@ -31,7 +31,7 @@ export declare const STATUS_FAILED: 'failed';
 export declare const STATUS_UNKNOWN: 'unknown';
 export declare const STATUS_PENDING: 'pending';
 /** Why a decision was taken. */
-export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown';
+export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown' | 'status_not_asked';
 export declare const REASONS: readonly Reason[];
 export declare const REASON_SUCCEEDED: 'succeeded';
 export declare const REASON_TOOL_ERROR: 'tool_error';
@@ -56,6 +56,7 @@ export declare const REASON_RESOLVED_BY_STATUS: 'resolved_by_status';
 export declare const REASON_STATUS_IN_PROGRESS: 'status_in_progress';
 export declare const REASON_STATUS_NOT_FOUND: 'status_not_found';
 export declare const REASON_STATUS_UNKNOWN: 'status_unknown';
+export declare const REASON_STATUS_NOT_ASKED: 'status_not_asked';
 /** A recovery step. */
 export type Recover = 'reinitialize' | 'refresh_tools' | 'renegotiate' | 'resume_stream' | 'poll_task' | 'continue_input' | 'reauthenticate';
 export declare const RECOVERS: readonly Recover[];

@@ -134,6 +134,8 @@ reasons! {
         "the server has no record of it (the request may not have arrived yet, or its record was purged)", None;
     /// Not a branch of [`decide`]: the status tool does not know the outcome either.
     StatusUnknown = "status_unknown", "the server does not know whether it took effect either", None;
+    /// Not a branch of [`decide`]: `resolve` could not ask (no status tool, or no answer in time).
+    StatusNotAsked = "status_not_asked", "the server could not be asked what happened", None;
 }
 
 /// What to do next.

@@ -657,6 +657,11 @@ test('8. a write still running when the client gives up ends pending; resolve() 
   assert.equal(ticketsFor('w8').length, 1, 'nothing was sent again to find out');
   assert.deepEqual(await mcp.reconcile(), [], 'nothing left to reconcile');
   await assert.rejects(mcp.resolve('op-not-journaled-1'), (e) => e instanceof RangeError && e.code === 'not_pending');
+  // Without a status tool to ask, resolve() says so: still unknown, never a guess.
+  const blind = withRetry(await connect(), { trusted: true, statusTool: false });
+  const notAsked = await blind.resolve(out.operationId, { tool: 'open_ticket' });
+  assert.deepEqual([notAsked.status, notAsked.reason], ['unknown', 'status_not_asked']);
+  assert.match(notAsked.message, /could not be asked/);
 });
 
 test('9. the status tool answers for the caller\'s tenant only: another tenant\'s id reads as never seen', async () => {
