@@ -14,6 +14,21 @@ export interface LedgerStore {
   insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
   replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
   purge?(nowMs: number): Promise<number>;
+  /**
+   * Optional (`withIdempotency`'s `transaction` option needs it): in one store transaction, write `claim`
+   * (insert when `expectedVersion` is null, else replace that version — if that does not apply, roll back
+   * and resolve `false` without calling `work`), await `work(tx)`, write its record and result, commit. A
+   * throwing `work` rolls everything back and the error is rethrown.
+   */
+  transaction?(key: LedgerKey, expectedVersion: number | null, claim: LedgerRecord, work: (tx: any) => Promise<{ record: LedgerRecord; result?: string }>): Promise<boolean>;
+}
+
+/** What a transactional handler gets from `D1LedgerStore`: queue its writes; they commit in the ledger's batch. */
+export interface D1LedgerTransaction {
+  /** The D1 binding: read with it, and prepare the statements to add. */
+  readonly db: any;
+  /** Adds prepared, bound statements to the batch that commits them with the record. */
+  add(...statements: any[]): void;
 }
 
 /** The store operations every ledger store of the package has. */
@@ -27,6 +42,11 @@ declare abstract class LedgerStoreMethods implements LedgerStore {
    * (else a `TypeError`/`RangeError` with `field: 'nowMs'`).
    */
   purge(nowMs: number): Promise<number>;
+}
+/** A store that can commit a handler's writes with its record (`withIdempotency`'s `transaction` option). */
+declare abstract class TransactionalLedgerStore<Tx> extends LedgerStoreMethods {
+  /** See `LedgerStore.transaction`; `tx` is what the handler writes through. */
+  transaction(key: LedgerKey, expectedVersion: number | null, claim: LedgerRecord, work: (tx: Tx) => Promise<{ record: LedgerRecord; result?: string }>): Promise<boolean>;
 }
 export declare class MemoryLedgerStore extends LedgerStoreMethods {
   /** Rows held (only the memory store can count cheaply). */
@@ -45,13 +65,17 @@ export interface SqliteLedgerStoreOptions {
 }
 /**
  * SQLite through better-sqlite3: pass an open `Database`. Switches the file to WAL mode unless you chose a
- * journal mode yourself, and sets `synchronous` from `durability` (an `EXTRA` you set is kept).
+ * journal mode yourself, and sets `synchronous` from `durability` (an `EXTRA` you set is kept). A
+ * transactional handler gets that `Database`, inside `BEGIN IMMEDIATE`.
  */
-export declare class SqliteLedgerStore extends LedgerStoreMethods {
-  constructor(db: { prepare(sql: string): any; exec(sql: string): unknown }, options?: SqliteLedgerStoreOptions);
+export declare class SqliteLedgerStore<Db extends { prepare(sql: string): any; exec(sql: string): unknown } = any> extends TransactionalLedgerStore<Db> {
+  constructor(db: Db, options?: SqliteLedgerStoreOptions);
 }
-/** Cloudflare D1: pass the binding; `await store.ready` creates the table and its expiry index. */
-export declare class D1LedgerStore extends LedgerStoreMethods {
+/**
+ * Cloudflare D1: pass the binding; `await store.ready` creates the table and its expiry index. A
+ * transactional handler gets a `D1LedgerTransaction` (its statements join one batch with the record).
+ */
+export declare class D1LedgerStore extends TransactionalLedgerStore<D1LedgerTransaction> {
   constructor(db: { prepare(sql: string): any });
   readonly ready: Promise<unknown>;
 }
@@ -71,7 +95,7 @@ export declare class D1LedgerStore extends LedgerStoreMethods {
  * ```
  * An object has one alarm: if yours does other work, call `purge(Date.now())` from your `alarm()` instead.
  */
-export declare class DurableObjectLedgerStore extends LedgerStoreMethods {
+export declare class DurableObjectLedgerStore extends TransactionalLedgerStore<any> {
   constructor(storage: {
     get(key: string): Promise<any>;
     transaction<T>(fn: (txn: any) => Promise<T>): Promise<T>;
@@ -91,10 +115,11 @@ export interface PostgresQueryable {
  * PostgreSQL through `pg` (node-postgres, an optional peer dependency): pass a `Pool`. **Node only**: exported
  * by the package's node entries, not by its browser or workerd ones. `await store.ready` creates the table and
  * its expiry index if missing (safe when processes start together); a failed setup is tried again by the next
- * call. Durability is the server's (`synchronous_commit`, `fsync`).
+ * call. Durability is the server's (`synchronous_commit`, `fsync`). A transactional handler gets a `PoolClient`
+ * of the pool, inside `BEGIN`.
  */
-export declare class PostgresLedgerStore extends LedgerStoreMethods {
-  constructor(pool: PostgresQueryable);
+export declare class PostgresLedgerStore<Client = any> extends TransactionalLedgerStore<Client> {
+  constructor(pool: PostgresQueryable & { connect?(): Promise<Client> });
   readonly ready: Promise<void>;
 }
 
@@ -158,7 +183,21 @@ export declare class OperationLedger {
    * unresolved one. Resolves to how many went. A store without `purge` is a `TypeError` (`field: 'store'`).
    */
   purge(nowMs?: number): Promise<number>;
+  /** Whether the store can commit a handler's writes with the record (it has `transaction`). */
+  readonly transactional: boolean;
+  /**
+   * Runs `work(tx)` in the store's transaction with the claim and the record: all commit or none does. No
+   * pending claim is ever visible. A key already used answers as `begin` does.
+   */
+  executeAtomically<Tx = any>(key: LedgerKey, fingerprint: string, work: (tx: Tx) => unknown): Promise<LedgerAtomicOutcome>;
 }
+
+/** What `executeAtomically` did. */
+export type LedgerAtomicOutcome =
+  | { action: 'executed'; state: 'succeeded' | 'failed'; result: unknown }
+  | { action: 'rolled_back'; error: unknown }
+  | { action: 'commit_unknown'; error: unknown }
+  | Exclude<LedgerBegin, { action: 'execute' }>;
 
 /** What `OperationLedger.status` finds (and the status tool answers). */
 export type OperationStatusAnswer =
@@ -203,19 +242,36 @@ export interface IdempotencyOptions<Extra> {
   operationIdArgument?: string;
   /** Checks run before any claim; return a message to refuse (a validator that throws refuses too, with reason `validation_failed`): the caller gets `_meta[LEDGER_META_KEY] = { status: 'rejected', reason: 'invalid_input', operationId }` and nothing is stored. */
   validate?: (args: any, extra: Extra) => string | undefined | Promise<string | undefined>;
+  /**
+   * `true`: the handler gets the store's transaction as its third argument and writes through it; its
+   * writes, the claim and the record commit together or not at all, so a crash never leaves `unknown`. A
+   * handler that throws is rolled back and the caller gets `{ status: 'rejected', reason: 'rolled_back' }`
+   * (nothing took effect; the same id may be sent again). Every effect must go through the transaction.
+   * The ledger's store must be SQLite, Postgres, D1 or a Durable Object (else a `TypeError`, `field: 'transaction'`).
+   */
+  transaction?: boolean;
 }
 
-/** Wraps a tool handler for `McpServer.registerTool`: a replayed write returns its first outcome. */
+/**
+ * Wraps a tool handler for `McpServer.registerTool`: a replayed write returns its first outcome. With
+ * `{ transaction: true }` the handler's third argument is the store's transaction (`Tx`: better-sqlite3's
+ * `Database`, a pg `PoolClient`, a `D1LedgerTransaction`, a Durable Object storage transaction).
+ */
+export declare function withIdempotency<Args extends Record<string, unknown>, Extra, Result, Tx = any>(
+  ledger: OperationLedger,
+  handler: (args: Args, extra: Extra, tx: Tx) => Result | Promise<Result>,
+  options: IdempotencyOptions<Extra> & { transaction: true },
+): (args: Args, extra: Extra) => Promise<Result>;
 export declare function withIdempotency<Args extends Record<string, unknown>, Extra, Result>(
   ledger: OperationLedger,
   handler: (args: Args, extra: Extra) => Result | Promise<Result>,
-  options: IdempotencyOptions<Extra>,
+  options: IdempotencyOptions<Extra> & { transaction?: false },
 ): (args: Args, extra: Extra) => Promise<Result>;
 
 export { LEDGER_META_KEY } from '../generated/names.js';
 
-/** Why `withIdempotency` refused a call before any claim (nothing was done). */
-export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'invalid_input' | 'validation_failed';
+/** Why `withIdempotency` answered `rejected`: refused before any claim, or (`rolled_back`) rolled back whole; nothing took effect. */
+export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'invalid_input' | 'validation_failed' | 'rolled_back';
 
 /** What the ledger's own answers carry under `_meta[LEDGER_META_KEY]`. */
 export type LedgerMeta =

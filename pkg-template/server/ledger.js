@@ -4,7 +4,7 @@
 import { optionError as optError, rangeError, typeError } from '../errors.js';
 import { LedgerRules, isValidOperationId } from '../mcp_retry_policy_server.js';
 import { fingerprint } from './fingerprint.js';
-import { checkNowMs } from './stores.js';
+import { CommitUnknown, checkNowMs } from './stores.js';
 import {
   LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, LOOKUP_FAILED, LOOKUP_IN_PROGRESS,
   LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED,
@@ -139,38 +139,91 @@ export class OperationLedger {
    */
   async begin(key, inputFingerprint) {
     for (let round = 0; round < 4; round++) {
-      const now = this.#now();
-      const stored = await this.#store.get(key);
-      const a = this.#rules.admit(stored?.record, inputFingerprint, now);
-      switch (a.action) {
-        case 'execute': {
-          const claim = this.#rules.claim(stored?.record, inputFingerprint, now);
-          const won = stored ? await this.#store.replace(key, stored.record.version, claim) : await this.#store.insert(key, claim);
-          if (won) return { action: 'execute', claim };
-          continue; // another request claimed it first: look again
-        }
-        case 'replay':
-          return { action: 'replay', state: stored.record.state, result: decodeResult(stored.result, stored.record.state, key.operationId) };
-        case 'conflict':
-          return { action: 'conflict' };
-        case 'in_progress':
-          return { action: 'in_progress', retryAfterMs: a.retryAfterMs };
-        case 'reconcile': {
-          const r = await this.#reconcileStored(key, stored, now);
-          if (r === RACED) continue;
-          if (r === LOOKUP_NOT_DONE) {
-            const claim = this.#rules.claim(stored.record, inputFingerprint, now);
-            if (await this.#store.replace(key, stored.record.version, claim)) return { action: 'execute', claim };
-            continue;
-          }
-          // The same replay every later call gets.
-          return r.state ? { action: 'replay', ...r } : { action: 'unknown' };
-        }
-        default:
-          return { action: 'unknown' };
-      }
+      const admission = await this.#admit(key, inputFingerprint, 'claim');
+      if (admission !== RACED) return admission;
     }
     // Lost the race every time: someone else is working on it right now.
+    return { action: 'in_progress', retryAfterMs: 1000 };
+  }
+
+  /**
+   * One look at the key. `mode` 'claim' claims an executable key here (`{ action: 'execute', claim }`, or
+   * RACED when another request claimed it first); 'atomic' leaves the claim to the store's transaction
+   * (`{ action: 'execute', claim, expectedVersion }`: the version it replaces, null for none).
+   */
+  async #admit(key, inputFingerprint, mode) {
+    const now = this.#now();
+    const stored = await this.#store.get(key);
+    const a = this.#rules.admit(stored?.record, inputFingerprint, now);
+    const execute = async (previous) => {
+      const claim = this.#rules.claim(previous, inputFingerprint, now);
+      if (mode === 'atomic') return { action: 'execute', claim, expectedVersion: previous?.version ?? null };
+      const won = previous ? await this.#store.replace(key, previous.version, claim) : await this.#store.insert(key, claim);
+      return won ? { action: 'execute', claim } : RACED;
+    };
+    switch (a.action) {
+      case 'execute':
+        return execute(stored?.record);
+      case 'replay':
+        return { action: 'replay', state: stored.record.state, result: decodeResult(stored.result, stored.record.state, key.operationId) };
+      case 'conflict':
+        return { action: 'conflict' };
+      case 'in_progress':
+        return { action: 'in_progress', retryAfterMs: a.retryAfterMs };
+      case 'reconcile': {
+        const r = await this.#reconcileStored(key, stored, now);
+        if (r === RACED) return RACED;
+        if (r === LOOKUP_NOT_DONE) return execute(stored.record);
+        // The same replay every later call gets.
+        return r.state ? { action: 'replay', ...r } : { action: 'unknown' };
+      }
+      default:
+        return { action: 'unknown' };
+    }
+  }
+
+  /** Whether the store can run a handler's writes and the ledger's record in one transaction (`transaction`). */
+  get transactional() {
+    return typeof this.#store.transaction === 'function';
+  }
+
+  /**
+   * Runs a write whose effects all commit in the store's own transaction, together with its record: the
+   * claim, `work(tx)`'s writes and the `succeeded`/`failed` record commit at once, or none of them does. No
+   * pending claim is ever visible, so a crash leaves nothing (the next call with the key executes) and never
+   * an unknown. Resolves to one of:
+   * - `{ action: 'executed', state, result }` — committed with its record (`result`: what `work` returned);
+   * - `{ action: 'rolled_back', error }` — `work` threw: its writes were rolled back with the claim;
+   * - `{ action: 'commit_unknown', error }` — the commit did not answer: it may have committed (the record
+   *   tells: the status lookup, or the next call, replays it if it did);
+   * - any other admission of `begin` (`replay`, `conflict`, `in_progress`, `unknown`) for a key already used.
+   */
+  async executeAtomically(key, inputFingerprint, work) {
+    if (!this.transactional) throw optError('store', 'a ledger store with transaction() (SQLite, Postgres, D1 or a Durable Object)');
+    for (let round = 0; round < 4; round++) {
+      const admission = await this.#admit(key, inputFingerprint, 'atomic');
+      if (admission === RACED) continue;
+      if (admission.action !== 'execute') return admission;
+      const { claim } = admission;
+      let ran = false;
+      let outcome;
+      try {
+        const committed = await this.#store.transaction(key, admission.expectedVersion, claim, async (tx) => {
+          ran = true;
+          const result = await work(tx);
+          const state = result?.isError ? RECORD_FAILED : RECORD_SUCCEEDED;
+          outcome = { state, result, text: storedText(state, key.operationId, result) };
+          return { record: this.#rules.finish(claim, state, this.#now()), result: outcome.text };
+        });
+        if (!committed) continue; // another request committed first: its record is replayed next round
+      } catch (error) {
+        if (error instanceof CommitUnknown) return { action: 'commit_unknown', error: error.cause ?? error };
+        // The handler threw, or the record could not be written after it: either way all was rolled back.
+        if (ran) return { action: 'rolled_back', error };
+        throw error; // the store failed before the handler ran: nothing was done
+      }
+      return { action: 'executed', state: outcome.state, result: outcome.result };
+    }
     return { action: 'in_progress', retryAfterMs: 1000 };
   }
 
@@ -322,8 +375,12 @@ function reply(status, operationId, text, extra = {}) {
 export function withIdempotency(ledger, handler, options = {}) {
   if (!(ledger instanceof OperationLedger)) throw optError('ledger', 'an OperationLedger');
   if (typeof handler !== 'function') throw optError('handler', 'a function');
-  const { action, tenant, operationIdArgument = 'operation_id', validate } = options ?? {};
+  const { action, tenant, operationIdArgument = 'operation_id', validate, transaction = false } = options ?? {};
   if (typeof action !== 'string' || !action) throw optError('action', 'a non-empty string');
+  if (typeof transaction !== 'boolean') throw optError('transaction', 'true or false');
+  if (transaction && !ledger.transactional) {
+    throw optError('transaction', 'false with this ledger: its store cannot run a transaction (use SqliteLedgerStore, PostgresLedgerStore, D1LedgerStore or DurableObjectLedgerStore)');
+  }
   if (typeof tenant !== 'function') throw optError('tenant', 'a function of the request context');
   if (validate !== undefined && typeof validate !== 'function') throw optError('validate', 'a function');
 
@@ -363,24 +420,10 @@ export function withIdempotency(ledger, handler, options = {}) {
       // Input the fingerprint refuses (too large, not JSON): refused before any claim.
       return rejected('invalid_input', operationId, `The input cannot be fingerprinted (${e?.message ?? String(e)}); nothing was done.`);
     }
+    if (transaction) return atomically(key, inputFingerprint, args, extra);
     const admission = await ledger.begin(key, inputFingerprint);
-    switch (admission.action) {
-      case 'replay':
-        return admission.result;
-      case 'conflict':
-        return reply(LEDGER_CONFLICT, operationId,
-          `${operationIdArgument} ${operationId} was already used for a different request; nothing was done. Use a new ${operationIdArgument} for a new request.`);
-      case 'in_progress':
-        return reply(LEDGER_IN_PROGRESS, operationId,
-          `This operation (${operationIdArgument} ${operationId}) is still running. Check back with the same ${operationIdArgument}; do not use a new one.`,
-          { retryAfterMs: admission.retryAfterMs });
-      case 'unknown':
-        return unknownReply(operationId, operationIdArgument);
-      case 'execute':
-        break;
-      default:
-        return unknownReply(operationId, operationIdArgument);
-    }
+    const answer = answerAdmission(admission, operationId);
+    if (answer) return answer;
     let result;
     let state;
     try {
@@ -398,6 +441,47 @@ export function withIdempotency(ledger, handler, options = {}) {
     }
     return result;
   };
+
+  /** The transaction option: the handler's writes and the record commit together (`executeAtomically`). */
+  async function atomically(key, inputFingerprint, args, extra) {
+    const { operationId } = key;
+    const done = await ledger.executeAtomically(key, inputFingerprint, (tx) => handler(args, extra, tx));
+    switch (done.action) {
+      case 'executed':
+        return done.result;
+      case 'rolled_back': {
+        // Proof of "nothing took effect": the store rolled back the handler's writes with the claim.
+        const why = done.error?.message ? ` (${done.error.message})` : '';
+        return rejected('rolled_back', operationId,
+          `The operation failed and was rolled back${why}: nothing took effect. It may be called again with the same ${operationIdArgument}.`);
+      }
+      case 'commit_unknown':
+        return unknownReply(operationId, operationIdArgument, done.error);
+      default:
+        return answerAdmission(done, operationId) ?? unknownReply(operationId, operationIdArgument);
+    }
+  }
+
+  /** The answer for an admission that does not execute here (a replay, a conflict, …); undefined for `execute`. */
+  function answerAdmission(admission, operationId) {
+    switch (admission.action) {
+      case 'replay':
+        return admission.result;
+      case 'conflict':
+        return reply(LEDGER_CONFLICT, operationId,
+          `${operationIdArgument} ${operationId} was already used for a different request; nothing was done. Use a new ${operationIdArgument} for a new request.`);
+      case 'in_progress':
+        return reply(LEDGER_IN_PROGRESS, operationId,
+          `This operation (${operationIdArgument} ${operationId}) is still running. Check back with the same ${operationIdArgument}; do not use a new one.`,
+          { retryAfterMs: admission.retryAfterMs });
+      case 'unknown':
+        return unknownReply(operationId, operationIdArgument);
+      case 'execute':
+        return undefined;
+      default:
+        return unknownReply(operationId, operationIdArgument);
+    }
+  }
 }
 
 function unknownReply(operationId, arg, cause) {

@@ -1,7 +1,7 @@
 // The Postgres ledger store. Node only: the node entries export it (server.node.js, node.js); the browser and
 // workerd entries do not. The package never imports `pg`: the pool you pass is all this store uses.
 import { rangeError, typeError } from '../errors.js';
-import { checkNowMs, fromRow, insertArgs, keyArgs, keyError, ledgerSql, resultError, updateArgs } from './stores.js';
+import { CommitUnknown, checkNowMs, fromRow, insertArgs, keyArgs, keyError, ledgerSql, resultError, updateArgs } from './stores.js';
 
 const SQL = ledgerSql((i) => `$${i}`, 'BIGINT', 'PRIMARY KEY');
 // One implicit transaction (a multi-statement query without BEGIN: on an error it rolls back and leaves the
@@ -86,6 +86,56 @@ export class PostgresLedgerStore {
       throw rangeError('result', 'the result text has a NUL or a lone surrogate, which Postgres text cannot keep exactly');
     }
     return (await this.#query(UPDATE(updateArgs(key, expectedVersion, record, result)))).rowCount === 1;
+  }
+
+  /**
+   * One write and its record in one Postgres transaction on a connection of the pool: `work(client)` gets
+   * that `PoolClient` (inside `BEGIN`) and writes through it. The claim is written first, so a concurrent
+   * first call of the same key waits on its row until this one commits, then replays it. A kill of the
+   * process (or of the connection) before `COMMIT` rolls everything back on the server.
+   */
+  async transaction(key, expectedVersion, claim, work) {
+    pgKeyError(key);
+    await this.ready;
+    const client = await this.#pool.connect();
+    let broken;
+    try {
+      await client.query('BEGIN');
+      try {
+        const claimed = expectedVersion === null
+          ? await client.query(INSERT(insertArgs(key, claim)))
+          : await client.query(UPDATE(updateArgs(key, expectedVersion, claim, undefined)));
+        if (claimed.rowCount !== 1) {
+          await client.query('ROLLBACK');
+          return false;
+        }
+        const { record, result } = await work(client);
+        resultError(result);
+        if (result !== undefined && unstorable(result)) throw rangeError('result', 'the result text has a NUL or a lone surrogate, which Postgres text cannot keep exactly');
+        if ((await client.query(UPDATE(updateArgs(key, claim.version, record, result)))).rowCount !== 1) {
+          throw new Error('the claim changed inside its own transaction (was the row written by the handler?)');
+        }
+      } catch (e) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (r) {
+          broken = r; // the connection is gone: the server rolls back what it had
+        }
+        throw e;
+      }
+      try {
+        await client.query('COMMIT');
+      } catch (e) {
+        // The server answered with an error (a SQLSTATE: a serialization failure, say): it rolled back.
+        // No answer (the connection broke): it may have committed.
+        if (typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) throw e;
+        broken = e;
+        throw new CommitUnknown(e);
+      }
+      return true;
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** Deletes the resolved records that expired at or before `nowMs` (through the expiry index); never an unresolved one. */

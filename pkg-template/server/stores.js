@@ -4,6 +4,15 @@
 //   insert(key, record) → true if stored, false if a record for the key already exists   (atomic)
 //   replace(key, expectedVersion, record, result?) → true if the stored version matched     (atomic)
 //   purge(nowMs) → how many resolved records (succeeded, failed) with expiresMs <= nowMs it deleted
+//   transaction(key, expectedVersion, claim, work) → true if committed, false if the claim lost   (optional)
+//
+// `transaction` (SQLite, Postgres, D1, Durable Object; not memory) runs one write whose effects commit with
+// its record: in one store transaction it writes `claim` (insert when `expectedVersion` is null, else
+// replace that version; if that does not apply — another request got there first — it rolls back and
+// resolves false without calling `work`), then awaits `work(tx)` (`tx`: the store's own transaction handle,
+// which the handler writes through) for `{ record, result }`, replaces the claim with them and commits. If
+// `work` throws, everything rolls back and the error is rethrown; a commit that fails without saying whether
+// it committed throws `CommitUnknown` (its `cause`: the store's error).
 //
 // `key` = { tenant, action, operationId }; `record` = the core's LedgerRecord; `result` = opaque text (a
 // string) that the ledger wrote — the encoded result to replay — kept beside the record and given back
@@ -25,6 +34,14 @@ export function keyError(key) {
 export function resultError(result) {
   if (result !== undefined && typeof result !== 'string') {
     throw typeError('result', 'a ledger store keeps a result as text: the ledger encodes it (OperationLedger.finish)');
+  }
+}
+
+/** A commit that failed without saying whether it took effect (the connection broke during COMMIT). */
+export class CommitUnknown extends Error {
+  constructor(cause) {
+    super(`the commit's outcome is unknown: ${cause?.message ?? cause}`, { cause });
+    this.name = 'CommitUnknown';
   }
 }
 
@@ -181,10 +198,14 @@ function sqliteOptions(options) {
  * nothing either way. Bad options: `TypeError`/`RangeError` with `code` and `field`.
  */
 export class SqliteLedgerStore {
+  #db;
   #get;
   #insert;
   #update;
   #purge;
+  // The transaction open on this connection (a promise that settles when it ends): while it is open, the
+  // store's other statements wait, or they would run inside it and see its uncommitted claim.
+  #open = null;
 
   constructor(db, options) {
     if (!db || typeof db.prepare !== 'function' || typeof db.exec !== 'function') {
@@ -202,6 +223,7 @@ export class SqliteLedgerStore {
     if (Number(pragma('synchronous')) !== SYNCHRONOUS_EXTRA) db.exec(`PRAGMA synchronous = ${DURABILITY[durability]}`);
     db.exec(SQL.create);
     db.exec(SQL.index);
+    this.#db = db;
     this.#get = db.prepare(SQL.select);
     this.#insert = db.prepare(SQL.insert);
     this.#update = db.prepare(SQL.update);
@@ -210,24 +232,75 @@ export class SqliteLedgerStore {
 
   async get(key) {
     keyError(key);
+    while (this.#open) await this.#open;
     return fromRow(this.#get.get(...keyArgs(key)));
   }
 
   async insert(key, record) {
     keyError(key);
+    while (this.#open) await this.#open;
     return this.#insert.run(...insertArgs(key, record)).changes === 1;
   }
 
   async replace(key, expectedVersion, record, result) {
     keyError(key);
     resultError(result);
+    while (this.#open) await this.#open;
     return this.#update.run(...updateArgs(key, expectedVersion, record, result)).changes === 1;
   }
 
   /** Deletes the resolved records that expired at or before `nowMs` (through the expiry index); never an unresolved one. */
   async purge(nowMs) {
     checkNowMs(nowMs);
+    while (this.#open) await this.#open;
     return this.#purge.run(nowMs).changes;
+  }
+
+  /**
+   * One write and its record in one SQLite transaction (`BEGIN IMMEDIATE`: other processes on the file
+   * wait for it, up to the connection's busy timeout). `work(db)` gets the Database this store was made
+   * with and writes through it, synchronously or across awaits; the ledger's own statements wait until the
+   * transaction ends. Your other code on the same connection does not: a statement it runs while the
+   * handler awaits joins the transaction (commits or rolls back with it), as with any transaction held
+   * open across an await on one better-sqlite3 connection.
+   */
+  async transaction(key, expectedVersion, claim, work) {
+    keyError(key);
+    while (this.#open) await this.#open;
+    let end;
+    this.#open = new Promise((resolve) => { end = resolve; });
+    const db = this.#db;
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const won = expectedVersion === null
+          ? this.#insert.run(...insertArgs(key, claim)).changes === 1
+          : this.#update.run(...updateArgs(key, expectedVersion, claim, undefined)).changes === 1;
+        if (!won) {
+          db.exec('ROLLBACK');
+          return false;
+        }
+        const { record, result } = await work(db);
+        resultError(result);
+        if (this.#update.run(...updateArgs(key, claim.version, record, result)).changes !== 1) {
+          throw new Error('the claim changed inside its own transaction (was the row written by the handler?)');
+        }
+      } catch (e) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw e;
+      }
+      try {
+        db.exec('COMMIT');
+      } catch (e) {
+        if (!db.inTransaction) throw new CommitUnknown(e);
+        db.exec('ROLLBACK'); // SQLite left it open (busy): nothing committed
+        throw e;
+      }
+      return true;
+    } finally {
+      this.#open = null;
+      end();
+    }
   }
 }
 
@@ -271,7 +344,56 @@ export class D1LedgerStore {
     checkNowMs(nowMs);
     return (await this.#run(SQL.purge, [nowMs])).meta.changes;
   }
+
+  /**
+   * One write and its record in one D1 batch (D1 runs a batch as one transaction). D1 has no transaction a
+   * handler can hold open, so `work(tx)` runs first and hands its writes over as prepared statements,
+   * `tx.add(...statements)` (`tx.db` is the binding, for reads and for preparing them); then one batch
+   * writes the claim, stops if it did not apply (another request got there first: nothing of this batch
+   * commits and the other's outcome is replayed), runs the statements and writes the record. Two
+   * concurrent first calls may both run the handler; only one commits its statements.
+   */
+  async transaction(key, expectedVersion, claim, work) {
+    keyError(key);
+    await this.ready;
+    const db = this.#db;
+    const statements = [];
+    const tx = Object.freeze({
+      db,
+      add: (...more) => {
+        for (const st of more) {
+          if (!st || typeof st.bind !== 'function') throw typeError('statement', 'tx.add takes D1 prepared statements (db.prepare(sql).bind(...))');
+          statements.push(st);
+        }
+      },
+    });
+    const { record, result } = await work(tx);
+    resultError(result);
+    const claimed = expectedVersion === null
+      ? db.prepare(SQL.insert).bind(...insertArgs(key, claim))
+      : db.prepare(SQL.update).bind(...updateArgs(key, expectedVersion, claim, undefined));
+    try {
+      await db.batch([
+        claimed,
+        db.prepare(D1_CLAIM_APPLIED),
+        ...statements,
+        db.prepare(SQL.update).bind(...updateArgs(key, claim.version, record, result)),
+      ]);
+      return true;
+    } catch (e) {
+      // The batch rolled back, or did not say. The record tells which: changed → another request (or this
+      // batch after all) committed: replay it; unchanged → nothing of this batch committed.
+      const now = await this.get(key);
+      const unchanged = expectedVersion === null ? now === undefined : now?.record.version === expectedVersion;
+      if (!unchanged) return false;
+      throw e;
+    }
+  }
 }
+
+// Stops a D1 batch (and rolls it back) when the claim before it changed no row: json() of text that is not
+// JSON raises an error, and CASE evaluates only the branch it takes.
+const D1_CLAIM_APPLIED = `SELECT CASE WHEN changes() = 1 THEN 1 ELSE json('the ledger claim did not apply') END`;
 
 // ── Durable Object ─────────────────────────────────────────────────────────────────────────────────────
 
@@ -351,6 +473,30 @@ export class DurableObjectLedgerStore {
       if (!row || row.record.version !== expectedVersion) return false;
       await txn.put(k, result === undefined ? { record } : { record, result });
       const was = indexed(row.record) ? expiryKey(k, row.record) : undefined;
+      const now = indexed(record) ? expiryKey(k, record) : undefined;
+      if (was !== now) {
+        if (was) await txn.delete(was);
+        if (now) await txn.put(now, k);
+      }
+      return true;
+    });
+  }
+
+  /**
+   * One write and its record in one storage transaction: `work(txn)` gets the transaction
+   * (`ctx.storage.transaction`'s `txn`) and writes through it; the claim, those writes and the record commit
+   * together, or nothing does (a throw rolls back).
+   */
+  async transaction(key, expectedVersion, claim, work) {
+    keyError(key);
+    const k = rowKey(key);
+    return this.#storage.transaction(async (txn) => {
+      const row = await txn.get(k);
+      if (expectedVersion === null ? row !== undefined : row?.record.version !== expectedVersion) return false;
+      const { record, result } = await work(txn);
+      resultError(result);
+      await txn.put(k, result === undefined ? { record } : { record, result });
+      const was = indexed(row?.record) ? expiryKey(k, row.record) : undefined;
       const now = indexed(record) ? expiryKey(k, record) : undefined;
       if (was !== now) {
         if (was) await txn.delete(was);

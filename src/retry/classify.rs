@@ -409,7 +409,9 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
         AttemptOutcome::Ledger { status: LedgerStatus::Unknown, .. } => {
             Classification::new(Transient, Unknown, Cause::LedgerUnknown)
         }
-        // conflict → the id belongs to other input; rejected → refused before any claim. Nothing ran.
+        // conflict → the id belongs to other input; rejected → refused before any claim, or (reason
+        // `rolled_back`, the `transaction` option) the handler's writes were rolled back with the claim in
+        // the store's own transaction (pkg-template/server/ledger.js `executeAtomically`). Nothing took effect.
         AttemptOutcome::Ledger { status: LedgerStatus::Conflict, .. } => {
             Classification::new(Permanent, NotProcessed, Cause::LedgerConflict)
         }

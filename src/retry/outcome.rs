@@ -202,7 +202,8 @@ pub enum LedgerStatus {
     /// The operation id was already used with other input; nothing was run.
     Conflict,
     /// The ledger refused the request before any claim (a missing or malformed operation id, no
-    /// authenticated tenant, input that failed validation): nothing was run.
+    /// authenticated tenant, input that failed validation), or rolled the handler's writes back with the
+    /// claim in one store transaction (reason `rolled_back`): nothing took effect.
     Rejected,
 }
 

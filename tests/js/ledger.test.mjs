@@ -22,7 +22,7 @@ import { canonicalJson } from '../../pkg/server/canonical.js';
 import { useNodeCrypto } from '../../pkg/server/fingerprint.js';
 import { fingerprintCanonical, fingerprintJson } from '../../pkg/mcp_retry_policy_server.js';
 import { randomJsonValues } from '../support/random-json.mjs';
-import { assertEachRanOnce, raceThroughProcesses } from '../support/ledger-race.mjs';
+import { assertEachRanOnce, killBetweenWriteAndRecord, raceThroughProcesses } from '../support/ledger-race.mjs';
 
 const sha = (s) => createHash('sha256').update(s).digest('hex');
 
@@ -262,6 +262,94 @@ test('three Node processes race one operation id on one SQLite file in WAL mode:
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// ── The transaction option: the business write and the record commit together ────────────────────────
+
+test('transaction option (SQLite): kill -9 between the business write and the record leaves neither; the next call leaves both, once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-kill-'));
+  try {
+    const file = join(dir, 'kill.db');
+    const db = new Database(file);
+    db.exec('CREATE TABLE effects (operation_id TEXT NOT NULL, pid INTEGER NOT NULL)');
+    new SqliteLedgerStore(db); // creates the ledger table
+    const effects = db.prepare('SELECT count(*) AS n FROM effects WHERE operation_id = ?');
+    const record = db.prepare('SELECT state FROM mcp_operation_ledger WHERE operation_id = ?');
+
+    // Without the option: the effect is committed, the record says pending — the unknown the option removes.
+    await killBetweenWriteAndRecord({ kind: 'sqlite', file, durability: 'full' }, 'op-kill-plain');
+    assert.equal(effects.get('op-kill-plain').n, 1);
+    assert.equal(record.get('op-kill-plain')?.state, 'pending');
+
+    // With it: neither the effect nor any record.
+    await killBetweenWriteAndRecord({ kind: 'sqlite', file, durability: 'full', transaction: true }, 'op-kill-atomic');
+    assert.equal(effects.get('op-kill-atomic').n, 0, 'the business write was rolled back');
+    assert.equal(record.get('op-kill-atomic'), undefined, 'no record: the claim was rolled back with it');
+    const ledger = new OperationLedger({ store: new SqliteLedgerStore(db) });
+    assert.deepEqual(await ledger.status({ tenant: 'acme', action: 'race', operationId: 'op-kill-atomic' }), { status: 'not_found' });
+
+    // The retry with the same id (three processes racing it) runs it once: both.
+    const results = await raceThroughProcesses({ kind: 'sqlite', file, durability: 'full', transaction: true }, [{ id: 'op-kill-atomic', holdMs: 100 }, { id: 'op-atomic-2', holdMs: 0 }]);
+    const seen = await assertEachRanOnce(results, async (id) => effects.get(id).n);
+    assert.equal(seen.in_progress, 0, 'with the option no claim is visible alone: the others replay');
+    assert.equal(record.get('op-kill-atomic').state, 'succeeded');
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('transaction option (SQLite, one process): a throw rolls the write back and answers rejected/rolled_back; the same id runs again; replays; refusals', async () => {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE tickets (id INTEGER PRIMARY KEY, title TEXT NOT NULL)');
+  const ledger = new OperationLedger({ store: new SqliteLedgerStore(db) });
+  let runs = 0;
+  let failNext = true;
+  const handler = withIdempotency(ledger, async ({ title }, _extra, tx) => {
+    runs++;
+    const { lastInsertRowid } = tx.prepare('INSERT INTO tickets (title) VALUES (?)').run(title);
+    await new Promise((r) => setTimeout(r, 10));
+    if (title === 'refuse') return { isError: true, content: [{ type: 'text', text: 'refused' }] };
+    if (failNext) {
+      failNext = false;
+      throw new Error('the downstream API said 500');
+    }
+    return { content: [{ type: 'text', text: `T-${lastInsertRowid}` }] };
+  }, { action: 'create_ticket', tenant: () => 'acme', transaction: true });
+  const count = () => db.prepare('SELECT count(*) AS n FROM tickets').get().n;
+
+  const failed = await handler({ title: 'a', operation_id: 'op-atomic-1' });
+  assert.equal(failed.isError, true);
+  assert.deepEqual(failed._meta[LEDGER_META_KEY], { status: 'rejected', operationId: 'op-atomic-1', reason: 'rolled_back' });
+  assert.match(failed.content[0].text, /rolled back \(the downstream API said 500\): nothing took effect/);
+  assert.equal(count(), 0);
+  assert.deepEqual(await ledger.status({ tenant: 'acme', action: 'create_ticket', operationId: 'op-atomic-1' }), { status: 'not_found' });
+
+  // Five concurrent calls with the same id: one runs, four replay it; one row (rowid 1 again: the first was rolled back).
+  const again = await Promise.all(Array.from({ length: 5 }, () => handler({ title: 'a', operation_id: 'op-atomic-1' })));
+  assert.equal(runs, 2);
+  assert.equal(count(), 1);
+  for (const r of again) assert.deepEqual(r, { content: [{ type: 'text', text: 'T-1' }] });
+  const st = await ledger.status({ tenant: 'acme', action: 'create_ticket', operationId: 'op-atomic-1' });
+  assert.deepEqual(st, { status: 'succeeded', result: { content: [{ type: 'text', text: 'T-1' }] } });
+  // Other input under the same id: a conflict, nothing run.
+  assert.equal((await handler({ title: 'b', operation_id: 'op-atomic-1' }))._meta[LEDGER_META_KEY].status, 'conflict');
+  // An error result commits with its writes and is replayed (throw to roll back).
+  const refused = await handler({ title: 'refuse', operation_id: 'op-atomic-2' });
+  assert.equal(refused.isError, true);
+  assert.equal(count(), 2);
+  assert.deepEqual(await handler({ title: 'refuse', operation_id: 'op-atomic-2' }), refused);
+  assert.equal(runs, 3);
+
+  // Refused by name: a store without transactions, a non-boolean option.
+  const memory = new OperationLedger({ store: new MemoryLedgerStore() });
+  assert.throws(() => withIdempotency(memory, () => ({}), { action: 'a', tenant: () => 't', transaction: true }),
+    (e) => e instanceof TypeError && e.field === 'transaction' && /cannot run a transaction/.test(e.message));
+  assert.throws(() => withIdempotency(ledger, () => ({}), { action: 'a', tenant: () => 't', transaction: 'yes' }),
+    (e) => e instanceof TypeError && e.field === 'transaction');
+  assert.equal(memory.transactional, false);
+  assert.equal(ledger.transactional, true);
+  db.close();
 });
 
 test('OperationLedger: the table, expiry, leases and reconcile, on a clock of our own', async () => {

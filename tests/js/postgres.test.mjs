@@ -4,11 +4,11 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { MemoryLedgerStore, OperationLedger, PostgresLedgerStore } from '../../pkg/node.js';
+import { MemoryLedgerStore, OperationLedger, PostgresLedgerStore, withIdempotency, LEDGER_META_KEY } from '../../pkg/node.js';
 import { build } from 'esbuild';
 import { runLedgerStoreContract } from '../support/ledger-store-contract.mjs';
 import { startPostgres } from '../support/postgres.mjs';
-import { assertEachRanOnce, raceThroughProcesses } from '../support/ledger-race.mjs';
+import { assertEachRanOnce, killBetweenWriteAndRecord, raceThroughProcesses } from '../support/ledger-race.mjs';
 
 let server;
 let pool;
@@ -128,6 +128,64 @@ test('three Node processes race one operation id through withIdempotency: the ha
   assert.ok(seen.in_progress >= 5, `the held rounds answer in_progress: ${JSON.stringify(seen)}`);
   const { rows } = await race.query(`SELECT state, count(*)::int AS n FROM mcp_operation_ledger GROUP BY state`);
   assert.deepEqual(rows, [{ state: 'succeeded', n: 10 }]);
+});
+
+test('transaction option (Postgres): kill -9 between the business write and the record leaves neither; three processes then run it once, both', async () => {
+  const database = `kill_${process.pid}`;
+  await pool.query(`CREATE DATABASE ${database}`);
+  const db = poolFor(database);
+  await db.query('CREATE TABLE effects (operation_id TEXT NOT NULL, pid INTEGER NOT NULL)');
+  await new PostgresLedgerStore(db).ready;
+  const effects = async (id) => (await db.query('SELECT count(*)::int AS n FROM effects WHERE operation_id = $1', [id])).rows[0].n;
+  const state = async (id) => (await db.query('SELECT state FROM mcp_operation_ledger WHERE operation_id = $1', [id])).rows[0]?.state;
+  const config = { kind: 'postgres', connection: { ...server.connection, database } };
+
+  // Without the option: the effect committed, the record pending (the unknown the option removes).
+  await killBetweenWriteAndRecord(config, 'op-kill-plain');
+  assert.equal(await effects('op-kill-plain'), 1);
+  assert.equal(await state('op-kill-plain'), 'pending');
+  // With it: the killed connection's transaction is rolled back by the server — neither.
+  await killBetweenWriteAndRecord({ ...config, transaction: true }, 'op-kill-atomic');
+  // The server notices the dead connection and rolls back; wait (bounded) until its backend is gone.
+  for (let i = 0; i < 100; i++) {
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'`, [database]);
+    if (rows[0].n === 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(await effects('op-kill-atomic'), 0, 'the business write was rolled back');
+  assert.equal(await state('op-kill-atomic'), undefined, 'and the claim with it');
+
+  const rounds = [{ id: 'op-kill-atomic', holdMs: 150 }, ...Array.from({ length: 4 }, (_, i) => ({ id: `op-atomic-${i}`, holdMs: i % 2 ? 0 : 150 }))];
+  const results = await raceThroughProcesses({ ...config, transaction: true }, rounds);
+  const seen = await assertEachRanOnce(results, effects);
+  assert.equal(seen.in_progress, 0, `no claim is ever visible alone: the others wait on the row, then replay (${JSON.stringify(seen)})`);
+  assert.equal(await state('op-kill-atomic'), 'succeeded');
+});
+
+test('transaction option (Postgres, one process): a throw rolls back the write and the claim; a caught SQL error inside still rolls back', async () => {
+  const store = new PostgresLedgerStore(pool);
+  await store.ready;
+  await pool.query('CREATE TABLE IF NOT EXISTS tickets (id SERIAL PRIMARY KEY, op TEXT NOT NULL)');
+  const ledger = new OperationLedger({ store });
+  let mode = 'throw';
+  const handler = withIdempotency(ledger, async ({ operation_id }, _extra, client) => {
+    await client.query('INSERT INTO tickets (op) VALUES ($1)', [operation_id]);
+    if (mode === 'throw') throw new Error('no');
+    if (mode === 'swallow') await client.query('SELECT 1/0').catch(() => {}); // the transaction is aborted now
+    return { content: [{ type: 'text', text: 'ok' }] };
+  }, { action: 'tx_pg', tenant: () => 'acme', transaction: true });
+  const count = async (id) => (await pool.query('SELECT count(*)::int AS n FROM tickets WHERE op = $1', [id])).rows[0].n;
+  const id = `op-pg-tx-${process.pid}`;
+  assert.equal((await handler({ operation_id: id }))._meta[LEDGER_META_KEY].reason, 'rolled_back');
+  mode = 'swallow';
+  assert.equal((await handler({ operation_id: id }))._meta[LEDGER_META_KEY].reason, 'rolled_back');
+  assert.equal(await count(id), 0);
+  assert.deepEqual(await ledger.status({ tenant: 'acme', action: 'tx_pg', operationId: id }), { status: 'not_found' });
+  mode = 'ok';
+  assert.deepEqual(await handler({ operation_id: id }), { content: [{ type: 'text', text: 'ok' }] });
+  assert.deepEqual(await handler({ operation_id: id }), { content: [{ type: 'text', text: 'ok' }] });
+  assert.equal(await count(id), 1);
+  assert.equal((await ledger.status({ tenant: 'acme', action: 'tx_pg', operationId: id })).status, 'succeeded');
 });
 
 test('only the node entries carry PostgresLedgerStore: the browser and workerd module graphs do not reach it', async () => {

@@ -129,6 +129,20 @@ test('DurableObjectLedgerStore purges on the object\'s alarm: expired resolved r
   assert.deepEqual(await get('/ledger-do/alarm/stop?object=alarm'), { next: null });
 });
 
+test('the transaction option in real workerd: D1 (one batch) and a Durable Object (one storage transaction) commit the write with its record, or neither', async () => {
+  const expected = (raceRuns) => ({
+    first: true, replay: true, writesA: 1,
+    failed: { status: 'rejected', operationId: undefined, reason: 'rolled_back' },
+    writesB: 0, statusB: 'not_found', racersAgree: true, writesC: 1, raceRuns,
+  });
+  const d1 = await get('/ledger-d1/atomic');
+  // D1 runs the handlers before the batch: concurrent first calls may each run it; one batch commits.
+  assert.ok(d1.raceRuns >= 1 && d1.raceRuns <= 4, JSON.stringify(d1));
+  assert.deepEqual({ ...d1, failed: { ...d1.failed, operationId: undefined } }, expected(d1.raceRuns));
+  const durable = await get('/ledger-do/atomic?object=atomic');
+  assert.deepEqual({ ...durable, failed: { ...durable.failed, operationId: undefined } }, expected(1));
+});
+
 test('DurableObjectLedgerStore: rows written before the expiry index are indexed by the first purge; a stale entry never deletes its row', async () => {
   const r = await get('/ledger-do/legacy?object=legacy');
   assert.equal(r.purged, 151, JSON.stringify(r));

@@ -67,3 +67,22 @@ export async function assertEachRanOnce(results, effectsFor) {
   }
   return seen;
 }
+
+/**
+ * One racer process over `config` writes the effect of `id` and is killed (SIGKILL) before the ledger
+ * records anything: between the business write and the record. Resolves once the process is gone.
+ */
+export async function killBetweenWriteAndRecord(config, id) {
+  const child = spawn(process.execPath, [racer, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  try {
+    const next = lines(child);
+    assert.equal(await next(), 'ready');
+    child.stdin.write(`${JSON.stringify({ id, crashAfterWrite: true })}\n`);
+    assert.equal(await next(), 'written');
+    const gone = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal)));
+    child.kill('SIGKILL');
+    assert.equal(await gone, 'SIGKILL');
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+}

@@ -60,6 +60,7 @@ export async function runLedgerStoreContract(store, lib) {
   }
   check('a malformed key is a TypeError', threw instanceof TypeError && threw.code === 'invalid_type');
   await purgeContract(store, id, check);
+  if (typeof store.transaction === 'function') await transactionContract(store, id, check);
   if (lib) await ledgerOverStore(store, lib, id, check);
   return checks;
 }
@@ -154,6 +155,67 @@ export function unencodableResults() {
     ['a toJSON that throws', { content: [], structuredContent: { toJSON() { throw new Error('boom'); } } }, /threw Error: boom/],
     ['nothing (undefined)', undefined, /no result/],
   ];
+}
+
+/**
+ * The optional `transaction(key, expectedVersion, claim, work)`: the claim, the work's writes and the record
+ * commit together; a lost claim never calls `work`; a throw rolls everything back; the claim alone is never
+ * seen. (The business writes through `tx` are store-specific: each host tests its own.)
+ */
+async function transactionContract(store, id, check) {
+  const key = { tenant: 'acme', action: 'tx_contract', operationId: `op-${id}-tx` };
+  const rec = (version, state) => ({ state, fingerprint: 't'.repeat(64), leaseUntilMs: 1000, createdMs: 0, expiresMs: 86_400_000, version });
+  const T = (n) => JSON.stringify({ content: [{ type: 'text', text: `tx-${n}` }] });
+  let calls = 0;
+  let peek;
+  let gotTx;
+  const first = await store.transaction(key, null, rec(1, 'pending'), async (tx) => {
+    calls++;
+    gotTx = tx !== undefined && tx !== null;
+    peek = store.get(key); // from outside the transaction, while it is open
+    return { record: rec(2, 'succeeded'), result: T(1) };
+  });
+  const seen = await peek;
+  const row = await store.get(key);
+  check('transaction: a fresh key commits the work\'s record with its result', first === true && calls === 1 && gotTx && row?.record.version === 2 && row.record.state === 'succeeded' && row.result === T(1), { first, calls, row });
+  check('transaction: the claim alone is never seen from outside', seen === undefined || (seen.record.version === 2 && seen.record.state === 'succeeded'), seen);
+  const lostInsert = await store.transaction(key, null, rec(1, 'pending'), async () => {
+    calls++;
+    return { record: rec(2, 'failed'), result: T(9) };
+  });
+  check('transaction: claiming an existing key as new loses, and the row is unchanged', lostInsert === false && (await store.get(key))?.result === T(1), lostInsert);
+  const lostVersion = await store.transaction(key, 7, rec(8, 'pending'), async () => {
+    calls++;
+    return { record: rec(9, 'failed'), result: T(9) };
+  });
+  check('transaction: a stale version loses', lostVersion === false && (await store.get(key))?.record.version === 2, lostVersion);
+  const again = await store.transaction(key, 2, rec(3, 'pending'), async () => ({ record: rec(4, 'failed'), result: T(4) }));
+  const replaced = await store.get(key);
+  check('transaction: the current version is replaced (claim, then record)', again === true && replaced?.record.version === 4 && replaced.record.state === 'failed' && replaced.result === T(4), replaced);
+  const boom = new Error('handler failed');
+  let thrown;
+  const fresh = { ...key, operationId: `${key.operationId}-throw` };
+  try {
+    await store.transaction(fresh, null, rec(1, 'pending'), async () => {
+      throw boom;
+    });
+  } catch (e) {
+    thrown = e;
+  }
+  check('transaction: a throwing work rolls back its claim and rethrows the error', thrown === boom && (await store.get(fresh)) === undefined, String(thrown));
+  try {
+    await store.transaction(key, 4, rec(5, 'pending'), async () => {
+      throw boom;
+    });
+  } catch (e) {
+    thrown = e;
+  }
+  check('transaction: a throw over an existing row leaves it as it was', (await store.get(key))?.record.version === 4, await store.get(key));
+  const race = { ...key, operationId: `${key.operationId}-race` };
+  const results = await Promise.all(Array.from({ length: 4 }, (_, i) => store.transaction(race, null, rec(1, 'pending'), async () => ({ record: rec(2, 'succeeded'), result: T(`race-${i}`) }))));
+  const winners = results.flatMap((r, i) => (r ? [i] : []));
+  check('transaction: four concurrent first claims of one key: exactly one commits', winners.length === 1 && (await store.get(race))?.result === T(`race-${winners[0]}`), results);
+  check('transaction: a lost claim never calls the work (stores that run work before the claim excepted)', calls === 1 || store.constructor?.name === 'D1LedgerStore', calls);
 }
 
 async function ledgerOverStore(store, { OperationLedger, MemoryLedgerStore }, id, check) {

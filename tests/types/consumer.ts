@@ -111,3 +111,19 @@ async function serve(): Promise<void> {
   void [r, b, isValidOperationId('x'), LEDGER_META_KEY, SqliteLedgerStore, D1LedgerStore, DurableObjectLedgerStore];
 }
 void serve;
+
+// The transaction option: the handler's third argument is the store's transaction.
+interface FakeDb { prepare(sql: string): { run(...a: unknown[]): { lastInsertRowid: number | bigint } }; exec(sql: string): unknown }
+declare const sqlite: FakeDb;
+const atomicLedger = new OperationLedger({ store: new SqliteLedgerStore(sqlite) });
+const atomic = withIdempotency(
+  atomicLedger,
+  async (args: { title: string; operation_id: string }, _extra: Extra, db: FakeDb) => {
+    const { lastInsertRowid } = db.prepare('INSERT INTO tickets (title) VALUES (?)').run(args.title);
+    return { content: [{ type: 'text' as const, text: `T-${lastInsertRowid}` }] };
+  },
+  { action: 'open_ticket', tenant: (extra) => extra.authInfo?.clientId, transaction: true },
+);
+void atomic;
+const transactional: boolean = atomicLedger.transactional;
+void transactional;

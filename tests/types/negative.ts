@@ -5,6 +5,8 @@ import {
   withRetry,
   SqliteLedgerStore,
   MemoryLedgerStore,
+  OperationLedger,
+  withIdempotency,
   type AttemptOutcome,
   type Safety,
 } from '../../pkg/index.js';
@@ -57,3 +59,11 @@ new (engine.begin(0).constructor as typeof import('../../pkg/index.js').RetryCal
 new SqliteLedgerStore(db, { durability: 'fast' });
 // @ts-expect-error — durability is the only option
 new SqliteLedgerStore(db, { journalMode: 'wal' });
+
+// The transaction option: a boolean, and the third argument exists only with it.
+const txLedger = new OperationLedger({ store: sqlite });
+// @ts-expect-error — `transaction` is a boolean
+withIdempotency(txLedger, async () => ({}), { action: 'a', tenant: () => 't', transaction: 'yes' });
+// @ts-expect-error — a handler that takes the transaction needs { transaction: true }
+withIdempotency(txLedger, async (_a: { operation_id: string }, _e: unknown, _tx: unknown) => ({}), { action: 'a', tenant: () => 't' });
+withIdempotency(txLedger, async (_a: { operation_id: string }, _e: unknown, _tx: unknown) => ({}), { action: 'a', tenant: () => 't', transaction: true });

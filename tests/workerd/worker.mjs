@@ -1,6 +1,7 @@
 // A Cloudflare Worker that uses the package through its `workerd` entry, run in real workerd by miniflare.
 import {
   RetryEngine, newOperationId, withRetry, DurableObjectJournal, DurableObjectLedgerStore, D1LedgerStore, OperationLedger, MemoryLedgerStore, fingerprint,
+  withIdempotency, LEDGER_META_KEY,
 } from '../../pkg/workerd.js';
 import { Client, StreamableHTTPClientTransport } from './sdk-bundle.js';
 import { runJournalContract } from '../support/journal-contract.mjs';
@@ -22,6 +23,42 @@ export class JournalObject {
   }
 }
 
+/**
+ * The transaction option over one store: `write(tx, id)` is the business write through the store's
+ * transaction, `count(id)` counts it. A first call, a replay, a throwing handler (rolled back), and four
+ * concurrent first calls of one id: one business write each time it committed.
+ */
+async function atomicFlow(store, write, count) {
+  const ledger = new OperationLedger({ store });
+  let runs = 0;
+  const handler = withIdempotency(ledger, async ({ operation_id, fail }, _extra, tx) => {
+    runs++;
+    await write(tx, operation_id);
+    if (fail) throw new Error('refused downstream');
+    return { content: [{ type: 'text', text: `wrote ${operation_id}` }] };
+  }, { action: 'atomic', tenant: () => 'acme', transaction: true });
+  const id = (n) => `atomic-${n}-${newOperationId()}`;
+  const a = id('a');
+  const first = await handler({ operation_id: a });
+  const replay = await handler({ operation_id: a });
+  const b = id('b');
+  const failed = await handler({ operation_id: b, fail: true });
+  const c = id('c');
+  const runsBefore = runs;
+  const racers = await Promise.all(Array.from({ length: 4 }, () => handler({ operation_id: c })));
+  return {
+    first: first.content[0].text === `wrote ${a}`,
+    replay: replay.content[0].text === `wrote ${a}`,
+    writesA: await count(a),
+    failed: failed._meta?.[LEDGER_META_KEY],
+    writesB: await count(b),
+    statusB: (await ledger.status({ tenant: 'acme', action: 'atomic', operationId: b })).status,
+    racersAgree: racers.every((r) => r.content?.[0]?.text === `wrote ${c}`),
+    writesC: await count(c),
+    raceRuns: runs - runsBefore,
+  };
+}
+
 // The purge alarm's period in the test (an hour or so in an app).
 const PURGE_EVERY_MS = 150;
 const ledgerKey = (operationId) => ({ tenant: 'acme', action: 'purge_alarm', operationId });
@@ -40,6 +77,11 @@ export class LedgerObject {
   async fetch(request) {
     const url = new URL(request.url);
     if (url.pathname === '/contract') return Response.json(await runLedgerStoreContract(this.store, { OperationLedger, MemoryLedgerStore }));
+    if (url.pathname === '/atomic') {
+      return Response.json(await atomicFlow(this.store,
+        (txn, id) => txn.put(`ticket:${id}`, { id }),
+        async (id) => ((await this.ctx.storage.get(`ticket:${id}`)) ? 1 : 0)));
+    }
     if (url.pathname === '/alarm/start') {
       const now = Date.now();
       await this.store.insert(ledgerKey('expired-done'), recordAt('succeeded', now - 1_000));
@@ -122,6 +164,12 @@ export default {
         return stub.fetch(new Request(`https://do${url.pathname.slice('/ledger-do'.length)}${url.search}`));
       }
       if (url.pathname === '/ledger-d1/contract') return Response.json(await runLedgerStoreContract(new D1LedgerStore(env.DB), { OperationLedger, MemoryLedgerStore }));
+      if (url.pathname === '/ledger-d1/atomic') {
+        await env.DB.prepare('CREATE TABLE IF NOT EXISTS tickets (op TEXT NOT NULL)').run();
+        return Response.json(await atomicFlow(new D1LedgerStore(env.DB),
+          (tx, id) => tx.add(tx.db.prepare('INSERT INTO tickets (op) VALUES (?)').bind(id)),
+          async (id) => (await env.DB.prepare('SELECT count(*) AS n FROM tickets WHERE op = ?').bind(id).first()).n));
+      }
       if (url.pathname === '/ledger-d1/flow') {
         const ledger = new OperationLedger({ store: new D1LedgerStore(env.DB) });
         const key = { tenant: 'acme', action: 'open_ticket', operationId: `flow-${newOperationId()}` };
