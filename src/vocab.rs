@@ -142,7 +142,7 @@ pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 /// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
 /// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
 /// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
-pub const BOUNDARY_FIELDS: [&str; 30] = [
+pub const BOUNDARY_FIELDS: [&str; 31] = [
     "maxAttempts",
     "baseDelayMs",
     "maxDelayMs",
@@ -173,6 +173,7 @@ pub const BOUNDARY_FIELDS: [&str; 30] = [
     "outcome.retryMs",
     "outcome.jsonrpcCode",
     "options.seed",
+    "options.hintMs",
 ];
 
 /// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
@@ -220,6 +221,8 @@ pub enum ErrorField {
     OutcomeJsonrpcCode = 28,
     /// `options.seed`.
     Seed = 29,
+    /// `options.hintMs` of `poll`.
+    HintMs = 30,
 }
 
 /// What is wrong: its code is its index in [`ERROR_KINDS`].
@@ -600,6 +603,7 @@ mod tests {
             (ErrorField::OutcomeRetryMs, "outcome.retryMs"),
             (ErrorField::OutcomeJsonrpcCode, "outcome.jsonrpcCode"),
             (ErrorField::Seed, "options.seed"),
+            (ErrorField::HintMs, "options.hintMs"),
         ];
         for (f, name) in fields {
             assert_eq!(BOUNDARY_FIELDS.get(f as usize), Some(&name), "{f:?}");

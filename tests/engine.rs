@@ -199,3 +199,96 @@ fn a_probe_in_flight_is_not_doubled_until_its_attempt_timeout_and_a_cancelled_on
     let mut next = e.begin(6_001);
     assert!(e.admit(&mut next, 6_001).is_ok(), "a cancelled probe frees its slot");
 }
+
+// ── Polling a running operation (a task, a write in progress): looks, not retries ──────────────────────
+
+#[test]
+fn a_poll_waits_at_least_the_servers_hint_and_at_most_a_tenth_more() {
+    let e = Engine::new(Policy::default());
+    let mut call = e.begin(0);
+    for random in [0, 1, 7, 99, u64::MAX] {
+        match e.poll(&mut call, Some(1_000), 0, random) {
+            Decision::Retry { delay_ms, recover: None, reason: Reason::StillRunning } => {
+                assert!((1_000..=1_100).contains(&delay_ms), "{delay_ms}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let spread: std::collections::BTreeSet<u64> = (0..50u64)
+        .map(|r| match e.poll(&mut call, Some(1_000), 0, SplitMix64::new(r).next_u64()) {
+            Decision::Retry { delay_ms, .. } => delay_ms,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert!(spread.len() > 10, "clients polling one server drift apart: {spread:?}");
+    // A hint of 0 is raised to the floor: no busy loop against the server.
+    assert!(matches!(e.poll(&mut call, Some(0), 0, 0), Decision::Retry { delay_ms: 50, .. }));
+}
+
+#[test]
+fn without_a_hint_polls_back_off_from_the_base_delay_to_the_cap() {
+    let policy = Policy::default();
+    let e = Engine::new(policy);
+    let mut call = e.begin(0);
+    let delays: Vec<u64> = (0..12)
+        .map(|_| match e.poll(&mut call, None, 0, 0) {
+            Decision::Retry { delay_ms, .. } => delay_ms,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(delays[0], policy.base_delay_ms.max(50));
+    assert!(delays.windows(2).all(|w| w[1] >= w[0]), "{delays:?}");
+    assert_eq!(*delays.last().unwrap(), policy.max_delay_ms, "{delays:?}");
+    assert_eq!(call.polls, 12);
+}
+
+#[test]
+fn a_poll_is_not_a_retry_no_budget_no_attempt_and_it_ends_pending_at_the_deadline() {
+    let mut e = Engine::new(Policy::default());
+    let full = e.budget_milli().unwrap();
+    let mut call = e.begin(0);
+    assert!(e.admit(&mut call, 0).is_ok());
+    let created = O::Result { is_error: false, result_type: ResultType::Task };
+    let step = e.record(&mut call, &created, Safety::Unsafe, REV, 0, 0);
+    assert_eq!(step.decision, Decision::Stop { status: FinalStatus::Pending, reason: Reason::TaskPending });
+    let mut now = 0;
+    let mut looks = 0;
+    let stop = loop {
+        match e.poll(&mut call, Some(5_000), now, 3) {
+            Decision::Retry { delay_ms, .. } => {
+                now += delay_ms;
+                looks += 1;
+            }
+            stop => break stop,
+        }
+    };
+    assert_eq!(
+        stop,
+        Decision::Stop { status: FinalStatus::Pending, reason: Reason::Deadline },
+        "the operation is still running"
+    );
+    assert!(now < call.deadline_ms && looks >= 30, "{looks} looks until {now}");
+    assert_eq!(e.budget_milli().unwrap(), full, "looks spend no budget");
+    assert_eq!(call.attempts, 1, "looks are not attempts");
+    assert_eq!(call.polls, looks);
+}
+
+#[test]
+fn polls_end_after_max_polls() {
+    use mcp_retry_policy::retry::MAX_POLLS;
+    let policy = Policy::new(&mcp_retry_policy::retry::PolicyOptions {
+        total_timeout_ms: Some(86_400_000),
+        attempt_timeout_ms: Some(60_000),
+        ..Default::default()
+    })
+    .unwrap();
+    let e = Engine::new(policy);
+    let mut call = e.begin(0);
+    for _ in 0..MAX_POLLS {
+        assert!(e.poll(&mut call, Some(50), 0, 0).is_retry());
+    }
+    assert_eq!(
+        e.poll(&mut call, Some(50), 0, 0),
+        Decision::Stop { status: FinalStatus::Pending, reason: Reason::PollsExhausted }
+    );
+}

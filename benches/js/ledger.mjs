@@ -47,10 +47,10 @@ async function concurrently(call) {
   return median(times);
 }
 
-/** The three measurements of one store through withIdempotency. */
-async function measureStore(store) {
+/** The three measurements of one store through withIdempotency (`transaction`: its option). */
+async function measureStore(store, { transaction = false } = {}) {
   const ledger = new OperationLedger({ store });
-  const tool = withIdempotency(ledger, bare, { action: 'open_ticket', tenant: () => 'acme' });
+  const tool = withIdempotency(ledger, bare, { action: 'open_ticket', tenant: () => 'acme', transaction });
   let seq = 0;
   const fresh = () => tool({ title: 'bench', operation_id: `op-bench-${process.pid}-${seq++}` });
   const first = await perCall(fresh);
@@ -80,6 +80,7 @@ export async function ledgerSection({ say }) {
     rows.push(['the bare handler alone (no ledger)', { first: handler }]);
     rows.push(['memory (`MemoryLedgerStore`)', await measureStore(new MemoryLedgerStore())]);
     rows.push(['SQLite, WAL, `durability: \'full\'` (default)', await measureStore(sqlite('full'))]);
+    rows.push(['SQLite, WAL, `durability: \'full\'`, `transaction: true` (claim, write and record: one commit)', await measureStore(sqlite('full-tx'), { transaction: true })]);
     rows.push(['SQLite, WAL, `durability: \'normal\'`', await measureStore(sqlite('normal', undefined, { durability: 'normal' }))]);
     rows.push(['SQLite, rollback journal (`journal_mode=TRUNCATE`), synchronous FULL — before WAL, for reference',
       await measureStore(sqlite('rollback', (db) => db.pragma('journal_mode = TRUNCATE')))]);
@@ -94,9 +95,11 @@ export async function ledgerSection({ say }) {
       postgresNote = `Postgres ${version} on 127.0.0.1 (TCP), a pool of 10; fsync=${await show('fsync')}, synchronous_commit=${await show('synchronous_commit')}, ` +
         `wal_sync_method=${await show('wal_sync_method')}.`;
       rows.push(['Postgres (`PostgresLedgerStore`, pg Pool)', await measureStore(store)]);
+      rows.push(['Postgres, `transaction: true`', await measureStore(store, { transaction: true })]);
     } catch (e) {
       postgresNote = `Postgres: not run (${String(e?.message ?? e).split('\n')[0]}).`;
       rows.push(['Postgres (`PostgresLedgerStore`, pg Pool)', undefined]);
+      rows.push(['Postgres, `transaction: true`', undefined]);
     }
   } finally {
     await pool?.end();
@@ -115,7 +118,8 @@ export async function ledgerSection({ say }) {
     else say(`| ${name} | ${fmt(r.first, 1)} | ${fmt(1e6 / r.first, 0)} | ${fmt(r.replay, 1)} | ${fmt(r.together, 1)} |`);
   }
   say();
-  say(`A first execution is a read, an atomic claim (one committed write) and a finish (another); a replay is one read. ` +
+  say(`A first execution is a read, an atomic claim (one committed write) and a finish (another) — with \`transaction: true\` ` +
+    `the claim, the handler's writes and the record are one commit; a replay is one read. ` +
     `SQLite and Postgres files on ${tmpdir()}. ${postgresNote}`);
 }
 

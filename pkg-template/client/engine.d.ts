@@ -62,6 +62,8 @@ export declare class RetryCall {
   readonly deadlineMs: number;
   /** Whether any attempt so far may have been delivered without an answer from the tool. */
   readonly maybeDelivered: boolean;
+  /** Looks taken so far at an operation still running (`RetryEngine.poll`). */
+  readonly polls: number;
   /** Frees the call's state. Later use is a `freed` TypeError. */
   free(): void;
   [Symbol.dispose](): void;
@@ -95,6 +97,12 @@ export declare class RetryEngine {
   admit(call: RetryCall, nowMs: number): Admission;
   /** Records how an attempt of `call` ended and decides what comes next. */
   record(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
+  /**
+   * The operation `call` waits on is still running (a created task `working`, a write the status tool
+   * reports `in_progress`): when to look again. `hintMs`: the server's own interval, if it gave one. A look
+   * is not a retry (no budget, no attempt); the stop is `pending` (`deadline` or `polls_exhausted`).
+   */
+  poll(call: RetryCall, options: { hintMs?: number } | undefined, nowMs: number): Decision;
   /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */
   decide(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
   /** Frees the engine. Later use is a `freed` TypeError. */

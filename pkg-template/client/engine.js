@@ -423,6 +423,11 @@ export class RetryCall {
     return callField(this, 2) === 1;
   }
 
+  /** Looks taken so far at an operation still running (`RetryEngine.poll`). */
+  get polls() {
+    return callField(this, 3);
+  }
+
   /** Frees the call's state (the engine forgets it). Later use is a `freed` TypeError. */
   free() {
     const h = callHandle(this, 'this');
@@ -566,6 +571,40 @@ export class RetryEngine {
       decision: decision(meta, (packed - meta) / VALUE_SCALE),
       breaker: transition((meta >>> STEP_BREAKER_SHIFT) & STEP_BREAKER_MASK),
     };
+  }
+
+  /**
+   * The operation `call` waits on is still running (a created task `working`, a write the status tool
+   * reports `in_progress`): when to look again. `options.hintMs` is the server's own interval (a task's
+   * `pollInterval`, the ledger's `retryAfterMs`), if it gave one. Resolves nothing, sends nothing: returns
+   * `{ action: 'retry', delayMs, reason: 'still_running' }` (wait, then look) or `{ action: 'stop', status:
+   * 'pending', reason: 'deadline' | 'polls_exhausted' }`. A look is not a retry: no budget, no attempt.
+   */
+  poll(call, options, nowMs) {
+    const h = engineHandle(this);
+    const c = callHandle(call, 'call');
+    let hint = 0;
+    let has = 0;
+    let at = 'options';
+    try {
+      fields(options, 'options', ['hintMs'], (_, v, field) => {
+        at = field;
+        if (v !== undefined) {
+          hint = number(v, field);
+          has = 1;
+        }
+      });
+    } catch (e) {
+      throw ours(e, at);
+    }
+    number(nowMs, 'nowMs');
+    if (!this.#seeded) {
+      ok(w.engineSeed(h, freshSeed()));
+      this.#seeded = true;
+    }
+    const packed = ok(w.poll(h, c, has, hint, nowMs));
+    const meta = packed % VALUE_SCALE;
+    return decision(meta, (packed - meta) / VALUE_SCALE);
   }
 
   /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */

@@ -114,7 +114,9 @@ export type RetryEvent =
   | { type: 'give_up'; tool: string; status: Exclude<CallStatus, 'succeeded' | 'tool_error'>; reason: Reason; operationId?: string }
   | { type: 'done'; tool: string; status: CallStatus; reason: Reason; attempts: number }
   /** One status query about a keyed write whose outcome was not known (`answer`: the status tool's, or `no_answer`). */
-  | { type: 'resolve'; tool: string; operationId: string; answer: OperationStatus | 'no_answer' };
+  | { type: 'resolve'; tool: string; operationId: string; answer: OperationStatus | 'no_answer' }
+  /** A created task's progress: each look (`delayMs`: the wait before the next), its end, or a cancel (`cancelled` / `cancel_failed`). */
+  | { type: 'task'; tool: string; taskId: string; status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'cancel_failed'; delayMs?: number };
 
 export interface WithRetryOptions {
   policy?: PolicyOptions;
@@ -167,6 +169,13 @@ export interface CallOptions {
   /** The app's key for this one intended call (e.g. the model's tool-call id): the same intent reuses its operation id. */
   intent?: string;
   onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * Ask the server to run the call as a task (MCP 2025-11-25): `true`, or `{ ttl }` (ms the server keeps it).
+   * A tool whose `execution.taskSupport` is `'required'` is always asked this way. A created task is followed
+   * within the call's deadline (`tasks/get` with the engine's waits, then `tasks/result`) and cancelled on abort;
+   * a call that runs out of time with its task still working ends `pending`, the task in `result.task`.
+   */
+  task?: boolean | { ttl?: number };
 }
 
 export interface RetryingClient {

@@ -19,7 +19,7 @@ const CAUSE_SPEAKS = new Set([REASON_UNSAFE_AFTER_UNKNOWN, REASON_PERMANENT, REA
 
 const seconds = (ms) => `${Math.max(1, Math.round(ms / 1000))} s`;
 
-export function messageFor({ tool, status, reason, cause, operationId, operationIdArgument, breakerOpenForMs }) {
+export function messageFor({ tool, status, reason, cause, operationId, operationIdArgument, breakerOpenForMs, taskId }) {
   const id = operationId ? ` (${operationIdArgument} ${operationId})` : '';
   switch (status) {
     case STATUS_SUCCEEDED:
@@ -27,9 +27,12 @@ export function messageFor({ tool, status, reason, cause, operationId, operation
     case STATUS_TOOL_ERROR:
       return `${tool} ran and reported an error; the result is the tool's own answer.`;
     case STATUS_PENDING:
+      if (taskId) {
+        return `${tool} is still in progress as task ${taskId}${id}. Check the task's status (tasks/get) instead of calling it again.`;
+      }
       return operationId
         ? `${tool} is still in progress${id}. Check its status with the same ${operationIdArgument}; do not call it again with a new one.`
-        : `${tool} is still in progress (a task was created). Check the task's status instead of calling again.`;
+        : `${tool} is still in progress. Check its status instead of calling it again.`;
     case STATUS_UNKNOWN:
       return operationId
         ? `${tool} may or may not have taken effect${id}: ${explain(reason, cause)}. Do not call it again with a new ${operationIdArgument}. ` +

@@ -9,7 +9,7 @@ import { sleep } from './sleep.js';
 import {
   ACTION_STOP, OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND, OPERATION_STATUSES, OPERATION_SUCCEEDED,
   OPERATION_UNKNOWN, OUTCOME_META_KEY, REASON_RESOLVED_BY_STATUS, REASON_STATUS_IN_PROGRESS, REASON_STATUS_NOT_ASKED, REASON_STATUS_NOT_FOUND, REASON_STATUS_UNKNOWN,
-  SAFETIES,
+  REASON_TASK_CANCELLED, REASON_TASK_PENDING, REASON_TASK_RESULT_UNAVAILABLE, SAFETIES, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
 } from '../generated/names.js';
 
 /** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
@@ -200,9 +200,14 @@ export function withRetry(client, options = {}) {
     if (params.arguments !== undefined && (params.arguments === null || typeof params.arguments !== 'object'))
       throw typeOptionError('params.arguments', 'an object');
     const { signal } = requestOptions;
+    const task = taskRequest(requestOptions.task);
     const op = await resolveTool(ctx, params, requestOptions.intent);
     // The SDK client cannot answer a 2026-07-28 input request: the engine stops the call there.
-    const run = { params, requestOptions, args: op.args, state: engine.begin(now(), { answersInput: false }), resumptionToken: undefined };
+    const run = {
+      params, requestOptions, args: op.args, state: engine.begin(now(), { answersInput: false }), resumptionToken: undefined,
+      // Ask for a task when the caller does, or when the tool runs only as one (2025-11-25 `execution.taskSupport`).
+      ...(task ?? (op.taskSupport === 'required' ? { task: {} } : {})),
+    };
     let deadlineMs;
     const attempts = [];
     let recover;
@@ -234,6 +239,14 @@ export function withRetry(client, options = {}) {
           decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
           break;
         }
+      }
+      // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
+      const created = decision.status === STATUS_PENDING && decision.reason === REASON_TASK_PENDING ? createdTask(result) : undefined;
+      if (created) {
+        const followed = await followTask(ctx, run.state, created, { tool: op.name, safety: op.safety, signal });
+        decision = followed.decision;
+        if (followed.result !== undefined) result = followed.result;
+        if (followed.error !== undefined) lastError = followed.error;
       }
     } finally {
       deadlineMs = run.state.deadlineMs;
@@ -372,13 +385,13 @@ export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempt
   let answer;
   try {
     for (;;) {
-      if (!engine.admit(state, now()).admitted) break;
       answer = await ctx.askStatus({ action, operationId: outcome.operationId }, { signal });
       ctx.emit({ type: 'resolve', tool: action, operationId: outcome.operationId, answer: answer?.status ?? 'no_answer' });
       if (!answer || answer.status !== OPERATION_IN_PROGRESS) break;
-      const step = engine.record(state, { kind: 'ledger', status: 'in_progress', retryAfterMs: answer.retryAfterMs ?? 1000 }, 'read_only', now());
-      if (step.decision.action === ACTION_STOP || now() + step.decision.delayMs > deadlineMs) break;
-      if (!(await sleep(step.decision.delayMs, signal))) break;
+      // Still running: the engine says when to look again (the ledger's hint, jittered; within the deadline).
+      const next = engine.poll(state, hintOf(answer.retryAfterMs), now());
+      if (next.action === ACTION_STOP || now() + next.delayMs >= deadlineMs) break;
+      if (!(await sleep(next.delayMs, signal))) break;
     }
   } finally {
     state.free();
@@ -397,6 +410,106 @@ export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempt
     decision: { status, reason },
     operationIdArgument: ctx.idArg,
   });
+}
+
+// ── Tasks (2025-11-25): a tools/call the server answers with a created task ──────────────────────────────
+
+const TASK_STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+// A task that ended without a result to fetch, or whose result could not be fetched: the status the task's own
+// status proves. `cancelled` (by the server, or by another client) may have run in part: unknown.
+const TASK_ENDED = {
+  completed: [STATUS_SUCCEEDED, REASON_TASK_RESULT_UNAVAILABLE],
+  failed: [STATUS_TOOL_ERROR, REASON_TASK_RESULT_UNAVAILABLE],
+  cancelled: [STATUS_UNKNOWN, REASON_TASK_CANCELLED],
+};
+// The longest hint the engine takes (the core's MAX_DURATION_MS, a day): a longer one is capped, not refused.
+const MAX_HINT_MS = 86_400_000;
+
+/** `{ hintMs }` from a server's interval (a task's `pollInterval`, the ledger's `retryAfterMs`), if it is one. */
+function hintOf(ms) {
+  return typeof ms === 'number' && ms >= 0 && ms !== Infinity ? { hintMs: Math.min(ms, MAX_HINT_MS) } : undefined;
+}
+
+/** The caller's `task` request option: `true` or `{ ttl }` (ms the server keeps the task). */
+function taskRequest(task) {
+  if (task === undefined || task === false) return undefined;
+  if (task === true) return { task: {} };
+  if (task === null || typeof task !== 'object' || Array.isArray(task)) throw typeOptionError('task', 'true or { ttl }');
+  const { ttl, ...rest } = task;
+  const extra = Object.keys(rest);
+  if (extra.length) throw typeError('task', `task.${extra[0]} is not a field of a task request (ttl)`, 'unknown_option');
+  if (ttl === undefined) return { task: {} };
+  if (typeof ttl !== 'number') throw typeError('task.ttl', `task.ttl must be a number of milliseconds, got ${typeof ttl}`);
+  if (!Number.isSafeInteger(ttl) || ttl < 1) throw rangeError('task.ttl', `task.ttl must be a whole number of milliseconds, at least 1 (${ttl})`);
+  return { task: { ttl } };
+}
+
+/** The task a `tools/call` result created (`{ task: { taskId, status, … } }`), if it is one. */
+function createdTask(result) {
+  const t = result?.task;
+  return t && typeof t.taskId === 'string' && t.taskId && TASK_STATUSES.has(t.status) ? t : undefined;
+}
+
+/** One `tasks/*` request about `taskId`: `{ value }` or `{ error }`. Never throws. */
+async function taskRpc(ctx, method, taskId, { timeout, signal }) {
+  try {
+    const value = await ctx.client.request({ method, params: { taskId } }, RESULT_SCHEMA, { timeout: Math.max(1, timeout), ...(signal ? { signal } : {}) });
+    return { value };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/**
+ * Follows a created task to its end within the call's deadline: `tasks/get` while it runs, with the waits the
+ * engine decides (the task's `pollInterval` as the hint), then `tasks/result` — the tool's own result, which the
+ * engine reads like any result. An abort cancels the task (`tasks/cancel`) and the engine says what the call's
+ * status is then. Resolves to `{ decision, result?, error? }`; the call is never sent again.
+ */
+export async function followTask(ctx, state, created, { tool, safety, signal }) {
+  const { engine, now, emit } = ctx;
+  const taskId = created.taskId;
+  const attemptTimeout = () => Math.min(engine.policy.attemptTimeoutMs, state.deadlineMs - now());
+  let task = created;
+  let looked = true; // the last look answered (its pollInterval is the hint)
+  let lastError;
+  const cancel = async () => {
+    const c = await taskRpc(ctx, 'tasks/cancel', taskId, { timeout: Math.min(5_000, engine.policy.attemptTimeoutMs) });
+    emit({ type: 'task', tool, taskId, status: c.value?.status ?? 'cancel_failed' });
+    return { decision: engine.record(state, { kind: 'aborted', sent: 'maybe' }, safety, now()).decision, ...(lastError ? { error: lastError } : {}) };
+  };
+  for (;;) {
+    if (signal?.aborted) return cancel();
+    const ended = TASK_ENDED[task.status];
+    if (task.status === 'completed' || task.status === 'failed' || task.status === 'input_required') {
+      // The result (for input_required, tasks/result first relays the server's input request to the client's
+      // handlers): held by the server until the task ends, so it may take until the deadline.
+      const r = await taskRpc(ctx, 'tasks/result', taskId, { timeout: state.deadlineMs - now(), signal });
+      if (r.value !== undefined) {
+        const step = engine.record(state, resultOutcome(r.value), safety, now());
+        emit({ type: 'task', tool, taskId, status: task.status === 'input_required' ? 'completed' : task.status });
+        if (step.decision.action === ACTION_STOP) return { decision: step.decision, result: r.value };
+        // A result the engine would not stop on (a transport-like answer): the task ended; its own status speaks.
+      }
+      if (signal?.aborted) return cancel();
+      lastError = r.error ?? lastError;
+      if (ended) return { decision: { action: ACTION_STOP, status: ended[0], reason: ended[1] }, ...(lastError ? { error: lastError } : {}) };
+      looked = false; // input_required and no result yet: keep looking
+    } else if (ended) {
+      emit({ type: 'task', tool, taskId, status: task.status });
+      return { decision: { action: ACTION_STOP, status: ended[0], reason: ended[1] } };
+    }
+    // Still running: the engine says when to look again, or that the call ends pending within its deadline.
+    const next = engine.poll(state, looked ? hintOf(task.pollInterval) : undefined, now());
+    emit({ type: 'task', tool, taskId, status: task.status, ...(next.action === ACTION_STOP ? {} : { delayMs: next.delayMs }) });
+    if (next.action === ACTION_STOP) return { decision: next, ...(lastError ? { error: lastError } : {}) };
+    if (!(await sleep(next.delayMs, signal))) return cancel();
+    const g = await taskRpc(ctx, 'tasks/get', taskId, { timeout: attemptTimeout(), signal });
+    const t = g.value;
+    looked = !!t && t.taskId === taskId && TASK_STATUSES.has(t.status);
+    if (looked) task = t;
+    else lastError = g.error ?? new TypeError('tasks/get answered something that is not this task');
+  }
 }
 
 /**
@@ -431,7 +544,8 @@ export async function resolveTool(ctx, params, intent) {
     operationId = entry.operationId;
     args[ctx.idArg] = operationId;
   }
-  return { name, safety, args, ...(operationId ? { operationId } : {}) };
+  const taskSupport = tool?.execution?.taskSupport;
+  return { name, safety, args, ...(operationId ? { operationId } : {}), ...(typeof taskSupport === 'string' ? { taskSupport } : {}) };
 }
 
 /** Step 2a — recover: the step the engine asked for before the re-send (a new session, a fresh tool list). */
@@ -458,7 +572,7 @@ export async function runAttempt(ctx, run, { admission, recover, started, stream
     await recoverStep(ctx, recover);
     sent = !signal?.aborted;
     const result = await client.request(
-      { method: 'tools/call', params: { ...params, arguments: args, _meta: { ...params._meta, [ATTEMPT_META_KEY]: tag } } },
+      { method: 'tools/call', params: { ...params, arguments: args, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, [ATTEMPT_META_KEY]: tag } } },
       RESULT_SCHEMA,
       {
         timeout: admission.timeoutMs,
@@ -503,6 +617,7 @@ export function assembleOutcome({ name, safety, operationId, attempts, result, l
       tool: name,
       status,
       reason,
+      taskId: typeof result?.task?.taskId === 'string' ? result.task.taskId : undefined,
       cause: attempts.at(-1)?.classification?.cause,
       operationId,
       operationIdArgument,

@@ -31,7 +31,7 @@ export declare const STATUS_FAILED: 'failed';
 export declare const STATUS_UNKNOWN: 'unknown';
 export declare const STATUS_PENDING: 'pending';
 /** Why a decision was taken. */
-export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown' | 'status_not_asked';
+export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown' | 'status_not_asked' | 'still_running' | 'polls_exhausted' | 'task_cancelled' | 'task_result_unavailable';
 export declare const REASONS: readonly Reason[];
 export declare const REASON_SUCCEEDED: 'succeeded';
 export declare const REASON_TOOL_ERROR: 'tool_error';
@@ -57,6 +57,10 @@ export declare const REASON_STATUS_IN_PROGRESS: 'status_in_progress';
 export declare const REASON_STATUS_NOT_FOUND: 'status_not_found';
 export declare const REASON_STATUS_UNKNOWN: 'status_unknown';
 export declare const REASON_STATUS_NOT_ASKED: 'status_not_asked';
+export declare const REASON_STILL_RUNNING: 'still_running';
+export declare const REASON_POLLS_EXHAUSTED: 'polls_exhausted';
+export declare const REASON_TASK_CANCELLED: 'task_cancelled';
+export declare const REASON_TASK_RESULT_UNAVAILABLE: 'task_result_unavailable';
 /** A recovery step. */
 export type Recover = 'reinitialize' | 'refresh_tools' | 'renegotiate' | 'resume_stream' | 'poll_task' | 'continue_input' | 'reauthenticate';
 export declare const RECOVERS: readonly Recover[];
@@ -188,7 +192,7 @@ export declare const JITTERS: readonly Jitter[];
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a client-face error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed';
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.hintMs';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';

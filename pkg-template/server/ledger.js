@@ -379,7 +379,7 @@ export function withIdempotency(ledger, handler, options = {}) {
   if (typeof action !== 'string' || !action) throw optError('action', 'a non-empty string');
   if (typeof transaction !== 'boolean') throw optError('transaction', 'true or false');
   if (transaction && !ledger.transactional) {
-    throw optError('transaction', 'false with this ledger: its store cannot run a transaction (use SqliteLedgerStore, PostgresLedgerStore, D1LedgerStore or DurableObjectLedgerStore)');
+    throw optError('transaction', 'false with this ledger: its store cannot run a transaction (a SQLite, Postgres, D1 or Durable Object ledger store can)');
   }
   if (typeof tenant !== 'function') throw optError('tenant', 'a function of the request context');
   if (validate !== undefined && typeof validate !== 'function') throw optError('validate', 'a function');

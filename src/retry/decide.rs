@@ -136,6 +136,15 @@ reasons! {
     StatusUnknown = "status_unknown", "the server does not know whether it took effect either", None;
     /// Not a branch of [`decide`]: `resolve` could not ask (no status tool, or no answer in time).
     StatusNotAsked = "status_not_asked", "the server could not be asked what happened", None;
+    /// [`decide_poll`]: the operation is still running (a task working, a write in progress): look again.
+    StillRunning = "still_running", "it is still running", None;
+    /// [`decide_poll`]: still running after [`MAX_POLLS`] looks in one call: the call ends `pending`.
+    PollsExhausted = "polls_exhausted", "it was still running after the most checks one call makes", None;
+    /// Not a branch of [`decide`]: the server cancelled the task before it finished (some of it may have run).
+    TaskCancelled = "task_cancelled", "its task was cancelled before it finished, after some of it may have run",
+        None;
+    /// Not a branch of [`decide`]: the task finished, but its result could not be fetched.
+    TaskResultUnavailable = "task_result_unavailable", "its task finished, but the result could not be fetched", None;
 }
 
 /// What to do next.
@@ -204,6 +213,8 @@ pub struct CallState {
     pub in_flight: bool,
     /// `input_required` rounds answered so far.
     pub continuations: u32,
+    /// Looks taken at an operation still running ([`decide_poll`]).
+    pub polls: u32,
     /// Whether the caller cannot answer an `input_required` result (set at
     /// [`Engine::begin_with`](super::Engine::begin_with)): such a result then stops the call
     /// ([`Reason::InputRequiredUnhandled`]) instead of asking for a continuation the caller cannot send.
@@ -236,6 +247,40 @@ pub(crate) const fn recover_bit(action: Recover) -> u8 {
 
 /// The most `input_required` rounds one call answers: a server that keeps asking is not converging.
 pub const MAX_INPUT_ROUNDS: u32 = 32;
+
+/// The most looks one call takes at an operation that is still running ([`decide_poll`]).
+pub const MAX_POLLS: u32 = 1_000;
+
+/// The shortest wait between two looks at a running operation, whatever the server hints.
+pub const MIN_POLL_MS: u64 = 50;
+
+/// When to look again at an operation that is still running — a created task that is `working`, or a write
+/// the server's status tool reports `in_progress` — after `call.polls` looks. Pure and total.
+///
+/// The wait is the server's hint (a task's `pollInterval`, the ledger's `retryAfterMs`), or without one the
+/// policy's backoff (`base_delay_ms` doubling per look, capped at `max_delay_ms`); at least [`MIN_POLL_MS`];
+/// plus up to a tenth more from `random` (never earlier than the hint), so that clients polling the same
+/// server drift apart. A look is not a retry: nothing is re-sent, so it spends no budget, does not count
+/// toward `max_attempts`, and the breaker is not asked (the server answered). It stops — the call ends
+/// `pending`, the operation still running — when the next look would start at or past the call's deadline
+/// ([`Reason::Deadline`]) or after [`MAX_POLLS`] looks ([`Reason::PollsExhausted`]).
+pub fn decide_poll(policy: &Policy, call: &CallState, hint_ms: Option<u64>, now_ms: u64, random: u64) -> Decision {
+    if call.polls >= MAX_POLLS {
+        return Decision::stop(FinalStatus::Pending, Reason::PollsExhausted);
+    }
+    let wait = hint_ms.unwrap_or_else(|| {
+        let doubled = policy.base_delay_ms.saturating_mul(1u64 << call.polls.min(32));
+        doubled.min(policy.max_delay_ms)
+    });
+    let wait = wait.clamp(MIN_POLL_MS, crate::input::MAX_DURATION_MS);
+    // `wait / 10 + 1` is at least 1: the remainder is defined.
+    let spread = wait.checked_div(10).unwrap_or(0).saturating_add(1);
+    let delay_ms = wait.saturating_add(random.checked_rem(spread).unwrap_or(0));
+    if now_ms.saturating_add(delay_ms) >= call.deadline_ms {
+        return Decision::stop(FinalStatus::Pending, Reason::Deadline);
+    }
+    Decision::Retry { delay_ms, recover: None, reason: Reason::StillRunning }
+}
 
 /// Everything [`decide`] looks at.
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,7 @@ use super::breaker::{Breaker, BreakerState, Transition};
 use super::budget::RetryBudget;
 use super::classify::{classify_under, Classification, Delivery, Recover, Verdict};
 use super::decide::{
-    decide, recover_bit, retry_cost, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason,
+    decide, decide_poll, recover_bit, retry_cost, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason,
 };
 use super::outcome::{AttemptOutcome, Revision};
 use super::policy::Policy;
@@ -113,6 +113,18 @@ impl Engine {
         call.in_flight = true;
         let timeout_ms = self.policy.attempt_timeout_ms.min(call.deadline_ms.saturating_sub(now_ms));
         Ok(Admission { attempt: call.attempts, timeout_ms, breaker: transition })
+    }
+
+    /// The operation `call` waits on is still running (a created task `working`, a write the status tool
+    /// reports `in_progress`); `hint_ms` is the server's own interval, if it gave one. Decides when to look
+    /// again ([`decide_poll`]: a `Retry` with the wait, or a `pending` stop) and counts the look. Touches
+    /// neither the budget nor the breaker.
+    pub fn poll(&self, call: &mut CallState, hint_ms: Option<u64>, now_ms: u64, random: u64) -> Decision {
+        let decision = decide_poll(&self.policy, call, hint_ms, now_ms, random);
+        if decision.is_retry() {
+            call.polls = call.polls.saturating_add(1);
+        }
+        decision
     }
 
     /// Records how an attempt ended and decides what comes next. `random` is 64 random bits for jitter.

@@ -22,7 +22,9 @@ pub use budget::{BudgetConfig, RetryBudget};
 pub use classify::{
     classify, classify_conservatively, classify_under, Cause, Classification, Delivery, Recover, Verdict,
 };
-pub use decide::{decide, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason};
+pub use decide::{
+    decide, decide_poll, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason, MAX_POLLS, MIN_POLL_MS,
+};
 pub use engine::Engine;
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
 pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyField, PolicyOptions};

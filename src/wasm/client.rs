@@ -13,8 +13,10 @@ use core::cell::{Cell, RefCell};
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use super::packed::{code, pack_admission, pack_classification, pack_step, unpack_outcome, unpack_safety};
-use crate::input::{check_number, InputError, InputErrorKind};
+use super::packed::{
+    code, pack_admission, pack_classification, pack_decision, pack_step, unpack_outcome, unpack_safety,
+};
+use crate::input::{check_number, InputError, InputErrorKind, MAX_DURATION_MS};
 use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, PolicyField, Section};
 use crate::retry::{
     classify_under, safety, CallOptions, CallState, Engine, Jitter, Policy, PolicyError, PolicyOptions, Revision,
@@ -451,7 +453,7 @@ pub fn call_free(call: f64) -> f64 {
     run(|| with_slab(&CALLS, Field::This, |s| s.remove(call, Field::This).map(|()| 0.0)))
 }
 
-/// A call's field: 0 attempts, 1 deadline, 2 whether an attempt may have been delivered unanswered.
+/// A call's field: 0 attempts, 1 deadline, 2 whether an attempt may have been delivered unanswered, 3 polls.
 #[wasm_bindgen(js_name = callField)]
 pub fn call_field(call: f64, which: f64) -> f64 {
     run(|| {
@@ -460,6 +462,8 @@ pub fn call_field(call: f64, which: f64) -> f64 {
                 f64::from(c.attempts)
             } else if which == 1.0 {
                 c.deadline_ms as f64
+            } else if which == 3.0 {
+                f64::from(c.polls)
             } else {
                 f64::from(u8::from(c.maybe_delivered))
             })
@@ -492,6 +496,21 @@ pub fn record(engine: f64, call: f64, kind: f64, a: f64, b: f64, c: f64, d: f64,
             with_call(call, Field::Call, |c| {
                 Ok(pack_step(&e.engine.record(c, &outcome, safety, revision, now, random)))
             })
+        })
+    })
+}
+
+/// The operation `call` waits on is still running: when to look again (`hint_ms`: the server's interval,
+/// used when `has_hint` is 1). One packed decision (`pack_decision`): a wait, or a `pending` stop.
+#[wasm_bindgen]
+pub fn poll(engine: f64, call: f64, has_hint: f64, hint_ms: f64, now_ms: f64) -> f64 {
+    run(|| {
+        let now = time(now_ms)?;
+        let hint =
+            if has_hint == 1.0 { Some(Fail::number(Field::HintMs, hint_ms, 0, MAX_DURATION_MS, false)?) } else { None };
+        with_engine(engine, |e| {
+            let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
+            with_call(call, Field::Call, |c| Ok(pack_decision(&e.engine.poll(c, hint, now, random))))
         })
     })
 }

@@ -67,6 +67,12 @@ pub fn pack_step(s: &Step) -> f64 {
     f64::from(meta) + value(delay)
 }
 
+/// A decision alone (a poll's): its bits, plus the delay as the value.
+pub fn pack_decision(d: &Decision) -> f64 {
+    let (bits, delay) = decision_bits(d);
+    f64::from(bits) + value(delay)
+}
+
 /// An admission: admitted, breaker, attempt and the timeout as the value; or the stop's status and reason.
 pub fn pack_admission(a: &Result<Admission, Decision>) -> f64 {
     match a {

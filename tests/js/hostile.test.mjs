@@ -167,7 +167,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
   const freeingCall = { get kind() { call.free(); return 'timeout'; } };
   const getters = (P, names) => names.map((n) => Object.getOwnPropertyDescriptor(P, n).get);
   const engineGetters = getters(EP, ['policy', 'revision', 'budgetTokens', 'breakerState']);
-  const callGetters = getters(CP, ['attempts', 'deadlineMs', 'maybeDelivered']);
+  const callGetters = getters(CP, ['attempts', 'deadlineMs', 'maybeDelivered', 'polls']);
   // The raw wasm exports take numbers only: hostile numbers, and handles that are not live (a handle is
   // index + 1 in the low 20 bits, a generation above; the live ones of this test are left alone).
   const numbers = [0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity, 1e308, 2 ** 53 + 2, 2 ** 32 + 1, 2 ** 32 - 1, 8, 16, 1 << 20, (1 << 20) + 2, (7 << 20) + 1, 3];
@@ -197,13 +197,15 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'record (hostile this)': (p) => EP.record.call(p.rnd() < 0.7 ? engine : p(), p.rnd() < 0.7 ? call : p(), outcomeOf(p), p(), p.rnd() < 0.5 ? t0 : p()),
     'record (a getter frees the engine, or the call)': (p) => engine.record(call, p.rnd() < 0.5 ? freeing : freeingCall, 'read_only', t0),
     'decide': (p) => engine.decide(p.rnd() < 0.7 ? call : p(), outcomeOf(p), p(), p()),
+    'poll': (p) => engine.poll(p.rnd() < 0.7 ? call : p(), p.rnd() < 0.3 ? p() : { hintMs: p() }, p.rnd() < 0.7 ? t0 : p()),
+    'poll (hostile this)': (p) => EP.poll.call(p.rnd() < 0.5 ? engine : p(), p.rnd() < 0.7 ? call : p(), { hintMs: p() }, p()),
     'RetryEngine getters (hostile this)': (p) => engineGetters[Math.floor(p.rnd() * 4)].call(p.rnd() < 0.1 ? engine : p()),
     'RetryEngine free / dispose (hostile this)': (p) => {
       const v = p();
       if (v === engine || v === call) return; // not the ones this test keeps using
       (p.rnd() < 0.5 ? EP.free : EP[Symbol.dispose]).call(v);
     },
-    'RetryCall getters (hostile this)': (p) => callGetters[Math.floor(p.rnd() * 3)].call(p.rnd() < 0.1 ? call : p()),
+    'RetryCall getters (hostile this)': (p) => callGetters[Math.floor(p.rnd() * 4)].call(p.rnd() < 0.1 ? call : p()),
     'RetryCall free / dispose / constructor': (p) => {
       const r = p.rnd();
       const v = p();
@@ -229,6 +231,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw admit': raw('admit', 3),
     'raw record': raw('record', 9),
     'raw classify': raw('classify', 6),
+    'raw poll': raw('poll', 5),
     'raw safetyOf': raw('safetyOf', 2),
     'raw errorDetail': raw('errorDetail', 1),
   };
@@ -247,8 +250,8 @@ test('client face: every entry point survives hostile calls, then works, with bo
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
   // Every method and every raw export is covered above, so one added later is noticed here.
   assert.deepEqual(Object.getOwnPropertyNames(EP).sort(), ['admit', 'begin', 'breakerState', 'budgetTokens', 'classify', 'constructor',
-    'decide', 'free', 'policy', 'record', 'revision', 'safety', 'setProtocolVersion']);
-  assert.deepEqual(Object.getOwnPropertyNames(CP).sort(), ['attempts', 'constructor', 'deadlineMs', 'free', 'maybeDelivered']);
+    'decide', 'free', 'policy', 'poll', 'record', 'revision', 'safety', 'setProtocolVersion']);
+  assert.deepEqual(Object.getOwnPropertyNames(CP).sort(), ['attempts', 'constructor', 'deadlineMs', 'free', 'maybeDelivered', 'polls']);
   const exported = Object.keys(rawClient).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).filter((k) => k.startsWith('raw ')).flatMap((k) => k.slice(4).split(' / ')).sort();
   assert.deepEqual(exported, hammered);
