@@ -18,3 +18,13 @@ export function rangeError(field, message, code = 'invalid_value') {
   e.field = field;
   return e;
 }
+
+/** A value's kind for an error message, without running its code (a revoked Proxy is named, not thrown). */
+export function typeName(v) {
+  if (v === null) return 'null';
+  try {
+    return Array.isArray(v) ? 'array' : typeof v;
+  } catch {
+    return 'a revoked Proxy';
+  }
+}

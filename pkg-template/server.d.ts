@@ -1,6 +1,6 @@
 // Public types of the server face ('mcp-retry-policy/server'): the operation ledger.
-export { LedgerRules, isValidOperationId } from './mcp_retry_policy_server.js';
-export type { LedgerRecord, LedgerAdmission, LedgerReleaseRule, LedgerRulesOptions, RecordState } from './mcp_retry_policy_server.js';
+export { LedgerRules, isValidOperationId } from './server/rules.js';
+export type { LedgerRecord, LedgerAdmission, LedgerLookup, LedgerReleaseRule, LedgerRulesOptions, RecordState } from './server/rules.js';
 export {
   OperationLedger,
   withIdempotency,

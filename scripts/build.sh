@@ -28,12 +28,6 @@ for face in client server; do
     "pkg.tmp/mcp_retry_policy_${face}_bg.wasm" -o "pkg.tmp/mcp_retry_policy_${face}_bg.wasm"
 done
 rm -f pkg.tmp/.gitignore pkg.tmp/package.json
-# The guards import `state` from the binding's JS snippet (src/wasm/reflect.js), which wasm-bindgen writes
-# under a hashed directory (one for both faces: the same crate).
-snippet=(pkg.tmp/snippets/*/src/wasm/reflect.js)
-[ "${#snippet[@]}" -eq 1 ] && [ -f "${snippet[0]}" ] || { echo "expected one reflect.js snippet, got: ${snippet[*]}" >&2; exit 1; }
-printf "// Written by scripts/build.sh: the binding's snippet, by its hashed path.\nexport { state } from './%s';\n" \
-  "${snippet[0]#pkg.tmp/}" > pkg.tmp/wasm-active.js
 cp -R pkg-template/. pkg.tmp/
 rm -rf pkg && mv pkg.tmp pkg
 

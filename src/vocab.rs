@@ -11,7 +11,7 @@
 
 use core::fmt::Write as _;
 
-use crate::ledger::{Lookup, RecordState, OPERATION_STATUSES};
+use crate::ledger::{Admission, Lookup, RecordState, ReleaseRefusal, OPERATION_STATUSES};
 use crate::retry::{
     BreakerState, Cause, Delivery, FinalStatus, Jitter, LedgerStatus, Reason, Recover, ResultType, Revision, Safety,
     Sent, Verdict,
@@ -142,7 +142,7 @@ pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 /// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
 /// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
 /// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
-pub const BOUNDARY_FIELDS: [&str; 31] = [
+pub const BOUNDARY_FIELDS: [&str; 39] = [
     "maxAttempts",
     "baseDelayMs",
     "maxDelayMs",
@@ -174,6 +174,14 @@ pub const BOUNDARY_FIELDS: [&str; 31] = [
     "outcome.jsonrpcCode",
     "options.seed",
     "options.hintMs",
+    "record.state",
+    "record.leaseUntilMs",
+    "record.createdMs",
+    "record.expiresMs",
+    "record.version",
+    "ttlMs",
+    "leaseMs",
+    "state",
 ];
 
 /// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
@@ -223,6 +231,22 @@ pub enum ErrorField {
     Seed = 29,
     /// `options.hintMs` of `poll`.
     HintMs = 30,
+    /// A ledger record's `state` (the server face).
+    RecordState = 31,
+    /// `record.leaseUntilMs`.
+    RecordLeaseUntilMs = 32,
+    /// `record.createdMs`.
+    RecordCreatedMs = 33,
+    /// `record.expiresMs`.
+    RecordExpiresMs = 34,
+    /// `record.version`.
+    RecordVersion = 35,
+    /// The ledger's `ttlMs`.
+    TtlMs = 36,
+    /// The ledger's `leaseMs`.
+    LeaseMs = 37,
+    /// The state a finish records.
+    State = 38,
 }
 
 /// What is wrong: its code is its index in [`ERROR_KINDS`].
@@ -358,6 +382,13 @@ fn lists() -> Vec<List> {
             "LOOKUP",
             list("LOOKUPS", "LedgerLookupStatus", "What a ledger status lookup finds.", Lookup::NAMES.to_vec()),
         ),
+        list("ADMISSIONS", "LedgerAdmissionAction", "What the ledger does with a write.", Admission::NAMES.to_vec()),
+        list(
+            "RELEASE_REFUSALS",
+            "LedgerReleaseRefusalCode",
+            "Why the ledger's rules refuse a release.",
+            ReleaseRefusal::NAMES.to_vec(),
+        ),
         named(
             "OPERATION",
             list(
@@ -369,8 +400,13 @@ fn lists() -> Vec<List> {
         ),
         list("REVISIONS", "Revision", "An MCP revision this package knows.", names(&Revision::ALL, Revision::as_str)),
         list("JITTERS", "Jitter", "A jitter strategy.", names(&Jitter::ALL, Jitter::as_str)),
-        list("ERROR_KINDS", "BoundaryErrorKind", "What a client-face export refuses.", ERROR_KINDS.to_vec()),
-        list("BOUNDARY_FIELDS", "BoundaryField", "A field a client-face error names.", BOUNDARY_FIELDS.to_vec()),
+        list("ERROR_KINDS", "BoundaryErrorKind", "What a numbers-only export refuses.", ERROR_KINDS.to_vec()),
+        list(
+            "BOUNDARY_FIELDS",
+            "BoundaryField",
+            "A field a numbers-only export's error names.",
+            BOUNDARY_FIELDS.to_vec(),
+        ),
         named("ACTION", list("ACTIONS", "Action", "What a decision does.", ACTIONS.to_vec())),
         list(
             "OUTCOME_KINDS",
@@ -604,6 +640,14 @@ mod tests {
             (ErrorField::OutcomeJsonrpcCode, "outcome.jsonrpcCode"),
             (ErrorField::Seed, "options.seed"),
             (ErrorField::HintMs, "options.hintMs"),
+            (ErrorField::RecordState, "record.state"),
+            (ErrorField::RecordLeaseUntilMs, "record.leaseUntilMs"),
+            (ErrorField::RecordCreatedMs, "record.createdMs"),
+            (ErrorField::RecordExpiresMs, "record.expiresMs"),
+            (ErrorField::RecordVersion, "record.version"),
+            (ErrorField::TtlMs, "ttlMs"),
+            (ErrorField::LeaseMs, "leaseMs"),
+            (ErrorField::State, "state"),
         ];
         for (f, name) in fields {
             assert_eq!(BOUNDARY_FIELDS.get(f as usize), Some(&name), "{f:?}");

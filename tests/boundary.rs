@@ -388,45 +388,71 @@ fn the_engine_runs_a_call_through_the_numeric_exports() {
 }
 
 #[wasm_bindgen_test]
-fn ledger_rules_and_fingerprints_take_any_value() {
-    use mcp_retry_policy::wasm::{fingerprint_canonical, fingerprint_json, is_valid_operation_id, LedgerRules};
+fn ledger_rules_take_any_number_and_fingerprints_any_value() {
+    use mcp_retry_policy::wasm::{
+        error_detail, fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_admit, ledger_claim,
+        ledger_config, ledger_finish, ledger_lookup, ledger_out, ledger_release,
+    };
+    // Every weird number in every slot: a result (≥ 0) or a failure code (< 0), never a trap.
+    let mut seen = 0;
+    let mut count = |r: f64| {
+        assert!(!r.is_nan(), "a NaN answer");
+        seen += 1;
+    };
+    for n in weird_numbers() {
+        let rec = [1.0, 0.0, 100.0, 0.0, 1000.0, 1.0];
+        for slot in 0..6 {
+            let mut a = rec;
+            a[slot] = n;
+            count(ledger_admit(a[0], a[1], a[2], a[3], a[4], a[5], 1.0, 50.0));
+            count(ledger_lookup(a[0], a[1], a[2], a[3], a[4], a[5], 50.0));
+            count(ledger_claim(a[0], a[1], a[2], a[3], a[4], a[5], 50.0, 10_000.0, 1000.0));
+            count(ledger_finish(a[1], a[2], a[3], a[4], a[5], 1.0, 50.0, 10_000.0, 1000.0));
+            count(ledger_release(a[1], a[2], a[3], a[4], a[5], 50.0, 10_000.0, 1000.0));
+        }
+        count(ledger_admit(1.0, 0.0, 100.0, 0.0, 1000.0, 1.0, n, n));
+        count(ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, n, 1000.0));
+        count(ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 10_000.0, n));
+        count(ledger_finish(0.0, 100.0, 0.0, 1000.0, 1.0, n, 50.0, 10_000.0, 1000.0));
+        count(ledger_config(n, n));
+        // These two read back numbers (a NaN among them when the offending value was NaN, or the index is
+        // not one): any number is an answer.
+        let _ = (ledger_out(n), error_detail(n));
+    }
+    assert_eq!(seen, weird_numbers().len() * 35, "every call answered a number");
     for v in weird_values() {
-        assert_error_or_ok(LedgerRules::new(v.clone()), "LedgerRules options");
-        let rules = LedgerRules::new(JsValue::UNDEFINED).unwrap();
-        assert_error_or_ok(rules.admit(v.clone(), "fp".into(), 0.0), "admit record");
-        assert_error_or_ok(rules.admit(JsValue::UNDEFINED, v.clone(), 0.0), "admit fingerprint");
-        assert_error_or_ok(rules.claim(v.clone(), "fp".into(), 0.0), "claim");
-        assert_error_or_ok(rules.finish(v.clone(), "succeeded".into(), 0.0), "finish");
-        assert_error_or_ok(rules.lookup(v.clone(), 0.0), "lookup");
         assert_error_or_ok(fingerprint_json(v.clone()), "fingerprintJson");
         assert_error_or_ok(fingerprint_canonical(v.clone()), "fingerprintCanonical");
         assert!(!is_valid_operation_id(v.clone()) || v.as_string().is_some());
     }
-    let rules = LedgerRules::new(js("{ ttlMs: 10000, leaseMs: 1000 }")).unwrap();
-    let claim = rules.claim(JsValue::UNDEFINED, "fp".into(), 5.0).unwrap();
+    // The rules themselves, through the numbers: claim, in progress, conflict, finish, replay.
+    let pending = ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 10_000.0, 1000.0);
+    assert_eq!(pending, 0.0, "pending (RECORD_STATES[0])");
+    let claim = [ledger_out(0.0), ledger_out(1.0), ledger_out(2.0), ledger_out(3.0)];
+    assert_eq!(claim, [1005.0, 5.0, 10_005.0, 1.0], "lease, created, expires, version");
+    let admit =
+        |state: f64, r: [f64; 4], same: f64, now: f64| ledger_admit(1.0, state, r[0], r[1], r[2], r[3], same, now);
+    assert_eq!(admit(0.0, claim, 1.0, 6.0), 1.0 + 32.0 * 999.0, "in_progress (1), retry after 999 ms");
+    assert_eq!(admit(0.0, claim, 0.0, 6.0), 3.0, "conflict");
+    let done = ledger_finish(0.0, claim[0], claim[1], claim[2], claim[3], 1.0, 7.0, 10_000.0, 1000.0);
+    assert_eq!(done, 1.0, "succeeded");
+    let done = [ledger_out(0.0), ledger_out(1.0), ledger_out(2.0), ledger_out(3.0)];
+    assert_eq!(admit(1.0, done, 1.0, 8.0), 2.0, "replay");
     assert_eq!(
-        get(&rules.admit(claim.clone(), "fp".into(), 6.0).unwrap(), "action").as_string().as_deref(),
-        Some("in_progress")
+        ledger_release(1.0, done[0], done[1], done[2], done[3], 9.0, 10_000.0, 1000.0),
+        16.0,
+        "refused: resolved"
     );
+    // Refusals by name: a finish to pending, a TTL below the lease, a fractional version.
     assert_eq!(
-        get(&rules.admit(claim.clone(), "other".into(), 6.0).unwrap(), "action").as_string().as_deref(),
-        Some("conflict")
+        failure(ledger_finish(0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 9.0, 10_000.0, 1000.0)),
+        Some(("invalid_value", "state"))
     );
-    let done = rules.finish(claim, "succeeded".into(), 7.0).unwrap();
-    assert_eq!(
-        get(&rules.admit(done.clone(), "fp".into(), 8.0).unwrap(), "action").as_string().as_deref(),
-        Some("replay")
-    );
-    let e = rules.finish(done, "pending".into(), 9.0).err().unwrap();
-    assert_eq!(code_of(&e), ("RangeError".into(), "invalid_value".into(), "state".into()));
-    for (src, code, field) in [
-        ("{ ttlMs: -1 }", "negative", "ttlMs"),
-        ("{ leaseMs: NaN }", "not_finite", "leaseMs"),
-        ("{ lease: 1 }", "unknown_option", "lease"),
-    ] {
-        let e = LedgerRules::new(js(src)).err().unwrap();
-        assert_eq!((code_of(&e).1, code_of(&e).2), (code.into(), field.into()), "{src}");
-    }
+    assert_eq!(ledger_config(10.0, 1000.0), 1.0, "ttl_below_lease");
+    assert_eq!(failure(ledger_config(-1.0, 1000.0)), Some(("negative", "ttlMs")));
+    assert_eq!(failure(ledger_config(10_000.0, f64::NAN)), Some(("not_finite", "leaseMs")));
+    assert_eq!(failure(ledger_lookup(1.0, 0.0, 1.0, 1.0, 1.0, 1.5, 9.0)), Some(("not_integer", "record.version")));
+    assert_eq!(failure(ledger_lookup(1.0, 9.0, 1.0, 1.0, 1.0, 1.0, 9.0)), Some(("invalid_value", "record.state")));
     assert_eq!(
         fingerprint_json(r#"{"b":1,"a":"x"}"#.into()).unwrap(),
         fingerprint_json(r#"{"a":"x","b":1}"#.into()).unwrap()
@@ -441,30 +467,23 @@ fn ledger_rules_and_fingerprints_take_any_value() {
 
 /// A JS exception that unwinds through wasm frames leaks the frames' shadow stack (and what they held):
 /// after a few thousand, every call traps. These are the values that used to throw through wasm (a
-/// revoked Proxy in `Array.isArray`; a hostile thrown value; a non-string where `&str` was taken) —
-/// called directly on the Rust exports, without the JS layer's guards — 20 000 times each, then a good call.
+/// revoked Proxy; a non-string where a string is read) — called directly on the Rust exports, without the
+/// JS layer — 20 000 times each, then a good call.
 #[wasm_bindgen_test]
 fn hostile_values_never_unwind_through_wasm() {
-    use mcp_retry_policy::wasm::{fingerprint_canonical, fingerprint_json, LedgerRules};
+    use mcp_retry_policy::wasm::{fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_claim};
     let revoked = js("(() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy })()");
-    let rules = LedgerRules::new(JsValue::UNDEFINED).unwrap();
-    let expect = |r: Result<JsValue, JsValue>, what: &str, code: &str, field: &str| {
+    let expect = |r: Result<String, JsValue>, what: &str, code: &str, field: &str| {
         let e = r.err().unwrap_or_else(|| panic!("{what} accepted"));
         let (_, c, f) = code_of(&e);
         assert_eq!((c.as_str(), f.as_str()), (code, field), "{what}");
     };
     for _ in 0..20_000 {
-        expect(rules.admit(revoked.clone(), "fp".into(), 0.0), "admit", "unreadable", "record");
-        expect(LedgerRules::new(revoked.clone()).map(JsValue::from), "LedgerRules", "unreadable", "options");
-        expect(fingerprint_json(revoked.clone()).map(JsValue::from), "fingerprintJson", "invalid_type", "value");
-        expect(
-            fingerprint_canonical(revoked.clone()).map(JsValue::from),
-            "fingerprintCanonical",
-            "invalid_type",
-            "value",
-        );
+        expect(fingerprint_json(revoked.clone()), "fingerprintJson", "invalid_type", "value");
+        expect(fingerprint_canonical(revoked.clone()), "fingerprintCanonical", "invalid_type", "value");
+        assert!(!is_valid_operation_id(revoked.clone()));
     }
-    assert!(get(&rules.claim(JsValue::NULL, "fp".into(), 1.0).unwrap(), "version").as_f64().is_some());
+    assert_eq!(ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 10_000.0, 1000.0), 0.0);
 }
 
 #[wasm_bindgen_test]

@@ -6,7 +6,8 @@
 // src/vocab.rs). The client wasm imports nothing, so no JS runs inside a call into it: nothing can unwind
 // through its frames or re-enter it.
 import * as w from '../mcp_retry_policy_client.js';
-import { rangeError, typeError } from '../errors.js';
+import { rangeError, typeError, typeName } from '../errors.js';
+import { wasmFailure } from '../wasm-failure.js';
 import {
   ACTION_RETRY, ACTION_STOP, ADMIT_ADMITTED_MASK, ADMIT_ADMITTED_SHIFT, ADMIT_ATTEMPT_MASK, ADMIT_ATTEMPT_SHIFT, ADMIT_BREAKER_MASK, ADMIT_BREAKER_SHIFT,
   ADMIT_REASON_MASK, ADMIT_REASON_SHIFT, ADMIT_STATUS_MASK, ADMIT_STATUS_SHIFT, BOUNDARY_FIELDS, BREAKER_STATES, BREAKER_TRANSITIONS,
@@ -31,35 +32,10 @@ const REVISION_CODES = codes(REVISION_SETTINGS);
 const FIELDS = OUTCOME_FIELDS.map((keys) => ['kind', ...keys]);
 const oneOf = (names) => names.join(', ');
 
-function typeName(v) {
-  if (v === null) return 'null';
-  try {
-    return Array.isArray(v) ? 'array' : typeof v;
-  } catch {
-    return 'a revoked Proxy';
-  }
-}
 const quote = (s) => `"${s.slice(0, 64)}"`;
 
-/** The typed error for a failure the wasm returned: `-(1 + kind + ERROR_KINDS.length · field)`. */
-function failure(r, what) {
-  const n = -1 - r;
-  const kind = ERROR_KINDS[n % ERROR_KINDS.length];
-  const field = BOUNDARY_FIELDS[Math.floor(n / ERROR_KINDS.length)] ?? '';
-  const value = w.errorDetail(0);
-  const bound = w.errorDetail(1);
-  switch (kind) {
-    case 'not_finite': return rangeError(field, `${field} must be a finite number, got ${value}`, kind);
-    case 'negative': return rangeError(field, `${field} must not be negative, got ${value}`, kind);
-    case 'not_integer': return rangeError(field, `${field} must be a ${bound ? 'safe integer' : 'whole number'}, got ${value}`, kind);
-    case 'too_small': return rangeError(field, `${field} must be at least ${bound}, got ${value}`, kind);
-    case 'too_large': return rangeError(field, `${field} must be at most ${bound}, got ${value}`, kind);
-    case 'base_exceeds_cap': return rangeError(field, `${field} (${value}) must not exceed maxDelayMs (${bound})`, kind);
-    case 'freed': return typeError(field, `${field} is a ${field === 'call' ? 'RetryCall' : what} that was freed`, kind);
-    case 'too_many': return rangeError(field, 'over a million live engines or calls: free() the ones no longer needed', kind);
-    default: return rangeError(field, `${field} must be a known code, got ${value}`, 'invalid_value');
-  }
-}
+/** The typed error for a failure the wasm returned (`../wasm-failure.js`). */
+const failure = (r, what) => wasmFailure(r, w.errorDetail, what);
 
 /** `r`, or the typed error it encodes. */
 function ok(r, what = 'RetryEngine') {

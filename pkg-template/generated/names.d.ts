@@ -173,6 +173,12 @@ export declare const LOOKUP_IN_PROGRESS: 'in_progress';
 export declare const LOOKUP_SUCCEEDED: 'succeeded';
 export declare const LOOKUP_FAILED: 'failed';
 export declare const LOOKUP_RECONCILE: 'reconcile';
+/** What the ledger does with a write. */
+export type LedgerAdmissionAction = 'execute' | 'in_progress' | 'replay' | 'conflict' | 'reconcile';
+export declare const ADMISSIONS: readonly LedgerAdmissionAction[];
+/** Why the ledger's rules refuse a release. */
+export type LedgerReleaseRefusalCode = 'resolved' | 'lease_live' | 'already_released';
+export declare const RELEASE_REFUSALS: readonly LedgerReleaseRefusalCode[];
 /** What the status tool answers about an operation. */
 export type OperationStatus = 'not_found' | 'not_done' | 'in_progress' | 'succeeded' | 'failed' | 'unknown';
 export declare const OPERATION_STATUSES: readonly OperationStatus[];
@@ -188,11 +194,11 @@ export declare const REVISIONS: readonly Revision[];
 /** A jitter strategy. */
 export type Jitter = 'full' | 'equal' | 'decorrelated' | 'none';
 export declare const JITTERS: readonly Jitter[];
-/** What a client-face export refuses. */
+/** What a numbers-only export refuses. */
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
-/** A field a client-face error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.hintMs';
+/** A field a numbers-only export's error names. */
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';

@@ -1,4 +1,4 @@
-import type { LedgerRecord, LedgerRulesOptions, RecordState } from '../mcp_retry_policy_server.js';
+import type { LedgerRecord, LedgerRulesOptions, RecordState } from './rules.js';
 
 /** A ledger key: the tenant comes from the authenticated request, never from tool arguments. */
 export interface LedgerKey { tenant: string; action: string; operationId: string }

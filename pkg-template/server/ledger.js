@@ -2,7 +2,7 @@
 // do with a write, how a record changes) come from the wasm core; this file does the store I/O and talks
 // to the tool handler.
 import { optionError as optError, rangeError, typeError } from '../errors.js';
-import { LedgerRules, isValidOperationId } from '../mcp_retry_policy_server.js';
+import { LedgerRules, isValidOperationId } from './rules.js';
 import { fingerprint } from './fingerprint.js';
 import { CommitUnknown, checkNowMs } from './stores.js';
 import {

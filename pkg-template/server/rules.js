@@ -1,36 +1,267 @@
-// LedgerRules, guarded in place (../guard.js): a freed, cloned or foreign LedgerRules, or a `nowMs` that is
-// not a number, is a typed error before anything enters wasm. OperationLedger (./ledger.js) uses the same
-// generated class, so it is guarded there too once this module has run. The exported class adds the stack
-// backstop to construction; `isValidOperationId` gets it too.
-import { LedgerRules as WasmLedgerRules, __adopt, initSync, isValidOperationId as rawIsValidOperationId } from '../mcp_retry_policy_server.js';
-import { ANY, NUMBER, guardClass, guardFunction, stackGuard } from '../guard.js';
+// LedgerRules: the ledger's transitions, decided by the server wasm's numbers-only rule exports
+// (src/wasm/ledger.rs, over the core's src/ledger/record.rs). Here: the JS-shaped reading (the options
+// object, a record's fields and their types, state names → codes) and the typed errors; there: every range
+// check and every decision. A record crosses as its state code and four numbers; its fingerprint stays in JS
+// (the rules are told only whether two are equal, and a new record carries the fingerprint it was made for).
+// The rule exports import nothing, so no JS runs inside them.
+import {
+  errorDetail, initSync, isValidOperationId as rawIsValidOperationId, ledgerAdmit, ledgerClaim, ledgerConfig, ledgerDefault,
+  ledgerFinish, ledgerLookup, ledgerOut, ledgerRelease,
+} from '../mcp_retry_policy_server.js';
+import { guardFunction, stackGuard } from '../guard.js';
+import { rangeError, typeError, typeName } from '../errors.js';
+import { wasmFailure } from '../wasm-failure.js';
+import { ADMISSIONS, LOOKUPS, RECORD_STATES, RELEASE_REFUSALS } from '../generated/names.js';
 
 export const STACK = stackGuard(() => initSync()); // initialized by then: initSync() returns the exports
 
-guardClass(WasmLedgerRules, {
-  name: 'LedgerRules',
-  tag: 3, // src/wasm/brand.rs
-  adopt: __adopt,
-  stack: STACK,
-  methods: {
-    admit: [['record', ANY], ['fingerprint', ANY], ['nowMs', NUMBER]],
-    claim: [['record', ANY], ['fingerprint', ANY], ['nowMs', NUMBER]],
-    finish: [['record', ANY], ['state', ANY], ['nowMs', NUMBER]],
-    release: [['record', ANY], ['nowMs', NUMBER]],
-    lookup: [['record', ANY], ['nowMs', NUMBER]],
-  },
-  getters: ['ttlMs', 'leaseMs'],
-});
+// The packed answers of src/wasm/ledger.rs: `code + CODES · value`; a refused release is `REFUSED + index`.
+const CODES = 32;
+const REFUSED = 16;
+const STATE_CODES = new Map(RECORD_STATES.map((s, i) => [s, i]));
+const FINISHED = new Set(['succeeded', 'failed', 'unknown']);
+const TIMES = ['leaseUntilMs', 'createdMs', 'expiresMs', 'version'];
+
+
+/** `r`, or the typed error it encodes. */
+function ok(r) {
+  if (r < 0) throw wasmFailure(r, errorDetail, 'LedgerRules');
+  return r;
+}
+
+// The last error this module threw from inside `readable` (compared by identity: a thrown Proxy runs no trap).
+let own;
+const mine = (e) => (own = e);
+
+/** Reads `f` and turns anything it throws but its own errors (a getter, a proxy trap) into a typed `unreadable`. */
+function readable(field, f) {
+  try {
+    return f();
+  } catch (e) {
+    if (e === own) {
+      own = undefined;
+      throw e;
+    }
+    throw typeError(field, `${field} could not be read: a getter or a proxy trap threw`, 'unreadable');
+  }
+}
+
+// The record being read, as numbers: [has, state, leaseUntilMs, createdMs, expiresMs, version], and its fingerprint.
+const R = [0, 0, 0, 0, 0, 0];
+let fingerprintOf = '';
+
+/** Reads a record (or, when `optional`, undefined/null for none) into R. Each field is read once. */
+function readRecord(record, optional) {
+  if (record === undefined || record === null) {
+    if (!optional) throw typeError('record', 'record is required', 'missing');
+    R[0] = 0;
+    return;
+  }
+  readable('record', () => {
+    if (typeof record !== 'object' || Array.isArray(record)) throw mine(typeError('record', `record must be an object, got ${typeName(record)}`));
+    const state = record.state;
+    if (typeof state !== 'string') throw mine(typeError('record.state', state === undefined ? 'record.state is required' : `record.state must be a string, got ${typeName(state)}`, state === undefined ? 'missing' : 'invalid_type'));
+    const code = STATE_CODES.get(state);
+    if (code === undefined) throw mine(rangeError('record.state', `record.state must be ${RECORD_STATES.join(', ')}, got "${state.slice(0, 64)}"`));
+    const fp = record.fingerprint;
+    if (typeof fp !== 'string') throw mine(typeError('record.fingerprint', fp === undefined ? 'record.fingerprint is required' : `record.fingerprint must be a string, got ${typeName(fp)}`, fp === undefined ? 'missing' : 'invalid_type'));
+    R[1] = code;
+    for (let i = 0; i < 4; i++) {
+      const key = TIMES[i];
+      const v = record[key];
+      if (typeof v !== 'number') throw mine(typeError(`record.${key}`, v === undefined ? `record.${key} is required` : `record.${key} must be a number, got ${typeName(v)}`, v === undefined ? 'missing' : 'invalid_type'));
+      R[2 + i] = v;
+    }
+    fingerprintOf = fp;
+    R[0] = 1;
+  });
+}
+
+function checkFingerprint(fingerprint) {
+  if (typeof fingerprint !== 'string') throw typeError('fingerprint', `fingerprint must be a string, got ${typeName(fingerprint)}`);
+}
+
+function checkNow(nowMs) {
+  if (typeof nowMs !== 'number') throw typeError('nowMs', `nowMs must be a number, got ${typeName(nowMs)}`);
+}
+
+/** The record the last rule made (state code `code`), with `fingerprint`. */
+function made(code, fingerprint) {
+  return {
+    state: RECORD_STATES[code],
+    fingerprint,
+    leaseUntilMs: ledgerOut(0),
+    createdMs: ledgerOut(1),
+    expiresMs: ledgerOut(2),
+    version: ledgerOut(3),
+  };
+}
+
+const split = (packed) => {
+  const code = packed % CODES;
+  return [code, (packed - code) / CODES];
+};
 
 /** The ledger's transitions with validated settings (`ttlMs`, `leaseMs`). */
-export class LedgerRules extends WasmLedgerRules {
+export class LedgerRules {
+  #ttl;
+  #lease;
+
+  /**
+   * `ttlMs` (default 24 h) and `leaseMs` (default 60 s), validated; a TTL shorter than the lease is a
+   * `RangeError` (`code: "ttl_below_lease"`, `field: "ttlMs"`).
+   */
   constructor(options) {
-    const sp = STACK.enter();
-    try {
-      super(options);
-    } catch (e) {
-      STACK.escaped(sp);
-      throw e;
+    let ttl = ledgerDefault(0);
+    let lease = ledgerDefault(1);
+    if (options !== undefined && options !== null) {
+      readable('options', () => {
+        if (typeof options !== 'object' || Array.isArray(options)) throw mine(typeError('options', `options must be an object, got ${typeName(options)}`));
+        for (const key of Reflect.ownKeys(options)) {
+          const name = typeof key === 'symbol' ? key.toString() : key;
+          if (name !== 'ttlMs' && name !== 'leaseMs') throw mine(typeError(name, `${name} is not an option of the ledger (ttlMs, leaseMs)`, 'unknown_option'));
+        }
+        const t = options.ttlMs;
+        const l = options.leaseMs;
+        if (t !== undefined) {
+          if (typeof t !== 'number') throw mine(typeError('ttlMs', `ttlMs must be a number, got ${typeName(t)}`));
+          ttl = t;
+        }
+        if (l !== undefined) {
+          if (typeof l !== 'number') throw mine(typeError('leaseMs', `leaseMs must be a number, got ${typeName(l)}`));
+          lease = l;
+        }
+      });
+    }
+    if (ok(ledgerConfig(ttl, lease)) === 1) {
+      throw rangeError('ttlMs', `ttlMs (${ttl}) must be at least leaseMs (${lease}): a record would expire while its claim is live`, 'ttl_below_lease');
+    }
+    this.#ttl = Math.trunc(ttl);
+    this.#lease = Math.trunc(lease);
+  }
+
+  /** What to do with a write of `fingerprint` at `nowMs`, given the stored record (or `undefined`). */
+  admit(stored, fingerprint, nowMs) {
+    this.#live();
+    readRecord(stored, true);
+    checkFingerprint(fingerprint);
+    checkNow(nowMs);
+    const [code, retryAfterMs] = split(ok(ledgerAdmit(R[0], R[1], R[2], R[3], R[4], R[5], R[0] === 1 && fingerprintOf === fingerprint ? 1 : 0, nowMs)));
+    const action = ADMISSIONS[code];
+    return action === 'in_progress' ? { action, retryAfterMs } : { action };
+  }
+
+  /**
+   * What a status lookup finds at `nowMs` in the stored record (or `undefined`): `{ status }`, one of
+   * `not_found`, `not_done`, `in_progress` (with `retryAfterMs`), `succeeded`, `failed`, `reconcile`.
+   */
+  lookup(stored, nowMs) {
+    this.#live();
+    readRecord(stored, true);
+    checkNow(nowMs);
+    const [code, retryAfterMs] = split(ok(ledgerLookup(R[0], R[1], R[2], R[3], R[4], R[5], nowMs)));
+    const status = LOOKUPS[code];
+    return status === 'in_progress' ? { status, retryAfterMs } : { status };
+  }
+
+  /** The pending record that claims a key for `fingerprint`, replacing `previous` (expired or reconciled) if given. */
+  claim(previous, fingerprint, nowMs) {
+    this.#live();
+    const ttl = this.#ttl; // read before the caller's getters run (one may free these rules)
+    const lease = this.#lease;
+    readRecord(previous, true);
+    checkFingerprint(fingerprint);
+    checkNow(nowMs);
+    return made(ok(ledgerClaim(R[0], R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease)), fingerprint);
+  }
+
+  /** The record after the handler finished as `state` (`succeeded`, `failed` or `unknown`). */
+  finish(claimed, state, nowMs) {
+    this.#live();
+    const ttl = this.#ttl;
+    const lease = this.#lease;
+    readRecord(claimed, false);
+    if (!FINISHED.has(state)) {
+      throw rangeError('state', `state must be succeeded, failed or unknown, got ${typeof state === 'string' ? `"${state.slice(0, 64)}"` : typeName(state)}`);
+    }
+    checkNow(nowMs);
+    return made(ok(ledgerFinish(R[1], R[2], R[3], R[4], R[5], STATE_CODES.get(state), nowMs, ttl, lease)), fingerprintOf);
+  }
+
+  /**
+   * An operator's release of an unresolved record at `nowMs`: `{ released: record }`, or
+   * `{ refused: "resolved" | "already_released" }`, or `{ refused: "lease_live", retryAfterMs }`.
+   */
+  release(stored, nowMs) {
+    this.#live();
+    const ttl = this.#ttl;
+    const lease = this.#lease;
+    readRecord(stored, false);
+    checkNow(nowMs);
+    const fp = fingerprintOf;
+    const r = ok(ledgerRelease(R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease));
+    if (r < REFUSED) return { released: made(r, fp) };
+    const [code, retryAfterMs] = split(r - REFUSED);
+    const refused = RELEASE_REFUSALS[code];
+    return refused === 'lease_live' ? { refused, retryAfterMs } : { refused };
+  }
+
+  /** The settings in force. */
+  get ttlMs() {
+    this.#live();
+    return this.#ttl;
+  }
+
+  /** The settings in force. */
+  get leaseMs() {
+    this.#live();
+    return this.#lease;
+  }
+
+  /** Ends the rules' use (they hold no wasm memory): later calls are a `freed` TypeError. */
+  free() {
+    this.#live();
+    this.#ttl = undefined;
+  }
+
+  [Symbol.dispose]() {
+    LedgerRules.prototype.free.call(this);
+  }
+
+  #live() {
+    if (this.#ttl === undefined) throw typeError('this', 'this is a LedgerRules that was freed', 'freed');
+  }
+
+  static {
+    // A method called on something else (a forged, cloned or proxied object) is a typed error, not a crash.
+    for (const name of ['admit', 'lookup', 'claim', 'finish', 'release', 'free']) {
+      const method = LedgerRules.prototype[name];
+      Object.defineProperty(LedgerRules.prototype, name, {
+        value: {
+          [name](...args) {
+            if (this === null || typeof this !== 'object' || !(#ttl in this)) {
+              throw typeError('this', `this is not a LedgerRules made by this module (got ${typeName(this)})`, 'foreign_object');
+            }
+            return method.apply(this, args);
+          },
+        }[name],
+        writable: true,
+        configurable: true,
+      });
+    }
+    for (const name of ['ttlMs', 'leaseMs']) {
+      const get = Object.getOwnPropertyDescriptor(LedgerRules.prototype, name).get;
+      Object.defineProperty(LedgerRules.prototype, name, {
+        get: {
+          [name]() {
+            if (this === null || typeof this !== 'object' || !(#ttl in this)) {
+              throw typeError('this', `this is not a LedgerRules made by this module (got ${typeName(this)})`, 'foreign_object');
+            }
+            return get.call(this);
+          },
+        }[name],
+        configurable: true,
+      });
     }
   }
 }

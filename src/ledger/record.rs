@@ -174,6 +174,20 @@ pub enum Admission {
 }
 
 impl Admission {
+    /// Every admission, by name, in the order of [`Admission::code`].
+    pub const NAMES: [&'static str; 5] = ["execute", "in_progress", "replay", "conflict", "reconcile"];
+
+    /// Its index in [`Admission::NAMES`].
+    pub const fn code(&self) -> u32 {
+        match self {
+            Admission::Execute => 0,
+            Admission::InProgress { .. } => 1,
+            Admission::Replay => 2,
+            Admission::Conflict => 3,
+            Admission::Reconcile => 4,
+        }
+    }
+
     /// The stable snake_case name.
     pub const fn as_str(&self) -> &'static str {
         match self {
@@ -191,13 +205,19 @@ impl Admission {
 /// Only a resolved record (succeeded/failed) expires; a pending or unknown one is never executed again
 /// here, however old: it is in progress or reconciled.
 pub fn admit(stored: Option<&Record>, fingerprint: &str, now_ms: u64) -> Admission {
+    admit_matching(stored, stored.is_some_and(|r| r.fingerprint == fingerprint), now_ms)
+}
+
+/// [`admit`], told whether the write's input fingerprint equals the stored record's (`same_input`) instead
+/// of comparing them: what the numbers-only binding uses (the strings stay in JS).
+pub fn admit_matching(stored: Option<&Record>, same_input: bool, now_ms: u64) -> Admission {
     let Some(r) = stored else { return Admission::Execute };
     match r.state {
         RecordState::Released => return Admission::Execute,
         RecordState::Succeeded | RecordState::Failed if now_ms >= r.expires_ms => return Admission::Execute,
         _ => {}
     }
-    if r.fingerprint != fingerprint {
+    if !same_input {
         return Admission::Conflict;
     }
     match r.state {
@@ -237,6 +257,18 @@ pub const OPERATION_STATUSES: [&str; 6] = ["not_found", "not_done", "in_progress
 impl Lookup {
     /// Every lookup, by name (`InProgress` and `Resolved` stand for all their values).
     pub const NAMES: [&'static str; 6] = ["not_found", "not_done", "in_progress", "succeeded", "failed", "reconcile"];
+
+    /// Its index in [`Lookup::NAMES`].
+    pub const fn code(&self) -> u32 {
+        match self {
+            Lookup::NotFound => 0,
+            Lookup::NotDone => 1,
+            Lookup::InProgress { .. } => 2,
+            Lookup::Resolved(RecordState::Failed) => 4,
+            Lookup::Resolved(_) => 3,
+            Lookup::Reconcile => 5,
+        }
+    }
 
     /// The stable snake_case name.
     pub const fn as_str(&self) -> &'static str {
@@ -306,6 +338,18 @@ pub enum ReleaseRefusal {
 }
 
 impl ReleaseRefusal {
+    /// Every refusal, by code, in the order of [`ReleaseRefusal::index`].
+    pub const NAMES: [&'static str; 3] = ["resolved", "lease_live", "already_released"];
+
+    /// Its index in [`ReleaseRefusal::NAMES`].
+    pub const fn index(&self) -> u32 {
+        match self {
+            ReleaseRefusal::Resolved(_) => 0,
+            ReleaseRefusal::LeaseLive { .. } => 1,
+            ReleaseRefusal::AlreadyReleased => 2,
+        }
+    }
+
     /// The stable snake_case code.
     pub const fn code(&self) -> &'static str {
         match self {
@@ -354,6 +398,42 @@ mod tests {
 
     const FP: &str = "aa";
     const CFG: LedgerConfig = LedgerConfig { ttl_ms: 10_000, lease_ms: 1_000 };
+
+    #[test]
+    fn codes_index_the_name_tables() {
+        let admissions = [
+            Admission::Execute,
+            Admission::InProgress { retry_after_ms: 1 },
+            Admission::Replay,
+            Admission::Conflict,
+            Admission::Reconcile,
+        ];
+        for a in admissions {
+            assert_eq!(Admission::NAMES.get(a.code() as usize), Some(&a.as_str()));
+        }
+        let lookups = [
+            Lookup::NotFound,
+            Lookup::NotDone,
+            Lookup::InProgress { retry_after_ms: 1 },
+            Lookup::Resolved(RecordState::Succeeded),
+            Lookup::Resolved(RecordState::Failed),
+            Lookup::Reconcile,
+        ];
+        for l in lookups {
+            assert_eq!(Lookup::NAMES.get(l.code() as usize), Some(&l.as_str()));
+        }
+        let refusals = [
+            ReleaseRefusal::Resolved(RecordState::Failed),
+            ReleaseRefusal::LeaseLive { retry_after_ms: 1 },
+            ReleaseRefusal::AlreadyReleased,
+        ];
+        for r in refusals {
+            assert_eq!(ReleaseRefusal::NAMES.get(r.index() as usize), Some(&r.code()));
+        }
+        let r = rec(RecordState::Succeeded);
+        assert_eq!(admit_matching(Some(&r), true, 200), admit(Some(&r), FP, 200));
+        assert_eq!(admit_matching(Some(&r), false, 200), Admission::Conflict);
+    }
 
     fn rec(state: RecordState) -> Record {
         Record { state, ..claim(None, FP, 100, &CFG) }

@@ -9,14 +9,16 @@
 //! [`error_detail`] gives; JS turns it into the typed `RangeError`/`TypeError` with `code` and `field`.
 //! Randomness is JS's (a seed, [`engine_seed`]) like time (`now_ms`): the client module imports nothing.
 
-use core::cell::{Cell, RefCell};
+use core::cell::RefCell;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
+pub use super::fail::error_detail;
+use super::fail::{run, Fail};
 use super::packed::{
     code, pack_admission, pack_classification, pack_decision, pack_step, unpack_outcome, unpack_safety,
 };
-use crate::input::{check_number, InputError, InputErrorKind, MAX_DURATION_MS};
+use crate::input::MAX_DURATION_MS;
 use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, PolicyField, Section};
 use crate::retry::{
     classify_under, safety, CallOptions, CallState, Engine, Jitter, Policy, PolicyError, PolicyOptions, Revision,
@@ -24,57 +26,9 @@ use crate::retry::{
 };
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
 use crate::vocab::{
-    ERROR_KINDS, POLICY_VALUES, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT,
-    TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
+    POLICY_VALUES, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT, TOOL_IDEMPOTENT_GIVEN,
+    TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
 };
-
-/// A refused input: what, where, the value given and the bound it broke.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Fail {
-    kind: FailKind,
-    field: u32,
-    value: f64,
-    bound: f64,
-}
-
-impl Fail {
-    /// A failure with no bound.
-    pub fn new(kind: FailKind, field: Field, value: f64) -> Fail {
-        Fail { kind, field: field as u32, value, bound: 0.0 }
-    }
-
-    /// This failure with the bound it broke.
-    pub fn bound(self, bound: f64) -> Fail {
-        Fail { bound, ..self }
-    }
-
-    /// A number checked as a JS number ([`check_number`]), its failure named by `field`.
-    pub fn number(field: Field, v: f64, min: u64, max: u64, integer: bool) -> Result<u64, Fail> {
-        check_number("", v, min, max, integer).map_err(|e| Fail::from_input(&e, field as u32))
-    }
-
-    fn from_input(e: &InputError, field: u32) -> Fail {
-        let (kind, value, bound) = match e.kind {
-            InputErrorKind::NotFinite(v) => (FailKind::NotFinite, v, 0.0),
-            InputErrorKind::Negative(v) => (FailKind::Negative, v, 0.0),
-            InputErrorKind::NotInteger(v) => (FailKind::NotInteger, v, 0.0),
-            InputErrorKind::TooSmall { value, min } => (FailKind::TooSmall, value, min),
-            InputErrorKind::TooLarge { value, max } => (FailKind::TooLarge, value, max),
-            _ => (FailKind::InvalidValue, f64::NAN, 0.0),
-        };
-        Fail { kind, field, value, bound }
-    }
-
-    fn encode(self) -> f64 {
-        let _ = DETAIL.try_with(|d| d.set((self.value, self.bound)));
-        let code = (self.kind as u32).saturating_add((ERROR_KINDS.len() as u32).saturating_mul(self.field));
-        -1.0 - f64::from(code)
-    }
-}
-
-fn run(f: impl FnOnce() -> Result<f64, Fail>) -> f64 {
-    f().unwrap_or_else(Fail::encode)
-}
 
 /// A handle: the slot's index + 1 in the low 20 bits, its generation in the high 12 (a freed handle, or an
 /// old handle whose slot was reused, is refused as `freed`).
@@ -146,7 +100,6 @@ struct EngineSlot {
 thread_local! {
     static ENGINES: RefCell<Slab<EngineSlot>> = const { RefCell::new(Slab::new()) };
     static CALLS: RefCell<Slab<CallState>> = const { RefCell::new(Slab::new()) };
-    static DETAIL: Cell<(f64, f64)> = const { Cell::new((0.0, 0.0)) };
 }
 
 /// Runs `f` on a slab. No JS runs inside an export, so the borrow cannot be contended; `try_with` and
@@ -172,12 +125,6 @@ fn with_call<R>(handle: f64, field: Field, f: impl FnOnce(&mut CallState) -> Res
 
 fn time(now_ms: f64) -> Result<u64, Fail> {
     Fail::number(Field::NowMs, now_ms, 0, 1 << 53, false)
-}
-
-/// The offending value (`0`) or the bound it broke (`1`) of the last failure.
-#[wasm_bindgen(js_name = errorDetail)]
-pub fn error_detail(which: f64) -> f64 {
-    DETAIL.try_with(|d| if which == 0.0 { d.get().0 } else { d.get().1 }).unwrap_or(f64::NAN)
 }
 
 fn section(mode: f64) -> Section<()> {

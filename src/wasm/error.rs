@@ -4,8 +4,6 @@
 use js_sys::{Error, RangeError, Reflect, TypeError};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::input::InputError;
-
 /// Sets `code` and `field` on a fresh error object. Setting a property on a fresh error cannot fail; if it
 /// somehow did, the error still carries its message.
 fn tag(err: &Error, code: &str, field: &str) -> JsValue {
@@ -22,15 +20,4 @@ pub fn range_error(code: &str, field: &str, message: &str) -> JsValue {
 /// A `TypeError` with `code` and `field`.
 pub fn type_error(code: &str, field: &str, message: &str) -> JsValue {
     tag(TypeError::new(message).unchecked_ref(), code, field)
-}
-
-impl From<InputError> for JsValue {
-    fn from(e: InputError) -> JsValue {
-        let message = e.to_string();
-        if e.is_type_error() {
-            type_error(e.code(), &e.field, &message)
-        } else {
-            range_error(e.code(), &e.field, &message)
-        }
-    }
 }

@@ -1,237 +1,238 @@
-//! The ledger's rules for JS (`LedgerRules`) and the fingerprint (`fingerprintJson`). Stores, handlers and
-//! I/O live in the JS layer (`pkg-template/server/`).
+//! The ledger's rules for JS, numbers only, and the fingerprint (`fingerprintJson`). Stores, handlers and
+//! I/O live in the JS layer (`pkg-template/server/`); `server/rules.js` reads a record's fields and hands
+//! them in as numbers (its state as a `RECORD_STATES` code; the fingerprints stay in JS, which tells the
+//! rules only whether two are equal).
+//!
+//! The rule exports take and return `f64`s and import nothing, like the client face's: a failure is
+//! `-(1 + kind + ERROR_KINDS.len() · field)` (`super::fail`), a result is a code (plus a value, packed as
+//! `code + CODES · value`), and a record made by a rule is its state code, with its four numbers read back
+//! through [`ledger_out`].
 
-use js_sys::Object;
+use core::cell::Cell;
+
 use wasm_bindgen::prelude::*;
 
 use super::error::{range_error, type_error};
-use super::read::{ms, name_string, set, string_len, time_ms, Fields};
-use super::{brand, JsResult};
-use crate::input::{check_number, Quoted, MAX_DURATION_MS};
+use super::fail::{run, Fail, FailKind, Field};
+use super::JsResult;
+use crate::input::MAX_DURATION_MS;
 use crate::ledger::{
-    admit, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, lookup, release, valid_operation_id,
-    Admission, LedgerConfig, Lookup, Record, RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
+    admit_matching, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, lookup, release,
+    valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record, RecordState, ReleaseRefusal,
+    MAX_TEXT_BYTES,
 };
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
-/** `released`: an operator released an unresolved record (`OperationLedger.release`); the next call executes. */
-import type { RecordState } from "./generated/names.js";
-export type { RecordState } from "./generated/names.js";
-/** A ledger record as stores keep it (the recorded result is kept beside it by the JS layer). `expiresMs`
- *  applies to resolved records (succeeded/failed) only: pending and unknown records never expire. */
-export interface LedgerRecord {
-  state: RecordState; fingerprint: string; leaseUntilMs: number; createdMs: number; expiresMs: number; version: number;
-}
-export type LedgerAdmission =
-  | { action: "execute" } | { action: "replay" } | { action: "conflict" } | { action: "reconcile" }
-  | { action: "in_progress"; retryAfterMs: number };
-/** What a status lookup finds (read-only): `reconcile` means pending past its lease, or unknown. */
-export type LedgerLookup =
-  | { status: "not_found" | "not_done" | "succeeded" | "failed" | "reconcile" }
-  | { status: "in_progress"; retryAfterMs: number };
-/** The core's answer to a release: the released record, or why not. */
-export type LedgerReleaseRule =
-  | { released: LedgerRecord }
-  | { refused: "resolved" | "already_released" }
-  | { refused: "lease_live"; retryAfterMs: number };
-/** `ttlMs` (default 24 h): how long a resolved record is replayed after its outcome; at least `leaseMs`.
- *  `leaseMs` (default 60 s): how long a claim holds before a repeat is reconciled. */
-export interface LedgerRulesOptions { ttlMs?: number; leaseMs?: number }
-"#;
+/// A packed answer is `code + CODES · value`: codes are below this.
+const CODES: f64 = 32.0;
+/// A release refused: `REFUSED + refusal index + CODES · retryAfterMs` (a released record answers its state code).
+const REFUSED: f64 = 16.0;
+/// The largest millisecond value or version a record may hold (JS's safe integers).
+const MAX_SAFE: u64 = (1 << 53) - 1;
+/// The longest TTL: a year of days.
+const MAX_TTL_MS: u64 = 366 * MAX_DURATION_MS;
 
-/// The ledger's transitions with validated settings.
-#[wasm_bindgen]
-pub struct LedgerRules {
-    config: LedgerConfig,
+thread_local! {
+    /// The numbers of the last record a rule made: `leaseUntilMs`, `createdMs`, `expiresMs`, `version`.
+    static OUT: Cell<[f64; 4]> = const { Cell::new([0.0; 4]) };
 }
 
-fn record_to_js(r: &Record) -> JsValue {
-    let o = Object::new();
-    set(&o, "state", r.state.as_str().into());
-    set(&o, "fingerprint", r.fingerprint.as_str().into());
-    set(&o, "leaseUntilMs", ms(r.lease_until_ms));
-    set(&o, "createdMs", ms(r.created_ms));
-    set(&o, "expiresMs", ms(r.expires_ms));
-    set(&o, "version", ms(r.version));
-    o.into()
+fn number(field: Field, v: f64) -> Result<u64, Fail> {
+    Fail::number(field, v, 0, MAX_SAFE, true)
 }
 
-fn read_record(value: &JsValue) -> JsResult<Option<Record>> {
-    if value.is_null() {
-        return Ok(None);
-    }
-    let Some(mut f) = Fields::new(value, "record", "record")? else { return Ok(None) };
-    let state = f.string("state")?.unwrap_or_default();
-    let state: RecordState = state.parse().map_err(|()| {
-        range_error(
-            "invalid_value",
-            "record.state",
-            &format!("record.state must be pending, succeeded, failed, unknown or released, got {}", Quoted(&state)),
-        )
-    })?;
-    let fingerprint = f
-        .string("fingerprint")?
-        .ok_or_else(|| type_error("missing", "record.fingerprint", "record.fingerprint is required"))?;
-    let mut time = |key: &'static str| -> JsResult<u64> {
-        let v = f
-            .number(key)?
-            .ok_or_else(|| type_error("missing", &format!("record.{key}"), &format!("record.{key} is required")))?;
-        time_ms(&format!("record.{key}"), v)
+/// A record from its numbers (`state` a `RECORD_STATES` code).
+fn record(state: f64, lease_until_ms: f64, created_ms: f64, expires_ms: f64, version: f64) -> Result<Record, Fail> {
+    let bad = Fail::new(FailKind::InvalidValue, Field::RecordState, state);
+    let code = if state >= 0.0 && state.fract() == 0.0 && state < RecordState::ALL.len() as f64 {
+        state as usize
+    } else {
+        usize::MAX
     };
-    let record = Record {
+    let state = RecordState::ALL.get(code).copied().ok_or(bad)?;
+    Ok(Record {
         state,
-        fingerprint,
-        lease_until_ms: time("leaseUntilMs")?,
-        created_ms: time("createdMs")?,
-        expires_ms: time("expiresMs")?,
-        version: time("version")?,
-    };
-    // Stores may keep more beside the record (the result, the key): other fields are allowed here.
-    Ok(Some(record))
+        fingerprint: String::new(),
+        lease_until_ms: number(Field::RecordLeaseUntilMs, lease_until_ms)?,
+        created_ms: number(Field::RecordCreatedMs, created_ms)?,
+        expires_ms: number(Field::RecordExpiresMs, expires_ms)?,
+        version: number(Field::RecordVersion, version)?,
+    })
 }
 
-fn read_fingerprint(v: &JsValue) -> JsResult<String> {
-    name_string("fingerprint", v)?
-        .ok_or_else(|| type_error("invalid_type", "fingerprint", "fingerprint must be a string"))
+/// `has` (1: a record is given) and its numbers.
+fn maybe(has: f64, state: f64, lease: f64, created: f64, expires: f64, version: f64) -> Result<Option<Record>, Fail> {
+    if has == 1.0 {
+        record(state, lease, created, expires, version).map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
-#[wasm_bindgen]
-impl LedgerRules {
-    /// `ttlMs` (default 24 h) and `leaseMs` (default 60 s), validated; a TTL shorter than the lease is a
-    /// `RangeError` (`code: "ttl_below_lease"`, `field: "ttlMs"`).
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "LedgerRulesOptions | undefined")] options: JsValue,
-    ) -> JsResult<LedgerRules> {
-        let LedgerConfig { mut ttl_ms, mut lease_ms } = LedgerConfig::default();
-        if let Some(mut f) = Fields::new(&options, "", "options")? {
-            if let Some(v) = f.number("ttlMs")? {
-                ttl_ms = check_number("ttlMs", v, 1, 366 * MAX_DURATION_MS, false)?;
-            }
-            if let Some(v) = f.number("leaseMs")? {
-                lease_ms = check_number("leaseMs", v, 1, MAX_DURATION_MS, false)?;
-            }
-            f.finish()?;
-        }
-        let config = LedgerConfig::new(ttl_ms, lease_ms).map_err(|e| range_error(e.code(), "ttlMs", &e.to_string()))?;
-        let rules = LedgerRules { config };
-        brand::constructed(brand::RULES); // the last step: no JS runs between here and the glue's store
-        Ok(rules)
-    }
+fn now(now_ms: f64) -> Result<u64, Fail> {
+    Fail::number(Field::NowMs, now_ms, 0, 1 << 53, false)
+}
 
-    /// What to do with a write of `fingerprint` at `nowMs`, given the stored record (or `undefined`).
-    #[wasm_bindgen(unchecked_return_type = "LedgerAdmission")]
-    pub fn admit(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "LedgerRecord | undefined | null")] stored: JsValue,
-        fingerprint: JsValue,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> JsResult<JsValue> {
-        let stored = read_record(&stored)?;
-        let fp = read_fingerprint(&fingerprint)?;
-        let now = time_ms("nowMs", now_ms)?;
-        let a = admit(stored.as_ref(), &fp, now);
-        let o = Object::new();
-        set(&o, "action", a.as_str().into());
-        if let Admission::InProgress { retry_after_ms } = a {
-            set(&o, "retryAfterMs", ms(retry_after_ms));
-        }
-        Ok(o.into())
-    }
+fn config(ttl_ms: f64, lease_ms: f64) -> Result<Result<LedgerConfig, LedgerConfigError>, Fail> {
+    let ttl = Fail::number(Field::TtlMs, ttl_ms, 1, MAX_TTL_MS, false)?;
+    let lease = Fail::number(Field::LeaseMs, lease_ms, 1, MAX_DURATION_MS, false)?;
+    Ok(LedgerConfig::new(ttl, lease))
+}
 
-    /// What a status lookup finds at `nowMs` in the stored record (or `undefined`): `{ status }`, one of
-    /// `not_found`, `not_done`, `in_progress` (with `retryAfterMs`), `succeeded`, `failed`, `reconcile`.
-    /// Read-only: nothing is claimed.
-    #[wasm_bindgen(unchecked_return_type = "LedgerLookup")]
-    pub fn lookup(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "LedgerRecord | undefined | null")] stored: JsValue,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> JsResult<JsValue> {
-        let stored = read_record(&stored)?;
-        let now = time_ms("nowMs", now_ms)?;
-        let l = lookup(stored.as_ref(), now);
-        let o = Object::new();
-        set(&o, "status", l.as_str().into());
-        if let Lookup::InProgress { retry_after_ms } = l {
-            set(&o, "retryAfterMs", ms(retry_after_ms));
-        }
-        Ok(o.into())
-    }
+fn valid_config(ttl_ms: f64, lease_ms: f64) -> Result<LedgerConfig, Fail> {
+    config(ttl_ms, lease_ms)?.map_err(|_| Fail::new(FailKind::TooSmall, Field::TtlMs, ttl_ms).bound(lease_ms))
+}
 
-    /// The pending record that claims a key, replacing `previous` (expired or reconciled) if given.
-    #[wasm_bindgen(unchecked_return_type = "LedgerRecord")]
-    pub fn claim(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "LedgerRecord | undefined | null")] previous: JsValue,
-        fingerprint: JsValue,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> JsResult<JsValue> {
-        let previous = read_record(&previous)?;
-        let fp = read_fingerprint(&fingerprint)?;
-        let now = time_ms("nowMs", now_ms)?;
-        Ok(record_to_js(&claim(previous.as_ref(), &fp, now, &self.config)))
-    }
+/// A record made by a rule: its state code, its numbers kept for [`ledger_out`].
+fn made(r: &Record) -> f64 {
+    let _ =
+        OUT.try_with(|o| o.set([r.lease_until_ms as f64, r.created_ms as f64, r.expires_ms as f64, r.version as f64]));
+    f64::from(r.state as u8)
+}
 
-    /// The record after the handler finished as `state` (`succeeded`, `failed` or `unknown`).
-    #[wasm_bindgen(unchecked_return_type = "LedgerRecord")]
-    pub fn finish(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "LedgerRecord")] claimed: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "RecordState")] state: JsValue,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> JsResult<JsValue> {
-        let claimed = read_record(&claimed)?.ok_or_else(|| type_error("missing", "record", "record is required"))?;
-        let s = name_string("state", &state)?.unwrap_or_default();
-        let state = match s.parse() {
-            Ok(RecordState::Pending | RecordState::Released) | Err(()) => {
-                return Err(range_error(
-                    "invalid_value",
-                    "state",
-                    &format!("state must be succeeded, failed or unknown, got {}", Quoted(&s)),
-                ))
-            }
-            Ok(st) => st,
+/// The `i`-th number (0 `leaseUntilMs`, 1 `createdMs`, 2 `expiresMs`, 3 `version`) of the record the last
+/// rule made.
+#[wasm_bindgen(js_name = ledgerOut)]
+pub fn ledger_out(i: f64) -> f64 {
+    let i = if (0.0..4.0).contains(&i) { i as usize } else { 4 };
+    OUT.try_with(|o| o.get().get(i).copied().unwrap_or(f64::NAN)).unwrap_or(f64::NAN)
+}
+
+/// The default settings: `0` the TTL, `1` the lease (ms).
+#[wasm_bindgen(js_name = ledgerDefault)]
+pub fn ledger_default(which: f64) -> f64 {
+    let d = LedgerConfig::default();
+    if which == 0.0 {
+        d.ttl_ms as f64
+    } else {
+        d.lease_ms as f64
+    }
+}
+
+/// Checks the ledger's settings: 0 when they hold, 1 when the TTL is shorter than the lease
+/// (`ttl_below_lease`), or a failure.
+#[wasm_bindgen(js_name = ledgerConfig)]
+pub fn ledger_config(ttl_ms: f64, lease_ms: f64) -> f64 {
+    run(|| Ok(if config(ttl_ms, lease_ms)?.is_ok() { 0.0 } else { 1.0 }))
+}
+
+/// What to do with a write at `now_ms`: an `ADMISSIONS` code, plus `CODES · retryAfterMs` for `in_progress`.
+/// `same_input` (1 or 0): whether the write's input fingerprint equals the stored record's.
+#[wasm_bindgen(js_name = ledgerAdmit)]
+#[allow(clippy::too_many_arguments)]
+pub fn ledger_admit(
+    has: f64,
+    state: f64,
+    lease_until_ms: f64,
+    created_ms: f64,
+    expires_ms: f64,
+    version: f64,
+    same_input: f64,
+    now_ms: f64,
+) -> f64 {
+    run(|| {
+        let stored = maybe(has, state, lease_until_ms, created_ms, expires_ms, version)?;
+        let a = admit_matching(stored.as_ref(), same_input == 1.0, now(now_ms)?);
+        let retry = if let Admission::InProgress { retry_after_ms } = a { retry_after_ms } else { 0 };
+        Ok(f64::from(a.code()) + CODES * retry as f64)
+    })
+}
+
+/// What a status lookup finds at `now_ms`: a `LOOKUPS` code, plus `CODES · retryAfterMs` for `in_progress`.
+#[wasm_bindgen(js_name = ledgerLookup)]
+pub fn ledger_lookup(
+    has: f64,
+    state: f64,
+    lease_until_ms: f64,
+    created_ms: f64,
+    expires_ms: f64,
+    version: f64,
+    now_ms: f64,
+) -> f64 {
+    run(|| {
+        let stored = maybe(has, state, lease_until_ms, created_ms, expires_ms, version)?;
+        let l = lookup(stored.as_ref(), now(now_ms)?);
+        let retry = if let Lookup::InProgress { retry_after_ms } = l { retry_after_ms } else { 0 };
+        Ok(f64::from(l.code()) + CODES * retry as f64)
+    })
+}
+
+/// The pending record that claims a key at `now_ms`, replacing the given one (if `has`): its state code;
+/// its numbers through [`ledger_out`].
+#[wasm_bindgen(js_name = ledgerClaim)]
+#[allow(clippy::too_many_arguments)]
+pub fn ledger_claim(
+    has: f64,
+    state: f64,
+    lease_until_ms: f64,
+    created_ms: f64,
+    expires_ms: f64,
+    version: f64,
+    now_ms: f64,
+    ttl_ms: f64,
+    lease_ms: f64,
+) -> f64 {
+    run(|| {
+        let previous = maybe(has, state, lease_until_ms, created_ms, expires_ms, version)?;
+        let cfg = valid_config(ttl_ms, lease_ms)?;
+        Ok(made(&claim(previous.as_ref(), "", now(now_ms)?, &cfg)))
+    })
+}
+
+/// The record after the handler finished as `new_state` (a `RECORD_STATES` code: succeeded, failed or
+/// unknown): its state code; its numbers through [`ledger_out`].
+#[wasm_bindgen(js_name = ledgerFinish)]
+#[allow(clippy::too_many_arguments)]
+pub fn ledger_finish(
+    state: f64,
+    lease_until_ms: f64,
+    created_ms: f64,
+    expires_ms: f64,
+    version: f64,
+    new_state: f64,
+    now_ms: f64,
+    ttl_ms: f64,
+    lease_ms: f64,
+) -> f64 {
+    run(|| {
+        let claimed = record(state, lease_until_ms, created_ms, expires_ms, version)?;
+        let to = match RecordState::ALL.get(if new_state.fract() == 0.0 && new_state >= 0.0 {
+            new_state as usize
+        } else {
+            99
+        }) {
+            Some(s @ (RecordState::Succeeded | RecordState::Failed | RecordState::Unknown)) => *s,
+            _ => return Err(Fail::new(FailKind::InvalidValue, Field::State, new_state)),
         };
-        let now = time_ms("nowMs", now_ms)?;
-        Ok(record_to_js(&finish(&claimed, state, now, &self.config)))
-    }
+        let cfg = valid_config(ttl_ms, lease_ms)?;
+        Ok(made(&finish(&claimed, to, now(now_ms)?, &cfg)))
+    })
+}
 
-    /// An operator's release of an unresolved record at `nowMs`: `{ released: record }`, or
-    /// `{ refused: "resolved" | "already_released" }`, or `{ refused: "lease_live", retryAfterMs }`.
-    #[wasm_bindgen(unchecked_return_type = "LedgerReleaseRule")]
-    pub fn release(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "LedgerRecord")] stored: JsValue,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> JsResult<JsValue> {
-        let stored = read_record(&stored)?.ok_or_else(|| type_error("missing", "record", "record is required"))?;
-        let now = time_ms("nowMs", now_ms)?;
-        let o = Object::new();
-        match release(&stored, now, &self.config) {
-            Ok(r) => set(&o, "released", record_to_js(&r)),
+/// An operator's release at `now_ms`: the released record's state code (numbers through [`ledger_out`]),
+/// or `REFUSED + RELEASE_REFUSALS index + CODES · retryAfterMs`.
+#[wasm_bindgen(js_name = ledgerRelease)]
+#[allow(clippy::too_many_arguments)]
+pub fn ledger_release(
+    state: f64,
+    lease_until_ms: f64,
+    created_ms: f64,
+    expires_ms: f64,
+    version: f64,
+    now_ms: f64,
+    ttl_ms: f64,
+    lease_ms: f64,
+) -> f64 {
+    run(|| {
+        let stored = record(state, lease_until_ms, created_ms, expires_ms, version)?;
+        let cfg = valid_config(ttl_ms, lease_ms)?;
+        Ok(match release(&stored, now(now_ms)?, &cfg) {
+            Ok(r) => made(&r),
             Err(refusal) => {
-                set(&o, "refused", refusal.code().into());
-                if let ReleaseRefusal::LeaseLive { retry_after_ms } = refusal {
-                    set(&o, "retryAfterMs", ms(retry_after_ms));
-                }
+                let retry = if let ReleaseRefusal::LeaseLive { retry_after_ms } = refusal { retry_after_ms } else { 0 };
+                REFUSED + f64::from(refusal.index()) + CODES * retry as f64
             }
-        }
-        Ok(o.into())
-    }
-
-    /// The settings in force.
-    #[wasm_bindgen(getter, js_name = ttlMs)]
-    pub fn ttl_ms(&self) -> f64 {
-        self.config.ttl_ms as f64
-    }
-
-    /// The settings in force.
-    #[wasm_bindgen(getter, js_name = leaseMs)]
-    pub fn lease_ms(&self) -> f64 {
-        self.config.lease_ms as f64
-    }
+        })
+    })
 }
 
 /// The fingerprint (RFC 8785 + SHA-256, hex) of the output of `JSON.stringify`. Use `fingerprint(value)`
@@ -270,6 +271,12 @@ pub fn fingerprint_canonical(text: JsValue) -> JsResult<String> {
 pub fn is_valid_operation_id(id: JsValue) -> bool {
     // Measured first: a long string is not an id and is not copied.
     string_len(&id).is_some_and(|len| len <= 128) && id.as_string().is_some_and(|s| valid_operation_id(&s))
+}
+
+/// The length of a string primitive in UTF-16 code units (`None` for anything else). Reading `length` of
+/// a string primitive cannot throw and copies nothing.
+fn string_len(value: &JsValue) -> Option<u32> {
+    value.is_string().then(|| value.unchecked_ref::<js_sys::JsString>().length())
 }
 
 fn too_large(len: impl core::fmt::Display) -> JsValue {

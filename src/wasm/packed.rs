@@ -3,7 +3,7 @@
 //! `client/engine.js` encodes and decodes. The layout and the kind codes are [`crate::vocab`]'s, generated
 //! for JS (`pkg-template/generated/names.js`), so the two sides cannot drift apart.
 
-use super::client::{Fail, FailKind, Field};
+use super::fail::{Fail, FailKind, Field};
 use crate::input::MAX_DURATION_MS;
 use crate::retry::breaker::{BreakerState, Transition};
 use crate::retry::engine::{Admission, Step};

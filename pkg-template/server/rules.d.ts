@@ -1,0 +1,54 @@
+import type { RecordState } from '../generated/names.js';
+export type { RecordState } from '../generated/names.js';
+
+/**
+ * A ledger record as stores keep it (the recorded result is kept beside it by the JS layer). `expiresMs`
+ * applies to resolved records (succeeded/failed) only: pending and unknown records never expire.
+ * `released`: an operator released an unresolved record (`OperationLedger.release`); the next call executes.
+ */
+export interface LedgerRecord {
+  state: RecordState;
+  fingerprint: string;
+  leaseUntilMs: number;
+  createdMs: number;
+  expiresMs: number;
+  version: number;
+}
+export type LedgerAdmission =
+  | { action: 'execute' } | { action: 'replay' } | { action: 'conflict' } | { action: 'reconcile' }
+  | { action: 'in_progress'; retryAfterMs: number };
+/** What a status lookup finds (read-only): `reconcile` means pending past its lease, or unknown. */
+export type LedgerLookup =
+  | { status: 'not_found' | 'not_done' | 'succeeded' | 'failed' | 'reconcile' }
+  | { status: 'in_progress'; retryAfterMs: number };
+/** The core's answer to a release: the released record, or why not. */
+export type LedgerReleaseRule =
+  | { released: LedgerRecord }
+  | { refused: 'resolved' | 'already_released' }
+  | { refused: 'lease_live'; retryAfterMs: number };
+/**
+ * `ttlMs` (default 24 h): how long a resolved record is replayed after its outcome; at least `leaseMs`.
+ * `leaseMs` (default 60 s): how long a claim holds before a repeat is reconciled.
+ */
+export interface LedgerRulesOptions { ttlMs?: number; leaseMs?: number }
+
+/**
+ * The ledger's transitions, decided in wasm (numbers only). Bad input is a `TypeError`/`RangeError` with
+ * `code` and `field` (`record.version`, `nowMs`, …); a TTL below the lease is `ttl_below_lease`.
+ */
+export declare class LedgerRules {
+  constructor(options?: LedgerRulesOptions);
+  readonly ttlMs: number;
+  readonly leaseMs: number;
+  admit(stored: LedgerRecord | undefined | null, fingerprint: string, nowMs: number): LedgerAdmission;
+  lookup(stored: LedgerRecord | undefined | null, nowMs: number): LedgerLookup;
+  claim(previous: LedgerRecord | undefined | null, fingerprint: string, nowMs: number): LedgerRecord;
+  finish(claimed: LedgerRecord, state: 'succeeded' | 'failed' | 'unknown', nowMs: number): LedgerRecord;
+  release(stored: LedgerRecord, nowMs: number): LedgerReleaseRule;
+  /** Ends their use; later calls are a `freed` TypeError. */
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Whether an operation id has the accepted form: 8–128 characters of `A–Z a–z 0–9 - _ . :`. */
+export declare function isValidOperationId(id: unknown): boolean;
