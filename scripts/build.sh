@@ -29,6 +29,7 @@ for face in client server; do
 done
 rm -f pkg.tmp/.gitignore pkg.tmp/package.json
 cp -R pkg-template/. pkg.tmp/
+cp README.md LICENSE-MIT LICENSE-APACHE pkg.tmp/
 rm -rf pkg && mv pkg.tmp pkg
 
 say "tsc: the package's public types"

@@ -1,3 +1,4 @@
+/// <reference path="../dispose.d.ts" />
 // Types of the client engine (client/engine.js). The closed sets are generated from the Rust definitions
 // (src/vocab.rs → generated/names.d.ts).
 import type {

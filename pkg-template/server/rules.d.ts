@@ -1,3 +1,4 @@
+/// <reference path="../dispose.d.ts" />
 import type { RecordState } from '../generated/names.js';
 export type { RecordState } from '../generated/names.js';
 
