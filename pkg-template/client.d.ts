@@ -48,6 +48,8 @@ export type {
   JournalEntry,
   Journal,
   RetryEvent,
+  EventContext,
+  OpenTelemetryApi,
   WithRetryOptions,
   CallOptions,
   RetryingClient,

@@ -106,17 +106,24 @@ export declare class DurableObjectJournal implements Journal {
   purge(settledBeforeMs: number): Promise<number>;
 }
 
+/** What every event of a call carries: the call's id (per `withRetry` object, 1, 2, …) and the server's name. */
+export interface EventContext {
+  callId?: number;
+  /** The server's name from its `initialize` answer, when known. */
+  server?: string;
+}
+
 /** Events for logs and metrics. */
-export type RetryEvent =
-  | ({ type: 'attempt'; tool: string; attempt: number; outcome: AttemptOutcome; classification: Classification; decision: Decision; breaker?: BreakerTransition })
+export type RetryEvent = EventContext & (
+  | ({ type: 'attempt'; tool: string; attempt: number; durationMs: number; outcome: AttemptOutcome; classification: Classification; decision: Decision; breaker?: BreakerTransition })
   | { type: 'retry'; tool: string; delayMs: number; recover?: Recover; reason: Reason }
   | ({ type: 'breaker'; tool: string } & BreakerTransition)
   | { type: 'give_up'; tool: string; status: Exclude<CallStatus, 'succeeded' | 'tool_error'>; reason: Reason; operationId?: string }
-  | { type: 'done'; tool: string; status: CallStatus; reason: Reason; attempts: number }
+  | { type: 'done'; tool: string; status: CallStatus; reason: Reason; attempts: number; durationMs: number }
   /** One status query about a keyed write whose outcome was not known (`answer`: the status tool's, or `no_answer`). */
   | { type: 'resolve'; tool: string; operationId: string; answer: OperationStatus | 'no_answer' }
   /** A created task's progress: each look (`delayMs`: the wait before the next), its end, or a cancel (`cancelled` / `cancel_failed`). */
-  | { type: 'task'; tool: string; taskId: string; status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'cancel_failed'; delayMs?: number };
+  | { type: 'task'; tool: string; taskId: string; status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'cancel_failed'; delayMs?: number });
 
 export interface WithRetryOptions {
   policy?: PolicyOptions;
@@ -162,6 +169,22 @@ export interface WithRetryOptions {
    * same intent cannot be recognized (the status tool is what the model is pointed at instead).
    */
   idFromIntent?: boolean;
+  /**
+   * Your `@opentelemetry/api` module (`import * as api from '@opentelemetry/api'`): a span per tool call and one
+   * per attempt (MCP semantic conventions), retry events, the `mcp.client.operation.duration` histogram, and the
+   * trace context in each request's `params._meta`. Without it nothing is recorded and nothing is imported.
+   */
+  opentelemetry?: OpenTelemetryApi;
+}
+
+/** The parts of `@opentelemetry/api` withRetry and OperationLedger use (pass the module itself). */
+export interface OpenTelemetryApi {
+  trace: { getTracer(name: string, version?: string): unknown; setSpan(context: unknown, span: unknown): unknown };
+  metrics: { getMeter(name: string, version?: string): unknown };
+  context: { active(): unknown; with<T>(context: unknown, fn: () => T): T };
+  propagation: { inject(context: unknown, carrier: unknown, setter?: unknown): void };
+  SpanKind?: unknown;
+  SpanStatusCode?: unknown;
 }
 
 export interface CallOptions {

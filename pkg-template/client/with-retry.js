@@ -6,6 +6,7 @@ import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from '
 import { MemoryJournal } from './journal.js';
 import { messageFor } from './messages.js';
 import { sleep } from './sleep.js';
+import { telemetryFor } from './telemetry.js';
 import {
   ACTION_STOP, OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND, OPERATION_STATUSES, OPERATION_SUCCEEDED,
   OPERATION_UNKNOWN, OUTCOME_META_KEY, REASON_RESOLVED_BY_STATUS, REASON_STATUS_IN_PROGRESS, REASON_STATUS_NOT_ASKED, REASON_STATUS_NOT_FOUND, REASON_STATUS_UNKNOWN,
@@ -31,7 +32,7 @@ export const RESULT_SCHEMA = {
 
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
-  'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent',
+  'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent', 'opentelemetry',
 ]);
 
 /** The status tool's default name (the server's `registerStatusTool`). */
@@ -67,6 +68,16 @@ function checkOptions(client, o) {
     for (const m of ['begin', 'settle', 'pending']) {
       if (typeof o.journal?.[m] !== 'function') throw typeOptionError('journal', `a journal (missing ${m}())`);
     }
+  }
+}
+
+/** The server's name from its `initialize` answer, when the SDK client has one. */
+function serverName(client) {
+  try {
+    const name = client.getServerVersion?.()?.name;
+    return typeof name === 'string' && name ? name : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -124,6 +135,8 @@ export function withRetry(client, options = {}) {
       // A listener's failure must not change the call.
     }
   };
+  const telemetry = telemetryFor(options.opentelemetry);
+  let callSeq = 0;
   // The SDK reports a broken SSE stream to client.onerror, not to the request: note when it happens, so a
   // timeout after a break (and after an event id) can be resumed instead of re-sent. Chained, not replaced.
   let streamBrokeAt = -Infinity;
@@ -193,6 +206,7 @@ export function withRetry(client, options = {}) {
   }
   const ctx = {
     client, engine, journal, now, emit, reconnect, refreshTools, toolInfo, learnRevision, trusted, overrides, idArg, options, statusTool, askStatus,
+    telemetry,
   };
 
   async function call(params, requestOptions = {}) {
@@ -202,6 +216,15 @@ export function withRetry(client, options = {}) {
     const { signal } = requestOptions;
     const task = taskRequest(requestOptions.task);
     const op = await resolveTool(ctx, params, requestOptions.intent);
+    // Every event of this call names it and its server, so listeners can map them without guessing.
+    const callId = ++callSeq;
+    const server = serverName(client);
+    const say = (event) => emit({ ...event, callId, ...(server ? { server } : {}) });
+    const callStarted = now();
+    const tel = telemetry.call({
+      tool: op.name, safety: op.safety, operationId: op.operationId,
+      sessionId: client.transport?.sessionId, protocolVersion: client.transport?.protocolVersion,
+    });
     // The SDK client cannot answer a 2026-07-28 input request: the engine stops the call there.
     const run = {
       params, requestOptions, args: op.args, state: engine.begin(now(), { answersInput: false }), resumptionToken: undefined,
@@ -215,70 +238,81 @@ export function withRetry(client, options = {}) {
     let lastError;
     let decision;
     try {
-      for (;;) {
-        const admission = engine.admit(run.state, now());
-        if (!admission.admitted) {
-          decision = admission.decision;
-          break;
-        }
-        if (admission.breaker) emit({ type: 'breaker', tool: op.name, ...admission.breaker });
-        const started = now();
-        const sent = await runAttempt(ctx, run, { admission, recover, started, streamBrokeAt: () => streamBrokeAt });
-        result = sent.result;
-        if (sent.error !== undefined) lastError = sent.error;
-        const step = engine.record(run.state, sent.outcome, op.safety, now());
-        attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs: now() - started, outcome: sent.outcome, ...step });
-        emit({ type: 'attempt', tool: op.name, attempt: attempts.length, outcome: sent.outcome, ...step });
-        if (step.breaker) emit({ type: 'breaker', tool: op.name, ...step.breaker });
-        decision = step.decision;
-        if (decision.action === ACTION_STOP) break;
-        emit({ type: 'retry', tool: op.name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
-        recover = decision.recover;
-        if (!(await sleep(decision.delayMs, signal))) {
-          // Aborted during the backoff: the engine says what that means.
-          decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
-          break;
-        }
-      }
-      // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
-      const created = decision.status === STATUS_PENDING && decision.reason === REASON_TASK_PENDING ? createdTask(result) : undefined;
-      if (created) {
-        const followed = await followTask(ctx, run.state, created, { tool: op.name, safety: op.safety, signal });
-        decision = followed.decision;
-        if (followed.result !== undefined) result = followed.result;
-        if (followed.error !== undefined) lastError = followed.error;
-      }
-    } finally {
-      deadlineMs = run.state.deadlineMs;
-      run.state.free(); // the engine's slot for this call, now, not when the collector gets to it
-    }
-
-    let outcome = assembleOutcome({
-      ...op,
-      attempts,
-      result,
-      lastError,
-      decision,
-      operationIdArgument: idArg,
-      breakerOpenForMs: engine.breakerState === 'open' ? engine.policy.breaker?.openMs : undefined,
-    });
-    // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline, before
-    // answering. It never sends the write again to find out.
-    if (op.operationId && (outcome.status === 'unknown' || outcome.status === 'pending') && options.autoResolve !== false) {
-      outcome = (await resolveOutcome(ctx, outcome, { deadlineMs, signal, attempts })) ?? outcome;
-    }
-    if (op.operationId) {
       try {
-        await journal.settle(op.operationId, outcome.status, now());
-      } catch {
-        // The entry stays pending: pendingOperations() will list it.
+        for (;;) {
+          const admission = engine.admit(run.state, now());
+          if (!admission.admitted) {
+            decision = admission.decision;
+            break;
+          }
+          if (admission.breaker) say({ type: 'breaker', tool: op.name, ...admission.breaker });
+          const started = now();
+          const traced = tel.attempt(attempts.length + 1);
+          run.traceMeta = traced.meta;
+          const sent = await traced.run(() => runAttempt(ctx, run, { admission, recover, started, streamBrokeAt: () => streamBrokeAt }));
+          result = sent.result;
+          if (sent.error !== undefined) lastError = sent.error;
+          const step = engine.record(run.state, sent.outcome, op.safety, now());
+          const durationMs = now() - started;
+          traced.end(sent.outcome, step.classification, durationMs);
+          attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs, outcome: sent.outcome, ...step });
+          say({ type: 'attempt', tool: op.name, attempt: attempts.length, durationMs, outcome: sent.outcome, ...step });
+          if (step.breaker) say({ type: 'breaker', tool: op.name, ...step.breaker });
+          decision = step.decision;
+          if (decision.action === ACTION_STOP) break;
+          tel.retry(decision, step.classification.cause);
+          say({ type: 'retry', tool: op.name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
+          recover = decision.recover;
+          if (!(await sleep(decision.delayMs, signal))) {
+            // Aborted during the backoff: the engine says what that means.
+            decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
+            break;
+          }
+        }
+        // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
+        const created = decision.status === STATUS_PENDING && decision.reason === REASON_TASK_PENDING ? createdTask(result) : undefined;
+        if (created) {
+          const followed = await followTask({ ...ctx, emit: say }, run.state, created, { tool: op.name, safety: op.safety, signal });
+          decision = followed.decision;
+          if (followed.result !== undefined) result = followed.result;
+          if (followed.error !== undefined) lastError = followed.error;
+        }
+      } finally {
+        deadlineMs = run.state.deadlineMs;
+        run.state.free(); // the engine's slot for this call, now, not when the collector gets to it
       }
+
+      let outcome = assembleOutcome({
+        ...op,
+        attempts,
+        result,
+        lastError,
+        decision,
+        operationIdArgument: idArg,
+        breakerOpenForMs: engine.breakerState === 'open' ? engine.policy.breaker?.openMs : undefined,
+      });
+      // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline, before
+      // answering. It never sends the write again to find out.
+      if (op.operationId && (outcome.status === 'unknown' || outcome.status === 'pending') && options.autoResolve !== false) {
+        outcome = (await resolveOutcome({ ...ctx, emit: say }, outcome, { deadlineMs, signal, attempts })) ?? outcome;
+      }
+      if (op.operationId) {
+        try {
+          await journal.settle(op.operationId, outcome.status, now());
+        } catch {
+          // The entry stays pending: pendingOperations() will list it.
+        }
+      }
+      if (outcome.status !== 'succeeded' && outcome.status !== 'tool_error') {
+        say({ type: 'give_up', tool: op.name, status: outcome.status, reason: outcome.reason, operationId: op.operationId });
+      }
+      say({ type: 'done', tool: op.name, status: outcome.status, reason: outcome.reason, attempts: attempts.length, durationMs: now() - callStarted });
+      tel.end(outcome);
+      return outcome;
+    } catch (error) {
+      tel.fail(error);
+      throw error;
     }
-    if (outcome.status !== 'succeeded' && outcome.status !== 'tool_error') {
-      emit({ type: 'give_up', tool: op.name, status: outcome.status, reason: outcome.reason, operationId: op.operationId });
-    }
-    emit({ type: 'done', tool: op.name, status: outcome.status, reason: outcome.reason, attempts: attempts.length });
-    return outcome;
   }
 
   async function callTool(params, requestOptions) {
@@ -572,7 +606,7 @@ export async function runAttempt(ctx, run, { admission, recover, started, stream
     await recoverStep(ctx, recover);
     sent = !signal?.aborted;
     const result = await client.request(
-      { method: 'tools/call', params: { ...params, arguments: args, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, [ATTEMPT_META_KEY]: tag } } },
+      { method: 'tools/call', params: { ...params, arguments: args, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, ...run.traceMeta, [ATTEMPT_META_KEY]: tag } } },
       RESULT_SCHEMA,
       {
         timeout: admission.timeoutMs,

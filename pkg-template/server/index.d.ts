@@ -138,6 +138,12 @@ export interface OperationLedgerOptions extends LedgerRulesOptions {
   store: LedgerStore;
   reconcile?: (ctx: LedgerKey & { record: LedgerRecord; result?: unknown }) => Promise<ReconcileVerdict> | ReconcileVerdict;
   now?: () => number;
+  /**
+   * Your `@opentelemetry/api` module: `withIdempotency` counts every answer in `mcp_retry_policy.ledger.answers`
+   * (attributes `mcp_retry_policy.ledger.answer` — execute, replay, conflict, in_progress, unknown, rejected,
+   * rolled_back — and `mcp_retry_policy.ledger.action`). Without it nothing is recorded.
+   */
+  opentelemetry?: { metrics: { getMeter(name: string, version?: string): unknown } };
 }
 
 export type LedgerBegin =

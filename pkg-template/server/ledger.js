@@ -11,6 +11,9 @@ import {
   RECORD_SUCCEEDED, RECORD_UNKNOWN,
 } from '../generated/names.js';
 
+/** Each ledger's answer counter (OpenTelemetry), when it was given `opentelemetry`. */
+const COUNTERS = new WeakMap();
+
 /** The record changed while the reconcile hook was asked: look again. */
 const RACED = Symbol('raced');
 
@@ -112,16 +115,25 @@ export class OperationLedger {
   #now;
 
   constructor(options = {}) {
-    const { store, reconcile, now, ...rules } = options ?? {};
+    const { store, reconcile, now, opentelemetry, ...rules } = options ?? {};
     for (const m of ['get', 'insert', 'replace']) {
       if (typeof store?.[m] !== 'function') throw optError('store', `a ledger store (missing ${m}())`);
     }
     if (reconcile !== undefined && typeof reconcile !== 'function') throw optError('reconcile', 'a function');
     if (now !== undefined && typeof now !== 'function') throw optError('now', 'a function');
+    if (opentelemetry !== undefined && typeof opentelemetry?.metrics?.getMeter !== 'function') {
+      throw optError('opentelemetry', "the @opentelemetry/api module (import * as api from '@opentelemetry/api')");
+    }
     this.#store = store;
     this.#rules = new LedgerRules(rules);
     this.#reconcile = reconcile;
     this.#now = now ?? (() => Date.now());
+    if (opentelemetry !== undefined) {
+      COUNTERS.set(this, opentelemetry.metrics.getMeter('mcp-retry-policy').createCounter('mcp_retry_policy.ledger.answers', {
+        unit: '{answer}',
+        description: 'What the operation ledger answered a keyed write: execute, replay, conflict, in_progress, unknown, rejected, rolled_back.',
+      }));
+    }
   }
 
   get ttlMs() {
@@ -384,7 +396,23 @@ export function withIdempotency(ledger, handler, options = {}) {
   if (typeof tenant !== 'function') throw optError('tenant', 'a function of the request context');
   if (validate !== undefined && typeof validate !== 'function') throw optError('validate', 'a function');
 
+  // With OpenTelemetry: each answer counted by kind (the ledger's own answers carry it in `_meta`; a replayed
+  // result is marked here; anything else is the handler's own result: an execution).
+  const counter = COUNTERS.get(ledger);
+  const replays = new WeakSet();
+
+  if (!counter) return respond;
   return async function idempotentHandler(args, extra) {
+    const result = await respond(args, extra);
+    const meta = result?._meta?.[LEDGER_META_KEY];
+    const kind = meta?.status === LEDGER_REJECTED && meta.reason === 'rolled_back' ? 'rolled_back'
+      : meta?.status && meta.status !== 'result_not_stored' ? meta.status
+        : replays.has(result) ? 'replay' : 'execute';
+    counter.add(1, { 'mcp_retry_policy.ledger.answer': kind, 'mcp_retry_policy.ledger.action': action });
+    return result;
+  };
+
+  async function respond(args, extra) {
     const operationId = args?.[operationIdArgument];
     // Rejected before any claim: nothing attempted, nothing stored.
     if (!isValidOperationId(operationId)) {
@@ -466,6 +494,7 @@ export function withIdempotency(ledger, handler, options = {}) {
   function answerAdmission(admission, operationId) {
     switch (admission.action) {
       case 'replay':
+        if (counter && admission.result !== null && typeof admission.result === 'object') replays.add(admission.result);
         return admission.result;
       case 'conflict':
         return reply(LEDGER_CONFLICT, operationId,

@@ -127,3 +127,9 @@ const atomic = withIdempotency(
 void atomic;
 const transactional: boolean = atomicLedger.transactional;
 void transactional;
+
+// OpenTelemetry: the app's own @opentelemetry/api module, on the client and on the ledger.
+import * as otel from '@opentelemetry/api';
+const traced = withRetry(client, { opentelemetry: otel, onEvent: (e) => void [e.callId, e.server] });
+const countedLedger = new OperationLedger({ store: new MemoryLedgerStore(), opentelemetry: otel });
+void [traced, countedLedger];

@@ -1,0 +1,144 @@
+// OpenTelemetry for withRetry, optional: the app hands in its own `@opentelemetry/api` module
+// (`withRetry(client, { opentelemetry: api })`); without it nothing here runs and nothing is imported, so the
+// package has no dependency on it (an optional peer). What is recorded follows the OpenTelemetry semantic
+// conventions for MCP (status: Development; open-telemetry/semantic-conventions-genai, docs/gen-ai/mcp.md):
+//
+// - one span per tool call, `tools/call {tool}` (kind CLIENT): `mcp.method.name`, `gen_ai.tool.name`,
+//   `gen_ai.operation.name` = `execute_tool`, `mcp.session.id`, `mcp.protocol.version`, `error.type` when it did
+//   not succeed (`tool_error` for an `isError` result), span status ERROR then; and this package's
+//   `mcp_retry_policy.*` attributes (status, reason, safety, attempts, operation id);
+// - one child span per attempt, the same name and attributes, with `http.request.resend_count` from the second
+//   attempt on; its `error.type` is the JSON-RPC code (and `rpc.response.status_code`), the HTTP status, or the
+//   classification's cause;
+// - a span event `mcp_retry_policy.retry` on the call span for each retry decision (delay, reason, cause, recover);
+// - the histogram `mcp.client.operation.duration` (seconds) per attempt (each is one MCP request);
+// - the W3C trace context of each attempt in the request's `params._meta` (`traceparent`, `tracestate`,
+//   `baggage`, unprefixed, as the conventions and SEP-414 say), through the app's configured propagator.
+import { typeOptionError } from './attempt.js';
+
+const SCOPE = 'mcp-retry-policy';
+const METHOD = 'tools/call';
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120, 300];
+
+/** No telemetry: every hook is a no-op (what withRetry uses when `opentelemetry` is not given). */
+const NONE = Object.freeze({
+  call: () => NO_CALL,
+});
+const NO_ATTEMPT = Object.freeze({ meta: undefined, run: (f) => f(), end() {} });
+const NO_CALL = Object.freeze({ attempt: () => NO_ATTEMPT, retry() {}, end() {}, fail() {} });
+
+/** The telemetry hooks for `api` (the app's `@opentelemetry/api`), or no-ops without it. */
+export function telemetryFor(api) {
+  if (api === undefined) return NONE;
+  const ok = api !== null && typeof api === 'object' &&
+    typeof api.trace?.getTracer === 'function' && typeof api.trace?.setSpan === 'function' &&
+    typeof api.metrics?.getMeter === 'function' && typeof api.context?.active === 'function' &&
+    typeof api.context?.with === 'function' && typeof api.propagation?.inject === 'function';
+  if (!ok) throw typeOptionError('opentelemetry', 'the @opentelemetry/api module (import * as api from \'@opentelemetry/api\')');
+  const tracer = api.trace.getTracer(SCOPE);
+  const duration = api.metrics.getMeter(SCOPE).createHistogram('mcp.client.operation.duration', {
+    unit: 's',
+    description: 'The duration of the MCP request as observed on the sender, from the time it was sent until the response is received.',
+    advice: { explicitBucketBoundaries: BUCKETS },
+  });
+  const CLIENT = api.SpanKind?.CLIENT ?? 2;
+  const ERROR = api.SpanStatusCode?.ERROR ?? 2;
+
+  return {
+    /** A tool call begins: its span. `call` describes it ({ tool, safety, operationId, sessionId, protocolVersion }). */
+    call({ tool, safety, operationId, sessionId, protocolVersion }) {
+      const base = {
+        'mcp.method.name': METHOD,
+        'gen_ai.tool.name': tool,
+        'gen_ai.operation.name': 'execute_tool',
+        ...(sessionId ? { 'mcp.session.id': sessionId } : {}),
+        ...(protocolVersion ? { 'mcp.protocol.version': protocolVersion } : {}),
+      };
+      const parent = api.context.active();
+      const span = tracer.startSpan(`${METHOD} ${tool}`, {
+        kind: CLIENT,
+        attributes: { ...base, 'mcp_retry_policy.safety': safety, ...(operationId ? { 'mcp_retry_policy.operation_id': operationId } : {}) },
+      }, parent);
+      const inCall = api.trace.setSpan(parent, span);
+      let lastErrorType;
+      return {
+        /** Attempt `n` (1-based): its span, the trace context for `params._meta`, and a runner in its context. */
+        attempt(n) {
+          const attempt = tracer.startSpan(`${METHOD} ${tool}`, {
+            kind: CLIENT,
+            attributes: { ...base, ...(n > 1 ? { 'http.request.resend_count': n - 1 } : {}) },
+          }, inCall);
+          const ctx = api.trace.setSpan(inCall, attempt);
+          const meta = {};
+          api.propagation.inject(ctx, meta, { set: (carrier, key, value) => { carrier[key] = String(value); } });
+          return {
+            meta,
+            run: (f) => api.context.with(ctx, f),
+            /** How the attempt ended (the engine's outcome and classification) and how long it took. */
+            end(outcome, classification, durationMs) {
+              const errorType = attemptErrorType(outcome, classification);
+              if (errorType) {
+                attempt.setAttribute('error.type', errorType);
+                if (outcome?.kind === 'jsonrpc_error') attempt.setAttribute('rpc.response.status_code', String(outcome.code));
+                attempt.setStatus({ code: ERROR, ...(classification?.cause ? { message: classification.cause } : {}) });
+                lastErrorType = errorType;
+              }
+              duration.record(durationMs / 1000, { ...withoutSession(base), ...(errorType ? { 'error.type': errorType } : {}) });
+              attempt.end();
+            },
+          };
+        },
+        /** The engine decided to retry: an event on the call span. */
+        retry({ delayMs, reason, recover }, cause) {
+          span.addEvent('mcp_retry_policy.retry', {
+            'mcp_retry_policy.delay_ms': delayMs,
+            'mcp_retry_policy.reason': reason,
+            ...(cause ? { 'mcp_retry_policy.cause': cause } : {}),
+            ...(recover ? { 'mcp_retry_policy.recover': recover } : {}),
+          });
+        },
+        /** The call's outcome (a CallOutcome). */
+        end(outcome) {
+          span.setAttributes({
+            'mcp_retry_policy.status': outcome.status,
+            'mcp_retry_policy.reason': outcome.reason,
+            'mcp_retry_policy.attempts': outcome.attempts.length,
+          });
+          // Not an error: a success, and a write still in progress (pending).
+          if (outcome.status !== 'succeeded' && outcome.status !== 'pending') {
+            const errorType = outcome.status === 'tool_error' ? 'tool_error' : lastErrorType ?? outcome.reason;
+            span.setAttribute('error.type', errorType);
+            span.setStatus({ code: ERROR, message: outcome.message });
+          }
+          span.end();
+        },
+        /** The call threw instead of answering (a journal that failed, say). */
+        fail(error) {
+          span.setAttribute('error.type', error?.name ?? '_OTHER');
+          span.setStatus({ code: ERROR, message: String(error?.message ?? error) });
+          span.end();
+        },
+      };
+    },
+  };
+}
+
+/** The attempt's `error.type`: none for a clean result; `tool_error`; the JSON-RPC code; the HTTP status; else the cause. */
+function attemptErrorType(outcome, classification) {
+  switch (outcome?.kind) {
+    case 'result':
+      return outcome.isError ? 'tool_error' : undefined;
+    case 'jsonrpc_error':
+      return String(outcome.code);
+    case 'http':
+      return String(outcome.status);
+    default:
+      return classification?.cause ?? outcome?.kind ?? '_OTHER';
+  }
+}
+
+// The session id is high-cardinality: the conventions put it on spans, not on metrics.
+function withoutSession(attributes) {
+  const { 'mcp.session.id': _, ...rest } = attributes;
+  return rest;
+}
