@@ -575,6 +575,11 @@ export async function resolveTool(ctx, params, intent) {
       arguments: args,
       createdAt: ctx.now(),
     });
+    // An intent is one intended call: the same intent for another tool is a caller's mistake (a tool-call id
+    // reused across conversations, say), refused by name rather than sent under the other call's id.
+    if (intent !== undefined && entry.tool !== name) {
+      throw rangeError('intent', `intent ${JSON.stringify(String(intent)).slice(0, 80)} already names a call of ${entry.tool}: give each intended call its own intent (prefix tool-call ids with a conversation id if they repeat)`, 'intent_reused');
+    }
     operationId = entry.operationId;
     args[ctx.idArg] = operationId;
   }

@@ -233,6 +233,6 @@ test('the crate for Rust users: cargo package lists the core, the binding, its n
 test('the install: no dependencies of its own; zod (the MCP SDK\'s) is its one required peer', () => {
   const pj = JSON.parse(readFileSync(join(root, 'pkg/package.json'), 'utf8'));
   assert.equal(pj.dependencies, undefined);
-  assert.deepEqual(Object.keys(pj.peerDependencies).sort(), ['@modelcontextprotocol/sdk', '@opentelemetry/api', 'pg', 'zod']);
-  assert.deepEqual(Object.keys(pj.peerDependenciesMeta).sort(), ['@modelcontextprotocol/sdk', '@opentelemetry/api', 'pg']);
+  assert.deepEqual(Object.keys(pj.peerDependencies).sort(), ['@modelcontextprotocol/sdk', '@opentelemetry/api', 'ai', 'pg', 'zod']);
+  assert.deepEqual(Object.keys(pj.peerDependenciesMeta).sort(), ['@modelcontextprotocol/sdk', '@opentelemetry/api', 'ai', 'pg']);
 });

@@ -133,3 +133,11 @@ import * as otel from '@opentelemetry/api';
 const traced = withRetry(client, { opentelemetry: otel, onEvent: (e) => void [e.callId, e.server] });
 const countedLedger = new OperationLedger({ store: new MemoryLedgerStore(), opentelemetry: otel });
 void [traced, countedLedger];
+
+// The AI SDK adapter: tools for generateText from what withRetry returned.
+import { aiSdkTools } from '../../pkg/ai-sdk.js';
+async function aiTools(): Promise<void> {
+  const tools = await aiSdkTools(mcp, { intent: (o) => (o ? `conversation-1:${o.toolCallId}` : undefined) });
+  void tools;
+}
+void aiTools;
