@@ -27,6 +27,13 @@ if [ "$have" != "$want" ] || ! command -v wasm-bindgen-test-runner >/dev/null; t
   cargo install wasm-bindgen-cli --version "$want"
 fi
 
+# 2b. wasm-pack, pinned: `wasm-pack test --headless --chrome` runs the boundary tests in Chrome (scripts/test.sh).
+wp=0.15.1
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wp" ]; then
+  say "installing wasm-pack $wp (about 8 minutes on 2 cores)"
+  cargo install wasm-pack --version "$wp" --locked
+fi
+
 # 3. Headless Chromium and its driver, from Debian.
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   say "installing chromium and chromium-driver"

@@ -1,0 +1,491 @@
+// The boundary tests' cases, shared by tests/boundary.rs (run in Node, and in Chromium with
+// WASM_BINDGEN_USE_BROWSER=1) and tests/browser.rs (configured to run in a browser: what
+// `wasm-pack test --headless --chrome` runs). Included, not a test target of its own.
+
+use js_sys::Reflect;
+use mcp_retry_policy::retry::{FinalStatus, Reason, Revision, Safety};
+use mcp_retry_policy::vocab::{
+    ADMIT_ADMITTED, ADMIT_REASON, BOUNDARY_FIELDS, C_B_PRESENT, C_D_PRESENT, ERROR_KINDS, KIND_HTTP,
+    KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT, POLICY_VALUES,
+    STEP_REASON, STEP_RETRY_AFTER, STEP_STOP, TOOL_DECLARES_ID, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
+    VALUE_SCALE,
+};
+use mcp_retry_policy::wasm::client as c;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn js(src: &str) -> JsValue {
+    js_sys::eval(&format!("({src})")).unwrap()
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &key.into()).unwrap()
+}
+
+fn code_of(e: &JsValue) -> (String, String, String) {
+    let kind = if e.is_instance_of::<js_sys::RangeError>() {
+        "RangeError"
+    } else if e.is_instance_of::<js_sys::TypeError>() {
+        "TypeError"
+    } else if e.is_instance_of::<js_sys::Error>() {
+        "Error"
+    } else {
+        "not an Error"
+    };
+    (kind.into(), get(e, "code").as_string().unwrap_or_default(), get(e, "field").as_string().unwrap_or_default())
+}
+
+fn weird_values() -> Vec<JsValue> {
+    [
+        "undefined",
+        "null",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "-0",
+        "-1",
+        "1e308",
+        "2**53 + 2",
+        "0.5",
+        "''",
+        "'3'",
+        "'NaN'",
+        "true",
+        "false",
+        "[]",
+        "[1,2]",
+        "{}",
+        "() => 1",
+        "Symbol('s')",
+        "10n",
+        "new Date(0)",
+        "new Number(3)",
+        "Object.create(null)",
+        "{ get x() { throw new Error('boom') } }",
+        "new Proxy({}, { get() { throw new Error('trap') }, ownKeys() { throw 42 } })",
+        "(() => { const o = {}; o.self = o; return o })()",
+        "(() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy })()",
+        "'x'.repeat(5000)",
+        "new Proxy({}, { get() { throw new Proxy(new Error('m'), { get() { throw 1 } }) }, ownKeys() { throw Object.defineProperty(new Error(), 'message', { get() { throw 2 } }) } })",
+        "{ get kind() { throw { message: 'm'.repeat(100000) } } }",
+    ]
+    .iter()
+    .map(|s| js(s))
+    .collect()
+}
+
+/// Every value we throw at the boundary is a result or an Error with a string code, never a trap.
+fn assert_error_or_ok(r: Result<impl Sized, JsValue>, what: &str) {
+    if let Err(e) = r {
+        let (kind, code, _) = code_of(&e);
+        assert_ne!(kind, "not an Error", "{what}");
+        assert!(!code.is_empty(), "{what}: error without a code");
+    }
+}
+
+const UNKNOWN: f64 = Revision::ALL.len() as f64;
+
+/// `(kind, field)` of a failure code, or `None` for a result.
+fn failure(r: f64) -> Option<(&'static str, &'static str)> {
+    if r >= 0.0 {
+        return None;
+    }
+    let n = (-1.0 - r) as usize;
+    Some((ERROR_KINDS[n % ERROR_KINDS.len()], BOUNDARY_FIELDS[n / ERROR_KINDS.len()]))
+}
+
+/// A new engine from `(field index, value)` pairs (sections tuned when one of their fields is given).
+fn engine(values: &[(usize, f64)], seed: f64) -> f64 {
+    let mut v = [0.0; 16];
+    let mut present = 0u32;
+    let (mut budget, mut breaker) = (1.0, 1.0);
+    for &(i, x) in values {
+        v[i] = x;
+        present |= 1 << i;
+        if (7..=10).contains(&i) {
+            budget = 2.0;
+        }
+        if (11..=15).contains(&i) {
+            breaker = 2.0;
+        }
+    }
+    let h = c::engine_new(
+        f64::from(present),
+        budget,
+        breaker,
+        UNKNOWN,
+        v[0],
+        v[1],
+        v[2],
+        v[3],
+        v[4],
+        v[5],
+        v[6],
+        v[7],
+        v[8],
+        v[9],
+        v[10],
+        v[11],
+        v[12],
+        v[13],
+        v[14],
+        v[15],
+    );
+    if h > 0.0 {
+        assert_eq!(c::engine_seed(h, seed), 0.0);
+    }
+    h
+}
+
+fn field(name: &str) -> usize {
+    BOUNDARY_FIELDS.iter().position(|f| *f == name).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn bad_policy_values_are_refused_by_name() {
+    let cases = [
+        ("maxAttempts", f64::NAN, "not_finite"),
+        ("maxAttempts", 0.0, "too_small"),
+        ("maxAttempts", 1.5, "not_integer"),
+        ("maxAttempts", 1e9, "too_large"),
+        ("baseDelayMs", -5.0, "negative"),
+        ("totalTimeoutMs", f64::INFINITY, "not_finite"),
+        ("jitter", 4.0, "invalid_value"),
+        ("jitter", 0.5, "invalid_value"),
+        ("budget.capacity", -1.0, "negative"),
+        ("breaker.failureRatio", 2.0, "too_large"),
+        ("breaker.failureRatio", 0.0001, "too_small"),
+        ("breaker.openMs", 0.0, "too_small"),
+        ("breaker.minimumCalls", -0.5, "negative"),
+    ];
+    for (name, v, kind) in cases {
+        let r = engine(&[(field(name), v)], 1.0);
+        assert_eq!(failure(r), Some((kind, name)), "{name} = {v}");
+        assert_eq!(c::error_detail(0.0).to_bits(), v.to_bits(), "the offending value: {name}");
+    }
+    assert_eq!(failure(engine(&[(1, 10.0), (2, 5.0)], 1.0)), Some(("base_exceeds_cap", "baseDelayMs")));
+    assert_eq!((c::error_detail(0.0), c::error_detail(1.0)), (10.0, 5.0));
+    assert_eq!(failure(engine(&[(0, 1e9)], 1.0)).map(|_| c::error_detail(1.0)), Some(100.0), "the bound");
+    let h = engine(&[], 1.0);
+    assert!(h > 0.0);
+    assert_eq!(failure(c::engine_seed(h, -1.0)), Some(("negative", "options.seed")));
+    assert_eq!(failure(c::engine_seed(h, 0.5)), Some(("not_integer", "options.seed")));
+    assert_eq!(c::engine_free(h), 0.0);
+}
+
+/// Every number we can think of, including handles that are not live.
+fn weird_numbers() -> Vec<f64> {
+    vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        3.0,
+        7.0,
+        99.0,
+        503.0,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e308,
+        9_007_199_254_740_993.0,
+        4_294_967_297.0,
+        4_294_967_295.0,
+        1_048_576.0,
+        1_048_578.0,
+        f64::MIN_POSITIVE,
+        -1e-300,
+    ]
+}
+
+#[wasm_bindgen_test]
+fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
+    let h = engine(&[], 9.0);
+    let call = c::call_begin(h, 1000.0, 1.0);
+    assert!(call > 0.0);
+    let mut failures = 0;
+    let mut count = |r: f64| {
+        assert!(!r.is_nan(), "a result is a number");
+        if let Some((kind, field)) = failure(r) {
+            assert!(!kind.is_empty() && (field.is_empty() || BOUNDARY_FIELDS.contains(&field)));
+            failures += 1;
+        }
+    };
+    let weird = weird_numbers();
+    for &n in &weird {
+        for i in 0..POLICY_VALUES {
+            let made = engine(&[(i, n)], 1.0);
+            count(made);
+            if made > 0.0 {
+                c::engine_free(made);
+            }
+        }
+        count(c::engine_revision(n));
+        count(c::engine_set_revision(h, n));
+        c::engine_set_revision(h, UNKNOWN);
+        count(c::revision_of_date(n));
+        count(c::engine_policy(h, n));
+        count(c::engine_policy(n, 0.0));
+        count(c::engine_budget(n));
+        count(c::engine_breaker(n));
+        count(c::call_field(n, 0.0));
+        count(c::call_field(call, n));
+        count(c::safety_of(n, n));
+        count(c::error_detail(n));
+        let begun = c::call_begin(h, n, n);
+        count(begun);
+        if begun > 0.0 {
+            c::call_free(begun);
+        }
+        count(c::admit(h, call, n));
+        count(c::admit(n, call, 0.0));
+        count(c::admit(h, n, 0.0));
+        for kind in 0..9 {
+            let k = f64::from(kind);
+            count(c::classify(h, k, n, n, n, n));
+            count(c::classify(n, k, 0.0, 0.0, 0.0, 0.0));
+            count(c::record(h, call, k, n, n, n, n, 3.0, 1000.0));
+            count(c::record(h, call, k, 503.0, n, 7.0, n, n, 1000.0));
+            count(c::record(n, call, k, 0.0, 0.0, 0.0, 0.0, 0.0, 1000.0));
+        }
+        if n != h && n != call {
+            count(c::engine_free(n));
+            count(c::call_free(n));
+        }
+    }
+    assert!(failures > 1000, "{failures} failures");
+    // Still alive and still right.
+    let h2 = engine(&[], 9.0);
+    let call2 = c::call_begin(h2, 0.0, 1.0);
+    c::admit(h2, call2, 0.0);
+    let step = c::record(h2, call2, f64::from(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, 5.0);
+    assert_eq!(stop_status(step), Some(FinalStatus::Unknown));
+    // Freed handles are refused by name, and a slot reused later does not revive an old handle.
+    assert_eq!(c::call_free(call2), 0.0);
+    assert_eq!(failure(c::call_field(call2, 0.0)), Some(("freed", "this")));
+    assert_eq!(failure(c::admit(h2, call2, 0.0)), Some(("freed", "call")));
+    let reused = c::call_begin(h2, 0.0, 1.0);
+    assert_ne!(reused, call2);
+    assert_eq!(failure(c::call_free(call2)), Some(("freed", "this")));
+    assert_eq!(c::engine_free(h2), 0.0);
+    assert_eq!(failure(c::admit(h2, reused, 0.0)), Some(("freed", "this")));
+    assert_eq!(failure(c::engine_free(h2)), Some(("freed", "this")));
+}
+
+const SAFETY_UNSAFE: f64 = Safety::Unsafe as u32 as f64;
+
+fn meta(packed: f64) -> u32 {
+    (packed % f64::from(VALUE_SCALE)) as u32
+}
+
+/// The status of a packed step's stop, or `None` for a retry.
+fn stop_status(packed: f64) -> Option<FinalStatus> {
+    assert!(packed >= 0.0, "{:?}", failure(packed));
+    let stop = STEP_STOP.get(meta(packed));
+    stop.checked_sub(1).map(|s| FinalStatus::ALL[s as usize])
+}
+
+fn reason(packed: f64) -> &'static str {
+    Reason::ALL[STEP_REASON.get(meta(packed)) as usize].as_str()
+}
+
+#[wasm_bindgen_test]
+fn bad_times_and_outcomes_are_named() {
+    let h = engine(&[], 1.0);
+    for (now, kind) in
+        [(f64::NAN, "not_finite"), (-1.0, "negative"), (f64::INFINITY, "not_finite"), (1e300, "too_large")]
+    {
+        assert_eq!(failure(c::call_begin(h, now, 1.0)), Some((kind, "nowMs")));
+    }
+    // The one protocol: a kind code and four numbers (src/vocab.rs); the core names the field it refuses.
+    let present = f64::from(C_B_PRESENT);
+    let k = |kind: u32| f64::from(kind);
+    let cases = [
+        ((k(KIND_HTTP), 42.0, 0.0, 0.0, 0.0), "too_small", "outcome.status"),
+        ((k(KIND_HTTP), 503.5, 0.0, 0.0, 0.0), "not_integer", "outcome.status"),
+        ((k(KIND_HTTP), 503.0, -1.0, present, 0.0), "negative", "outcome.retryAfterMs"),
+        ((k(KIND_HTTP), 503.0, f64::NAN, present, 0.0), "not_finite", "outcome.retryAfterMs"),
+        ((k(KIND_HTTP), 503.0, 0.0, f64::from(C_D_PRESENT), 1.5), "not_integer", "outcome.jsonrpcCode"),
+        ((k(KIND_JSONRPC_ERROR), 1.5, 0.0, 0.0, 0.0), "not_integer", "outcome.code"),
+        ((k(KIND_JSONRPC_ERROR), 1e300, 0.0, 0.0, 0.0), "not_integer", "outcome.code"),
+        ((k(KIND_NETWORK), 2.0, 0.0, 0.0, 0.0), "invalid_value", "kind"),
+        ((k(KIND_LEDGER), 0.5, 0.0, 0.0, 0.0), "invalid_value", "kind"),
+        ((k(KIND_RESULT), 0.0, 3.0, 0.0, 0.0), "invalid_value", "kind"),
+        ((k(KIND_STREAM_BROKEN), 1.0, 1e300, present, 0.0), "too_large", "outcome.retryMs"),
+        ((99.0, 0.0, 0.0, 0.0, 0.0), "invalid_value", "kind"),
+        ((0.5, 0.0, 0.0, 0.0, 0.0), "invalid_value", "kind"),
+    ];
+    let call = c::call_begin(h, 0.0, 1.0);
+    for ((kind, a, b, cc, d), err, field) in cases {
+        assert_eq!(failure(c::classify(h, kind, a, b, cc, d)), Some((err, field)), "classify {field}");
+        assert_eq!(failure(c::record(h, call, kind, a, b, cc, d, SAFETY_UNSAFE, 0.0)), Some((err, field)), "{field}");
+    }
+    assert_eq!(
+        failure(c::record(h, call, k(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, 4.0, 0.0)),
+        Some(("invalid_value", "safety"))
+    );
+    // The core's Retry-After is the value of a packed classification.
+    let ra = c::classify(h, k(KIND_LEDGER), 0.0, 250.0, present, 0.0);
+    assert_eq!(STEP_RETRY_AFTER.get(meta(ra)), 1);
+    assert_eq!(((ra - f64::from(meta(ra))) / f64::from(VALUE_SCALE)) as u64, 250);
+    let none = c::classify(h, k(KIND_LEDGER), 2.0, 250.0, present, 0.0); // conflict: no wait
+    assert_eq!(STEP_RETRY_AFTER.get(meta(none)), 0);
+}
+
+#[wasm_bindgen_test]
+fn the_engine_runs_a_call_through_the_numeric_exports() {
+    let h = engine(&[(0, 3.0), (1, 100.0), (2, 1000.0)], 5.0);
+    let unsafe_ = Safety::Unsafe as u32 as f64;
+    let read_only = Safety::ReadOnly as u32 as f64;
+    let keyed = Safety::Keyed as u32 as f64;
+    let ro = f64::from(TOOL_READ_ONLY_GIVEN | TOOL_READ_ONLY);
+    assert_eq!(c::safety_of(ro, 0.0), unsafe_, "untrusted");
+    assert_eq!(c::safety_of(ro + f64::from(TOOL_TRUSTED), 0.0), read_only);
+    assert_eq!(c::safety_of(f64::from(TOOL_TRUSTED | TOOL_DECLARES_ID), 0.0), keyed);
+    assert_eq!(c::safety_of(0.0, keyed + 1.0), keyed, "the override wins");
+    assert_eq!(failure(c::safety_of(0.0, 9.0)), Some(("invalid_value", "safety")));
+    let r = c::revision_of_date(20_251_125.0);
+    assert_eq!(Revision::ALL[r as usize], Revision::V2025_11_25);
+    assert_eq!(c::engine_set_revision(h, r), r);
+    assert_eq!(c::engine_revision(h), r);
+
+    let call = c::call_begin(h, 0.0, 1.0);
+    let mut now = 0.0;
+    let mut actions = Vec::new();
+    loop {
+        let adm = c::admit(h, call, now);
+        if ADMIT_ADMITTED.get(meta(adm)) == 0 {
+            actions.push(format!("refused:{}", Reason::ALL[ADMIT_REASON.get(meta(adm)) as usize].as_str()));
+            break;
+        }
+        let step = c::record(h, call, f64::from(KIND_HTTP), 503.0, 250.0, f64::from(C_B_PRESENT), 0.0, unsafe_, now);
+        if let Some(status) = stop_status(step) {
+            actions.push(format!("stop:{}:{}", status.as_str(), reason(step)));
+            break;
+        }
+        let delay = (step - f64::from(meta(step))) / f64::from(VALUE_SCALE);
+        assert!((250.0..=1000.0).contains(&delay), "Retry-After is a floor: {delay}");
+        now += delay;
+        actions.push("retry".into());
+    }
+    assert_eq!(actions, ["retry", "retry", "stop:failed:max_attempts"]);
+    assert_eq!(c::call_field(call, 0.0), 3.0);
+    assert_eq!(c::engine_breaker(h), 1.0, "closed (+1)");
+    assert_eq!(c::engine_policy(h, 0.0), 3.0);
+    assert_eq!(c::engine_policy(h, 16.0), 1.0, "the budget is on");
+}
+
+#[wasm_bindgen_test]
+fn ledger_rules_take_any_number_and_fingerprints_any_value() {
+    use mcp_retry_policy::wasm::{
+        error_detail, fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_admit, ledger_claim,
+        ledger_config, ledger_finish, ledger_lookup, ledger_out, ledger_release,
+    };
+    // Every weird number in every slot: a result (≥ 0) or a failure code (< 0), never a trap.
+    let mut seen = 0;
+    let mut count = |r: f64| {
+        assert!(!r.is_nan(), "a NaN answer");
+        seen += 1;
+    };
+    for n in weird_numbers() {
+        let rec = [1.0, 0.0, 100.0, 0.0, 1000.0, 1.0];
+        for slot in 0..6 {
+            let mut a = rec;
+            a[slot] = n;
+            count(ledger_admit(a[0], a[1], a[2], a[3], a[4], a[5], 1.0, 50.0));
+            count(ledger_lookup(a[0], a[1], a[2], a[3], a[4], a[5], 50.0));
+            count(ledger_claim(a[0], a[1], a[2], a[3], a[4], a[5], 50.0, 10_000.0, 1000.0));
+            count(ledger_finish(a[1], a[2], a[3], a[4], a[5], 1.0, 50.0, 10_000.0, 1000.0));
+            count(ledger_release(a[1], a[2], a[3], a[4], a[5], 50.0, 10_000.0, 1000.0));
+        }
+        count(ledger_admit(1.0, 0.0, 100.0, 0.0, 1000.0, 1.0, n, n));
+        count(ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, n, 1000.0));
+        count(ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 10_000.0, n));
+        count(ledger_finish(0.0, 100.0, 0.0, 1000.0, 1.0, n, 50.0, 10_000.0, 1000.0));
+        count(ledger_config(n, n));
+        // These two read back numbers (a NaN among them when the offending value was NaN, or the index is
+        // not one): any number is an answer.
+        let _ = (ledger_out(n), error_detail(n));
+    }
+    assert_eq!(seen, weird_numbers().len() * 35, "every call answered a number");
+    for v in weird_values() {
+        assert_error_or_ok(fingerprint_json(v.clone()), "fingerprintJson");
+        assert_error_or_ok(fingerprint_canonical(v.clone()), "fingerprintCanonical");
+        assert!(!is_valid_operation_id(v.clone()) || v.as_string().is_some());
+    }
+    // The rules themselves, through the numbers: claim, in progress, conflict, finish, replay.
+    let pending = ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 10_000.0, 1000.0);
+    assert_eq!(pending, 0.0, "pending (RECORD_STATES[0])");
+    let claim = [ledger_out(0.0), ledger_out(1.0), ledger_out(2.0), ledger_out(3.0)];
+    assert_eq!(claim, [1005.0, 5.0, 10_005.0, 1.0], "lease, created, expires, version");
+    let admit =
+        |state: f64, r: [f64; 4], same: f64, now: f64| ledger_admit(1.0, state, r[0], r[1], r[2], r[3], same, now);
+    assert_eq!(admit(0.0, claim, 1.0, 6.0), 1.0 + 32.0 * 999.0, "in_progress (1), retry after 999 ms");
+    assert_eq!(admit(0.0, claim, 0.0, 6.0), 3.0, "conflict");
+    let done = ledger_finish(0.0, claim[0], claim[1], claim[2], claim[3], 1.0, 7.0, 10_000.0, 1000.0);
+    assert_eq!(done, 1.0, "succeeded");
+    let done = [ledger_out(0.0), ledger_out(1.0), ledger_out(2.0), ledger_out(3.0)];
+    assert_eq!(admit(1.0, done, 1.0, 8.0), 2.0, "replay");
+    assert_eq!(
+        ledger_release(1.0, done[0], done[1], done[2], done[3], 9.0, 10_000.0, 1000.0),
+        16.0,
+        "refused: resolved"
+    );
+    // Refusals by name: a finish to pending, a TTL below the lease, a fractional version.
+    assert_eq!(
+        failure(ledger_finish(0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 9.0, 10_000.0, 1000.0)),
+        Some(("invalid_value", "state"))
+    );
+    assert_eq!(ledger_config(10.0, 1000.0), 1.0, "ttl_below_lease");
+    assert_eq!(failure(ledger_config(-1.0, 1000.0)), Some(("negative", "ttlMs")));
+    assert_eq!(failure(ledger_config(10_000.0, f64::NAN)), Some(("not_finite", "leaseMs")));
+    assert_eq!(failure(ledger_lookup(1.0, 0.0, 1.0, 1.0, 1.0, 1.5, 9.0)), Some(("not_integer", "record.version")));
+    assert_eq!(failure(ledger_lookup(1.0, 9.0, 1.0, 1.0, 1.0, 1.0, 9.0)), Some(("invalid_value", "record.state")));
+    assert_eq!(
+        fingerprint_json(r#"{"b":1,"a":"x"}"#.into()).unwrap(),
+        fingerprint_json(r#"{"a":"x","b":1}"#.into()).unwrap()
+    );
+    assert_ne!(
+        fingerprint_json(r#"{"b":1,"a":"x"}"#.into()).unwrap(),
+        fingerprint_json(r#"{"a":"y","b":1}"#.into()).unwrap()
+    );
+    assert_eq!(code_of(&fingerprint_json(r#"{"a":1,"a":2}"#.into()).err().unwrap()).1, "duplicate_key");
+    assert_eq!(code_of(&fingerprint_json("[".repeat(300).into()).err().unwrap()).1, "too_deep");
+}
+
+/// A JS exception that unwinds through wasm frames leaks the frames' shadow stack (and what they held):
+/// after a few thousand, every call traps. These are the values that used to throw through wasm (a
+/// revoked Proxy; a non-string where a string is read) — called directly on the Rust exports, without the
+/// JS layer — 20 000 times each, then a good call.
+#[wasm_bindgen_test]
+fn hostile_values_never_unwind_through_wasm() {
+    use mcp_retry_policy::wasm::{fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_claim};
+    let revoked = js("(() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy })()");
+    let expect = |r: Result<String, JsValue>, what: &str, code: &str, field: &str| {
+        let e = r.err().unwrap_or_else(|| panic!("{what} accepted"));
+        let (_, c, f) = code_of(&e);
+        assert_eq!((c.as_str(), f.as_str()), (code, field), "{what}");
+    };
+    for _ in 0..20_000 {
+        expect(fingerprint_json(revoked.clone()), "fingerprintJson", "invalid_type", "value");
+        expect(fingerprint_canonical(revoked.clone()), "fingerprintCanonical", "invalid_type", "value");
+        assert!(!is_valid_operation_id(revoked.clone()));
+    }
+    assert_eq!(ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 10_000.0, 1000.0), 0.0);
+}
+
+#[wasm_bindgen_test]
+fn long_strings_are_refused_before_they_are_copied() {
+    use mcp_retry_policy::wasm::{fingerprint_json, is_valid_operation_id, max_fingerprint_bytes};
+    assert!(!is_valid_operation_id(js("'a'.repeat(129)")));
+    assert!(is_valid_operation_id(js("'a'.repeat(128)")));
+    let max = max_fingerprint_bytes();
+    assert_eq!(max, 16.0 * 1024.0 * 1024.0);
+    let e = fingerprint_json(js(&format!("'\"' + 'a'.repeat({}) + '\"'", max - 1.0))).err().unwrap();
+    assert_eq!(code_of(&e), ("RangeError".into(), "too_large".into(), "value".into()));
+    // At the limit it works; a non-ASCII text within the limit in code units but over it in bytes does not.
+    assert_eq!(fingerprint_json(js(&format!("'\"' + 'a'.repeat({}) + '\"'", max - 2.0))).unwrap().len(), 64);
+    let e = fingerprint_json(js(&format!("'\"' + 'é'.repeat({}) + '\"'", max / 2.0))).err().unwrap();
+    assert_eq!(code_of(&e).1, "too_large");
+}
