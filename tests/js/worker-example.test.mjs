@@ -1,0 +1,94 @@
+// examples/worker under `wrangler dev --local` (wrangler 4.86, the same workerd as miniflare here), driven over
+// HTTP: its MCP server's keyed write runs once however often it is sent (the ledger in the Durable Object's
+// storage), its status tool answers, and its /relay route calls the real MCP server behind the fault proxy
+// through withRetry: a keyed write whose first answer is cut ends `succeeded` with one ticket upstream.
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startMcpServer } from '../support/mcp-server.mjs';
+import { startFaultProxy } from '../support/fault-proxy.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const example = join(root, 'examples/worker');
+const state = mkdtempSync(join(tmpdir(), 'wrangler-state-'));
+let upstream;
+let proxy;
+let wrangler;
+let base;
+let log = '';
+
+before(async () => {
+  upstream = await startMcpServer();
+  proxy = await startFaultProxy(upstream.url);
+  // The package under its name, as an app has it in node_modules.
+  mkdirSync(join(root, 'examples/node_modules'), { recursive: true });
+  rmSync(join(root, 'examples/node_modules/mcp-retry-policy'), { force: true, recursive: true });
+  symlinkSync('../../pkg', join(root, 'examples/node_modules/mcp-retry-policy'), 'dir');
+  const port = 8700 + Math.floor(Math.random() * 200);
+  wrangler = spawn(join(root, 'node_modules/.bin/wrangler'), ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', state,
+    '--var', `UPSTREAM_MCP_URL:${proxy.url}`, '--show-interactive-dev-session=false'], {
+    cwd: example,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  wrangler.stdout.on('data', (d) => { log += d; });
+  wrangler.stderr.on('data', (d) => { log += d; });
+  for (let i = 0; i < 600 && !/Ready on/.test(log); i++) {
+    if (wrangler.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.match(log, /Ready on/, log.slice(-3000));
+  base = `http://127.0.0.1:${port}`;
+});
+
+after(async () => {
+  if (wrangler && wrangler.exitCode === null) {
+    const gone = new Promise((r) => wrangler.once('exit', r));
+    wrangler.kill('SIGTERM');
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 5_000))]);
+    if (wrangler.exitCode === null) wrangler.kill('SIGKILL');
+  }
+  await proxy?.close();
+  await upstream?.close();
+  rmSync(state, { recursive: true, force: true });
+});
+
+test('the Worker\'s MCP server: a keyed write sent twice runs once (the ledger in the Durable Object), the status tool answers', async () => {
+  const client = new Client({ name: 'worker-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+  try {
+    const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+    assert.deepEqual(tools, ['count_tickets', 'open_ticket', 'operation_status']);
+    const id = `op-worker-${process.pid}`;
+    const first = await client.callTool({ name: 'open_ticket', arguments: { title: 'from the test', operation_id: id } });
+    const again = await client.callTool({ name: 'open_ticket', arguments: { title: 'from the test', operation_id: id } });
+    assert.deepEqual(again.content, first.content);
+    assert.equal((await client.callTool({ name: 'count_tickets', arguments: {} })).content[0].text, '1');
+    const status = await client.callTool({ name: 'operation_status', arguments: { action: 'open_ticket', operation_id: id } });
+    assert.equal(status.structuredContent.status, 'succeeded');
+    assert.deepEqual(status.structuredContent.result.content, first.content);
+  } finally {
+    await client.close();
+  }
+});
+
+test('the Worker calls another MCP server through withRetry: a keyed write whose first answer is cut → succeeded, one ticket upstream', async () => {
+  proxy.faults.push('cut');
+  const res = await fetch(`${base}/relay?tool=create_ticket_keyed&args=${encodeURIComponent(JSON.stringify({ title: 'relayed' }))}`);
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  assert.equal(body.status, 'succeeded', body.message);
+  assert.equal(body.attempts, 2);
+  assert.equal(upstream.effects.tickets.length, 1);
+  // An unsafe write cut the same way is unknown, sent once.
+  proxy.faults.push('cut');
+  const lost = await (await fetch(`${base}/relay?tool=create_ticket&args=${encodeURIComponent(JSON.stringify({ title: 'lost' }))}`)).json();
+  assert.equal(lost.status, 'unknown');
+  assert.equal(upstream.effects.tickets.length, 2);
+});
