@@ -503,12 +503,13 @@ async function taskRpc(ctx, method, taskId, { timeout, signal }) {
 export async function followTask(ctx, state, created, { tool, safety, signal }) {
   const { engine, now, emit } = ctx;
   const taskId = created.taskId;
-  const attemptTimeout = () => Math.min(engine.policy.attemptTimeoutMs, state.deadlineMs - now());
+  const { attemptTimeoutMs } = engine.policy; // read once: the getter crosses into wasm for every field
+  const attemptTimeout = () => Math.min(attemptTimeoutMs, state.deadlineMs - now());
   let task = created;
   let looked = true; // the last look answered (its pollInterval is the hint)
   let lastError;
   const cancel = async () => {
-    const c = await taskRpc(ctx, 'tasks/cancel', taskId, { timeout: Math.min(5_000, engine.policy.attemptTimeoutMs) });
+    const c = await taskRpc(ctx, 'tasks/cancel', taskId, { timeout: Math.min(5_000, attemptTimeoutMs) });
     emit({ type: 'task', tool, taskId, status: c.value?.status ?? 'cancel_failed' });
     return { decision: engine.record(state, { kind: 'aborted', sent: 'maybe' }, safety, now()).decision, ...(lastError ? { error: lastError } : {}) };
   };

@@ -18,6 +18,14 @@ const PURGE = statement('purge', SQL.purge);
 /** Text Postgres cannot keep exactly: a NUL (refused by TEXT) or a lone surrogate (it would become U+FFFD). */
 const unstorable = (s) => s.includes('\0') || !s.isWellFormed();
 
+/** A result text this store can keep exactly (the shared type check, then Postgres text's own limits). */
+function pgResultError(result) {
+  resultError(result);
+  if (result !== undefined && unstorable(result)) {
+    throw rangeError('result', 'the result text has a NUL or a lone surrogate, which Postgres text cannot keep exactly');
+  }
+}
+
 function pgKeyError(key) {
   keyError(key);
   for (const field of ['tenant', 'action', 'operationId']) {
@@ -81,10 +89,7 @@ export class PostgresLedgerStore {
 
   async replace(key, expectedVersion, record, result) {
     pgKeyError(key);
-    resultError(result);
-    if (result !== undefined && unstorable(result)) {
-      throw rangeError('result', 'the result text has a NUL or a lone surrogate, which Postgres text cannot keep exactly');
-    }
+    pgResultError(result);
     return (await this.#query(UPDATE(updateArgs(key, expectedVersion, record, result)))).rowCount === 1;
   }
 
@@ -110,8 +115,7 @@ export class PostgresLedgerStore {
           return false;
         }
         const { record, result } = await work(client);
-        resultError(result);
-        if (result !== undefined && unstorable(result)) throw rangeError('result', 'the result text has a NUL or a lone surrogate, which Postgres text cannot keep exactly');
+        pgResultError(result);
         if ((await client.query(UPDATE(updateArgs(key, claim.version, record, result)))).rowCount !== 1) {
           throw new Error('the claim changed inside its own transaction (was the row written by the handler?)');
         }

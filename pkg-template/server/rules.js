@@ -102,6 +102,9 @@ const split = (packed) => {
   return [code, (packed - code) / CODES];
 };
 
+/** Throws the typed error unless `self` is live LedgerRules (set by the class's static block). */
+let live;
+
 /** The ledger's transitions with validated settings (`ttlMs`, `leaseMs`). */
 export class LedgerRules {
   #ttl;
@@ -142,7 +145,7 @@ export class LedgerRules {
 
   /** What to do with a write of `fingerprint` at `nowMs`, given the stored record (or `undefined`). */
   admit(stored, fingerprint, nowMs) {
-    this.#live();
+    live(this);
     readRecord(stored, true);
     checkFingerprint(fingerprint);
     checkNow(nowMs);
@@ -156,7 +159,7 @@ export class LedgerRules {
    * `not_found`, `not_done`, `in_progress` (with `retryAfterMs`), `succeeded`, `failed`, `reconcile`.
    */
   lookup(stored, nowMs) {
-    this.#live();
+    live(this);
     readRecord(stored, true);
     checkNow(nowMs);
     const [code, retryAfterMs] = split(ok(ledgerLookup(R[0], R[1], R[2], R[3], R[4], R[5], nowMs)));
@@ -166,7 +169,7 @@ export class LedgerRules {
 
   /** The pending record that claims a key for `fingerprint`, replacing `previous` (expired or reconciled) if given. */
   claim(previous, fingerprint, nowMs) {
-    this.#live();
+    live(this);
     const ttl = this.#ttl; // read before the caller's getters run (one may free these rules)
     const lease = this.#lease;
     readRecord(previous, true);
@@ -177,7 +180,7 @@ export class LedgerRules {
 
   /** The record after the handler finished as `state` (`succeeded`, `failed` or `unknown`). */
   finish(claimed, state, nowMs) {
-    this.#live();
+    live(this);
     const ttl = this.#ttl;
     const lease = this.#lease;
     readRecord(claimed, false);
@@ -193,7 +196,7 @@ export class LedgerRules {
    * `{ refused: "resolved" | "already_released" }`, or `{ refused: "lease_live", retryAfterMs }`.
    */
   release(stored, nowMs) {
-    this.#live();
+    live(this);
     const ttl = this.#ttl;
     const lease = this.#lease;
     readRecord(stored, false);
@@ -208,19 +211,19 @@ export class LedgerRules {
 
   /** The settings in force. */
   get ttlMs() {
-    this.#live();
+    live(this);
     return this.#ttl;
   }
 
   /** The settings in force. */
   get leaseMs() {
-    this.#live();
+    live(this);
     return this.#lease;
   }
 
   /** Ends the rules' use (they hold no wasm memory): later calls are a `freed` TypeError. */
   free() {
-    this.#live();
+    live(this);
     this.#ttl = undefined;
   }
 
@@ -228,41 +231,15 @@ export class LedgerRules {
     LedgerRules.prototype.free.call(this);
   }
 
-  #live() {
-    if (this.#ttl === undefined) throw typeError('this', 'this is a LedgerRules that was freed', 'freed');
-  }
-
   static {
-    // A method called on something else (a forged, cloned or proxied object) is a typed error, not a crash.
-    for (const name of ['admit', 'lookup', 'claim', 'finish', 'release', 'free']) {
-      const method = LedgerRules.prototype[name];
-      Object.defineProperty(LedgerRules.prototype, name, {
-        value: {
-          [name](...args) {
-            if (this === null || typeof this !== 'object' || !(#ttl in this)) {
-              throw typeError('this', `this is not a LedgerRules made by this module (got ${typeName(this)})`, 'foreign_object');
-            }
-            return method.apply(this, args);
-          },
-        }[name],
-        writable: true,
-        configurable: true,
-      });
-    }
-    for (const name of ['ttlMs', 'leaseMs']) {
-      const get = Object.getOwnPropertyDescriptor(LedgerRules.prototype, name).get;
-      Object.defineProperty(LedgerRules.prototype, name, {
-        get: {
-          [name]() {
-            if (this === null || typeof this !== 'object' || !(#ttl in this)) {
-              throw typeError('this', `this is not a LedgerRules made by this module (got ${typeName(this)})`, 'foreign_object');
-            }
-            return get.call(this);
-          },
-        }[name],
-        configurable: true,
-      });
-    }
+    // A method or getter called on something else (a forged, cloned or proxied object) is a typed error, and
+    // on freed rules `freed`: checked by identity of the private field, which runs no code of the caller's.
+    live = (self) => {
+      if (self === null || typeof self !== 'object' || !(#ttl in self)) {
+        throw typeError('this', `this is not a LedgerRules made by this module (got ${typeName(self)})`, 'foreign_object');
+      }
+      if (self.#ttl === undefined) throw typeError('this', 'this is a LedgerRules that was freed', 'freed');
+    };
   }
 }
 

@@ -410,6 +410,15 @@ const rowKey = (key) => `${ROW}${keyString(key)}`;
 const expiryKey = (k, record) => `${EXPIRY}${String(Math.min(Math.max(0, Math.ceil(Number(record.expiresMs) || 0)), Number.MAX_SAFE_INTEGER)).padStart(16, '0')}:${k}`;
 const indexed = (record) => PURGEABLE.has(record?.state);
 
+/** Moves row `k`'s expiry index entry from the `before` record's to the `after` record's (same transaction). */
+async function reindex(txn, k, before, after) {
+  const was = indexed(before) ? expiryKey(k, before) : undefined;
+  const now = indexed(after) ? expiryKey(k, after) : undefined;
+  if (was === now) return;
+  if (was) await txn.delete(was);
+  if (now) await txn.put(now, k);
+}
+
 function everyMsError(everyMs) {
   if (typeof everyMs !== 'number') throw typeError('everyMs', `everyMs must be a number of milliseconds, not ${typeof everyMs}`);
   if (!Number.isFinite(everyMs)) throw rangeError('everyMs', `everyMs must be finite, not ${everyMs}`, 'not_finite');
@@ -472,12 +481,7 @@ export class DurableObjectLedgerStore {
       const row = await txn.get(k);
       if (!row || row.record.version !== expectedVersion) return false;
       await txn.put(k, result === undefined ? { record } : { record, result });
-      const was = indexed(row.record) ? expiryKey(k, row.record) : undefined;
-      const now = indexed(record) ? expiryKey(k, record) : undefined;
-      if (was !== now) {
-        if (was) await txn.delete(was);
-        if (now) await txn.put(now, k);
-      }
+      await reindex(txn, k, row.record, record);
       return true;
     });
   }
@@ -496,12 +500,7 @@ export class DurableObjectLedgerStore {
       const { record, result } = await work(txn);
       resultError(result);
       await txn.put(k, result === undefined ? { record } : { record, result });
-      const was = indexed(row?.record) ? expiryKey(k, row.record) : undefined;
-      const now = indexed(record) ? expiryKey(k, record) : undefined;
-      if (was !== now) {
-        if (was) await txn.delete(was);
-        if (now) await txn.put(now, k);
-      }
+      await reindex(txn, k, row?.record, record);
       return true;
     });
   }
