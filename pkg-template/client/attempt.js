@@ -100,6 +100,11 @@ function takeObserved(tag) {
   return o;
 }
 
+/** The data of the SDK's own request timeout (v1 McpError -32001, v2 SdkError REQUEST_TIMEOUT). */
+function sdkTimeout(data) {
+  return typeof data?.timeout === 'number' || typeof data?.maxTotalTimeout === 'number';
+}
+
 function isResultType(t) {
   return RESULT_TYPES.includes(t);
 }
@@ -123,18 +128,26 @@ export function errorOutcome(error, ctx) {
   if (ctx.aborted) return { kind: 'aborted', sent: ctx.sent === false ? 'no' : 'maybe' };
   const code = error?.code;
   const name = error?.name ?? error?.constructor?.name;
-  if (typeof code === 'number' && (name === 'McpError' || name === 'UrlElicitationRequiredError')) {
-    // The SDK's own timeouts carry { timeout } or { maxTotalTimeout } in data; a server's -32001 does not.
-    if (code === -32001 && (typeof error.data?.timeout === 'number' || typeof error.data?.maxTotalTimeout === 'number')) {
-      return { kind: 'timeout' };
-    }
+  // v1 (@modelcontextprotocol/sdk): McpError; v2 (@modelcontextprotocol/client, what Cloudflare `agents` uses):
+  // ProtocolError — both are a JSON-RPC error object the server sent.
+  if (typeof code === 'number' && (name === 'McpError' || name === 'ProtocolError' || name === 'UrlElicitationRequiredError')) {
+    // v1's own timeouts are McpError -32001 with { timeout } or { maxTotalTimeout } in data; a server's -32001 is not.
+    if (name === 'McpError' && code === -32001 && sdkTimeout(error.data)) return { kind: 'timeout' };
     return { kind: 'jsonrpc_error', code };
   }
-  if (name === 'StreamableHTTPError' || (typeof code === 'number' && /^Streamable HTTP error/.test(error?.message ?? ''))) {
-    if (Number.isInteger(code) && code >= 100 && code <= 999) {
+  // v2's own timeout: SdkError('REQUEST_TIMEOUT', "Request timed out", { timeout }) (or { maxTotalTimeout }).
+  // The same code without that data is a foreign abort reason: not our timer, so it proves nothing.
+  if (name === 'SdkError' && code === 'REQUEST_TIMEOUT' && sdkTimeout(error.data)) return { kind: 'timeout' };
+  // v1: StreamableHTTPError(code = status, "Streamable HTTP error: Error POSTing to endpoint: <body>");
+  // v2: SdkHttpError(code 'CLIENT_HTTP_…', "Error POSTing to endpoint: <body>", data { status, statusText, text }).
+  const status = name === 'SdkHttpError' ? error.data?.status
+    : name === 'StreamableHTTPError' || (typeof code === 'number' && /^Streamable HTTP error/.test(error?.message ?? '')) ? code
+      : undefined;
+  if (status !== undefined || name === 'StreamableHTTPError' || name === 'SdkHttpError') {
+    if (Number.isInteger(status) && status >= 100 && status <= 999) {
       const seen = ctx.tag ? takeObserved(ctx.tag) : undefined;
-      const out = { kind: 'http', status: code, hadSession: !!ctx.hadSession };
-      if (seen?.status === code && seen.retryAfterMs !== undefined) out.retryAfterMs = seen.retryAfterMs;
+      const out = { kind: 'http', status, hadSession: !!ctx.hadSession };
+      if (seen?.status === status && seen.retryAfterMs !== undefined) out.retryAfterMs = seen.retryAfterMs;
       const jsonrpcCode = bodyErrorCode(error?.message);
       if (jsonrpcCode !== undefined) out.jsonrpcCode = jsonrpcCode;
       return out;

@@ -98,7 +98,8 @@ export declare class IndexedDbJournal implements Journal {
 }
 /** In a Durable Object's storage (Workers). */
 export declare class DurableObjectJournal implements Journal {
-  constructor(storage: { get(key: string): Promise<any>; put(key: string | Record<string, unknown>, value?: unknown): Promise<void>; list(options: { prefix: string }): Promise<Map<string, any>> });
+  /** `options.prefix` goes before every key, for a storage shared with other code (an `agents` Agent's). */
+  constructor(storage: { get(key: string): Promise<any>; put(key: string | Record<string, unknown>, value?: unknown): Promise<void>; list(options: { prefix: string }): Promise<Map<string, any>> }, options?: { prefix?: string });
   begin(entry: Parameters<Journal['begin']>[0]): Promise<JournalEntry>;
   settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
   get(operationId: string): Promise<JournalEntry | undefined>;

@@ -191,58 +191,66 @@ export class IndexedDbJournal {
 
 /**
  * In a Durable Object's storage (Cloudflare Workers): `new DurableObjectJournal(this.ctx.storage)` inside the
- * object. Single-threaded per object, so begin's lookup-then-insert is atomic without a lock.
+ * object. Single-threaded per object, so begin's lookup-then-insert is atomic without a lock. `options.prefix`
+ * goes before every key (`${prefix}op:…`, `${prefix}intent:…`) when the storage is shared with other code —
+ * an `agents` Agent's, say (the `mcp-retry-policy/agents` adapter uses `mcp-retry-policy:`).
  */
 export class DurableObjectJournal {
   #storage;
+  #op;
+  #intent;
 
-  constructor(storage) {
+  constructor(storage, options = {}) {
     if (!storage || typeof storage.get !== 'function' || typeof storage.put !== 'function') {
       throw typeError('storage', 'DurableObjectJournal needs a Durable Object storage (ctx.storage)');
     }
+    const prefix = options?.prefix ?? '';
+    if (typeof prefix !== 'string' || prefix.length > 256) throw typeError('prefix', 'prefix must be a string of at most 256 characters');
     this.#storage = storage;
+    this.#op = `${prefix}op:`;
+    this.#intent = `${prefix}intent:`;
   }
 
   async begin(e) {
     checkBegin(e);
     if (e.intent !== undefined) {
-      const id = await this.#storage.get(`intent:${e.intent}`);
-      if (id !== undefined) return this.#storage.get(`op:${id}`);
+      const id = await this.#storage.get(`${this.#intent}${e.intent}`);
+      if (id !== undefined) return this.#storage.get(`${this.#op}${id}`);
     }
-    const existing = await this.#storage.get(`op:${e.operationId}`);
+    const existing = await this.#storage.get(`${this.#op}${e.operationId}`);
     if (existing) return existing;
     const entry = entryOf(e);
-    const writes = { [`op:${entry.operationId}`]: entry };
-    if (e.intent !== undefined) writes[`intent:${e.intent}`] = entry.operationId;
+    const writes = { [`${this.#op}${entry.operationId}`]: entry };
+    if (e.intent !== undefined) writes[`${this.#intent}${e.intent}`] = entry.operationId;
     await this.#storage.put(writes);
     return entry;
   }
 
   async settle(operationId, status, settledAt = Date.now()) {
-    const entry = await this.#storage.get(`op:${operationId}`);
+    const entry = await this.#storage.get(`${this.#op}${operationId}`);
     if (!entry) return undefined;
     const next = { ...entry, state: status, settledAt };
-    await this.#storage.put(`op:${operationId}`, next);
+    await this.#storage.put(`${this.#op}${operationId}`, next);
     return next;
   }
 
   async get(operationId) {
-    return this.#storage.get(`op:${operationId}`);
+    return this.#storage.get(`${this.#op}${operationId}`);
   }
 
   async pending() {
-    const all = await this.#storage.list({ prefix: 'op:' });
+    const all = await this.#storage.list({ prefix: this.#op });
     return [...all.values()].filter((e) => UNRESOLVED.has(e.state));
   }
 
   async purge(settledBeforeMs) {
     checkBefore(settledBeforeMs);
-    const all = await this.#storage.list({ prefix: 'op:' });
+    const all = await this.#storage.list({ prefix: this.#op });
     const gone = [];
     for (const [key, e] of all) {
       if (!purgeable(e, settledBeforeMs)) continue;
       gone.push(key);
-      if (e.intent !== undefined) gone.push(`intent:${e.intent}`);
+      if (e.intent !== undefined) gone.push(`${this.#intent}${e.intent}`);
     }
     // Durable Object storage deletes at most 128 keys per call.
     for (let i = 0; i < gone.length; i += 128) await this.#storage.delete(gone.slice(i, i + 128));

@@ -99,7 +99,9 @@ test('Node ESM: import the package, its client and its server entries', () => {
     'index.mjs': `import { RetryEngine, MemoryLedgerStore, fingerprint, OperationLedger } from 'mcp-retry-policy';
 import { RetryEngine as ClientEngine } from 'mcp-retry-policy/client';
 import { withIdempotency } from 'mcp-retry-policy/server';
+import { retryingMcp, installRetry, JOURNAL_PREFIX } from 'mcp-retry-policy/agents';
 if (typeof ClientEngine !== 'function') throw new Error('client entry');
+if (typeof retryingMcp !== 'function' || typeof installRetry !== 'function' || JOURNAL_PREFIX !== 'mcp-retry-policy:') throw new Error('agents entry');
 ${NODE_CHECK}`,
   });
   const out = JSON.parse(run(process.execPath, ['index.mjs'], dir));
@@ -123,6 +125,9 @@ ${NODE_CHECK}`,
 const TS_CONSUMER = `import { RetryEngine, withRetry, type CallOutcome, type AttemptOutcome } from 'mcp-retry-policy';
 import { RetryEngine as ClientEngine } from 'mcp-retry-policy/client';
 import { OperationLedger, MemoryLedgerStore, withIdempotency, type LedgerRecord } from 'mcp-retry-policy/server';
+import { retryingMcp, type AgentLike } from 'mcp-retry-policy/agents';
+declare const agent: AgentLike;
+void retryingMcp(agent, 'tickets', { trusted: true });
 const engine: RetryEngine = new ClientEngine({ maxAttempts: 3 });
 const outcome: AttemptOutcome = { kind: 'http', status: 503, retryAfterMs: 1000 };
 const status: CallOutcome['status'] = 'unknown';

@@ -4,59 +4,28 @@
 // through withRetry: a keyed write whose first answer is cut ends `succeeded` with one ticket upstream.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
+import { startWranglerDev } from '../support/wrangler-dev.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const example = join(root, 'examples/worker');
-const state = mkdtempSync(join(tmpdir(), 'wrangler-state-'));
 let upstream;
 let proxy;
-let wrangler;
+let dev;
 let base;
-let log = '';
 
 before(async () => {
   upstream = await startMcpServer();
   proxy = await startFaultProxy(upstream.url);
-  // The package under its name, as an app has it in node_modules.
-  mkdirSync(join(root, 'examples/node_modules'), { recursive: true });
-  rmSync(join(root, 'examples/node_modules/mcp-retry-policy'), { force: true, recursive: true });
-  symlinkSync('../../pkg', join(root, 'examples/node_modules/mcp-retry-policy'), 'dir');
-  const port = 8700 + Math.floor(Math.random() * 200);
-  wrangler = spawn(join(root, 'node_modules/.bin/wrangler'), ['dev', '--local', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', state,
-    '--var', `UPSTREAM_MCP_URL:${proxy.url}`, '--show-interactive-dev-session=false'], {
-    cwd: example,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  wrangler.stdout.on('data', (d) => { log += d; });
-  wrangler.stderr.on('data', (d) => { log += d; });
-  for (let i = 0; i < 600 && !/Ready on/.test(log); i++) {
-    if (wrangler.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.match(log, /Ready on/, log.slice(-3000));
-  base = `http://127.0.0.1:${port}`;
+  dev = await startWranglerDev('worker', { vars: { UPSTREAM_MCP_URL: proxy.url } });
+  base = dev.url;
 });
 
 after(async () => {
-  if (wrangler && wrangler.exitCode === null) {
-    const gone = new Promise((r) => wrangler.once('exit', r));
-    wrangler.kill('SIGTERM');
-    await Promise.race([gone, new Promise((r) => setTimeout(r, 5_000))]);
-    if (wrangler.exitCode === null) wrangler.kill('SIGKILL');
-  }
+  await dev?.stop();
   await proxy?.close();
   await upstream?.close();
-  rmSync(state, { recursive: true, force: true });
 });
 
 test('the Worker\'s MCP server: a keyed write sent twice runs once (the ledger in the Durable Object), the status tool answers', async () => {

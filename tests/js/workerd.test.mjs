@@ -102,6 +102,16 @@ test('DurableObjectJournal meets the journal contract in a real Durable Object',
   assert.deepEqual(pending.map((e) => e.state), ['unknown'], 'storage kept the entries across requests');
 });
 
+test('DurableObjectJournal under a prefix (a storage shared with agents): the contract holds, its keys stay under the prefix', async () => {
+  const r = await get('/journal/prefixed');
+  for (const c of r.checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+  assert.ok(r.keys.length > 0);
+  assert.ok(r.keys.every((k) => k.startsWith('p1:op:') || k.startsWith('p1:intent:')), JSON.stringify(r.keys));
+  assert.ok(r.prefixedPending >= 1);
+  assert.equal(r.plainUnchanged, true, 'the unprefixed journal in the same storage saw none of it');
+  assert.equal(r.refused, 'TypeError invalid_type prefix');
+});
+
 test('DurableObjectLedgerStore meets the store contract in a real Durable Object; concurrent requests claim once', async () => {
   const checks = await get('/ledger-do/contract');
   assert.ok(checks.length >= 80, `${checks.length} checks (the purge and ledger parts ran)`);

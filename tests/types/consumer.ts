@@ -141,3 +141,13 @@ async function aiTools(): Promise<void> {
   void tools;
 }
 void aiTools;
+
+// The Cloudflare Agents adapter (the agents Agent type itself needs @cloudflare/workers-types; not checked here).
+import { retryingMcp, installRetry, JOURNAL_PREFIX, type AgentLike } from '../../pkg/agents.js';
+function inAgent(agent: AgentLike): void {
+  const tickets = retryingMcp(agent, 'tickets', { trusted: true, idFromIntent: true });
+  const undo: () => void = installRetry(agent, { servers: ['tickets'] });
+  const prefix: 'mcp-retry-policy:' = JOURNAL_PREFIX;
+  void [tickets.call({ name: 'create_ticket', arguments: {} }, { intent: 'tool-call-1' }), undo, prefix];
+}
+void inAgent;

@@ -19,6 +19,23 @@ export class JournalObject {
     const journal = new DurableObjectJournal(this.ctx.storage);
     if (url.pathname === '/contract') return Response.json(await runJournalContract(journal));
     if (url.pathname === '/pending') return Response.json(await journal.pending());
+    if (url.pathname === '/prefixed') {
+      // Two journals in one storage, one under a prefix (the agents adapter's case): the contract holds for the
+      // prefixed one, every key it wrote is under its prefix, and neither sees the other's entries.
+      const prefixed = new DurableObjectJournal(this.ctx.storage, { prefix: 'p1:' });
+      const plainBefore = JSON.stringify(await journal.pending());
+      const checks = await runJournalContract(prefixed);
+      const keys = [...(await this.ctx.storage.list({ prefix: 'p1:' })).keys()];
+      const plainUnchanged = JSON.stringify(await journal.pending()) === plainBefore;
+      const prefixedIds = (await prefixed.pending()).map((e) => e.operationId);
+      let refused;
+      try {
+        new DurableObjectJournal(this.ctx.storage, { prefix: 7 });
+      } catch (e) {
+        refused = `${e.name} ${e.code} ${e.field}`;
+      }
+      return Response.json({ checks, keys, plainUnchanged, prefixedPending: prefixedIds.length, refused });
+    }
     return new Response('not found', { status: 404 });
   }
 }

@@ -1,0 +1,236 @@
+// The Cloudflare Agents adapter (`mcp-retry-policy/agents`): the retry policy on the MCP calls an Agent makes
+// through its own MCP client manager (`this.mcp`), with the operation-id journal in the Agent's Durable Object
+// storage. Written against agents 0.32 (its connections hold a `@modelcontextprotocol/client` v2 `Client`),
+// and shaped so a v1 client (agents ≤ 0.19) works the same: withRetry reads both generations.
+//
+//   import { Agent } from 'agents';
+//   import { retryingMcp, installRetry } from 'mcp-retry-policy/agents';
+//
+//   class Desk extends Agent {
+//     async onRequest(req) {
+//       await this.addMcpServer('tickets', this.env.TICKETS_URL, { id: 'tickets' });
+//       const out = await retryingMcp(this, 'tickets').call({ name: 'create_ticket', arguments: { … } }, { intent });
+//       // or: installRetry(this) — then this.mcp.callTool and this.mcp.getAITools() go through the policy
+//     }
+//   }
+//
+// Why a face and not `withRetry(conn.client)`: agents REPLACES `mcpConnections[id].client` on every
+// (re)connect, so the adapter never holds a client — it reads the connection's current one on each use — and
+// a lost session is re-initialized through the manager (`connectToServer` + `discoverIfConnected`), so the
+// manager's connection state, stored session and tool list stay the truth. agents has no call hook of its own:
+// `installRetry` replaces `agent.mcp.callTool` on the instance (what `getAITools()`'s tools call).
+import { withRetry } from './client/with-retry.js';
+import { DurableObjectJournal } from './client/journal.js';
+import { typeError } from './errors.js';
+
+/** The prefix of the journal's keys in the Agent's storage (which agents itself also uses). */
+export const JOURNAL_PREFIX = 'mcp-retry-policy:';
+
+const INSTALLED = Symbol('mcp-retry-policy/agents installed');
+const wrappers = new WeakMap(); // agent → Map(serverId → what withRetry returned)
+
+function checkAgent(agent) {
+  const mcp = agent?.mcp;
+  if (!mcp || typeof mcp !== 'object' || typeof mcp.connectToServer !== 'function' || !mcp.mcpConnections) {
+    throw typeError('agent', 'needs an agents Agent (an object whose `mcp` is its MCPClientManager)');
+  }
+  if (typeof agent.ctx?.storage?.get !== 'function') {
+    throw typeError('agent', 'needs an agents Agent with its Durable Object storage (`agent.ctx.storage`)');
+  }
+}
+
+function checkServerId(serverId) {
+  if (typeof serverId !== 'string' || serverId === '' || serverId.length > 256) {
+    throw typeError('serverId', 'serverId must be the id the MCP server was added under (a non-empty string)');
+  }
+}
+
+function connection(agent, serverId) {
+  const conn = agent.mcp.mcpConnections[serverId];
+  if (!conn?.client) throw typeError('serverId', `no MCP connection "${serverId.slice(0, 80)}" on this agent (add it with addMcpServer first)`, 'no_connection');
+  return conn;
+}
+
+/** How long a re-initialization waits for the other requests still in flight on the lost session. */
+const DRAIN_MS = 5_000;
+
+/**
+ * One Agent's connection to one server, as withRetry sees it: a client-shaped face over the connection's
+ * *current* client object, and the re-initialization of a lost session.
+ *
+ * Concurrent calls on a session that was lost all get their own 404 (not processed: safe to send again, even an
+ * unsafe tool) — unless the first one's re-initialization closes the old client under them, which turns their
+ * answers into "connection closed" (maybe processed: an unsafe tool would end `unknown` for nothing). So a
+ * re-initialization first lets the requests in flight on the old client settle (at most DRAIN_MS), then
+ * reconnects once for all of them, and only when a request failed on the current client: a call whose 404
+ * arrives after someone else already reconnected finds a fresh client and does nothing.
+ */
+class Link {
+  #agent;
+  #serverId;
+  #inflight = new Map(); // client object → { n, idle: Promise, settle }
+  #failed = new WeakSet(); // client objects a request failed on (a lost session, a closed connection, …)
+  #reinit; // the re-initialization in flight
+  #onerror; // withRetry's stream-break observer, re-applied to each new client object
+  #hooked;
+
+  constructor(agent, serverId) {
+    this.#agent = agent;
+    this.#serverId = serverId;
+    const link = this;
+    this.face = {
+      request: (req, schema, options) => link.#send((c) => c.request(req, schema, options)),
+      listTools: (params) => link.#send((c) => c.listTools(params)),
+      get transport() {
+        return link.#peek()?.transport;
+      },
+      getServerVersion: () => link.#peek()?.getServerVersion?.(),
+      get onerror() {
+        return link.#onerror;
+      },
+      set onerror(f) {
+        link.#onerror = f;
+        link.#hooked = undefined;
+        if (link.#peek()) link.#current();
+      },
+    };
+  }
+
+  #peek() {
+    return this.#agent.mcp.mcpConnections[this.#serverId]?.client;
+  }
+
+  #current() {
+    const client = connection(this.#agent, this.#serverId).client;
+    if (this.#hooked !== client && this.#onerror) {
+      const previous = client.onerror;
+      const link = this;
+      client.onerror = (err) => {
+        try {
+          link.#onerror?.(err);
+        } finally {
+          previous?.call(client, err);
+        }
+      };
+      this.#hooked = client;
+    }
+    return client;
+  }
+
+  async #send(use) {
+    // A re-initialization in flight replaces the client before its handshake is done: wait for it.
+    await this.#reinit?.catch(() => {});
+    const client = this.#current();
+    let slot = this.#inflight.get(client);
+    if (!slot) {
+      let settle;
+      const idle = new Promise((r) => (settle = r));
+      this.#inflight.set(client, (slot = { n: 0, idle, settle }));
+    }
+    slot.n++;
+    try {
+      return await use(client);
+    } catch (e) {
+      this.#failed.add(client);
+      throw e;
+    } finally {
+      if (--slot.n === 0) {
+        this.#inflight.delete(client);
+        slot.settle();
+      }
+    }
+  }
+
+  /** withRetry's `reconnect`: once per lost session, through the manager. */
+  reinitialize() {
+    if (this.#reinit) return this.#reinit;
+    const old = this.#peek();
+    // Someone else already replaced the lost client: the session this call lost is gone, the new one is live.
+    if (old && !this.#failed.has(old)) return Promise.resolve();
+    this.#reinit = this.#reinitializeOnce(old).finally(() => (this.#reinit = undefined));
+    return this.#reinit;
+  }
+
+  async #reinitializeOnce(old) {
+    const busy = old && this.#inflight.get(old);
+    if (busy) await Promise.race([busy.idle, new Promise((r) => setTimeout(r, DRAIN_MS))]);
+    const agent = this.#agent;
+    const id = this.#serverId;
+    connection(agent, id).clearResumedSession?.();
+    const r = await agent.mcp.connectToServer(id);
+    if (r?.state !== undefined && r.state !== 'connected') {
+      throw new Error(`re-initializing MCP server "${id}" ended ${r.state}${r.error ? `: ${r.error}` : ''}`);
+    }
+    const d = await agent.mcp.discoverIfConnected?.(id);
+    if (d && d.success === false) throw new Error(`re-discovering MCP server "${id}" failed: ${d.error}`);
+  }
+}
+
+/**
+ * `withRetry` over one of the Agent's MCP connections, its journal in the Agent's storage (keys under
+ * `JOURNAL_PREFIX`), lost sessions re-initialized through the manager. One per (agent, server) — the retry
+ * budget and the breaker are per server — so the first call's `options` configure it; later calls get the
+ * same object. `options` are withRetry's (default `journal`: a `DurableObjectJournal` in `agent.ctx.storage`).
+ */
+export function retryingMcp(agent, serverId, options = {}) {
+  checkAgent(agent);
+  checkServerId(serverId);
+  if (options === null || typeof options !== 'object') throw typeError('options', 'options must be an object (withRetry\'s options)');
+  let m = wrappers.get(agent);
+  if (!m) wrappers.set(agent, (m = new Map()));
+  let mcp = m.get(serverId);
+  if (!mcp) {
+    const link = new Link(agent, serverId);
+    const inner = withRetry(link.face, {
+      journal: new DurableObjectJournal(agent.ctx.storage, { prefix: JOURNAL_PREFIX }),
+      ...(options.transport === undefined ? { reconnect: () => link.reinitialize() } : {}),
+      ...options,
+    });
+    // A server that was never added (or was removed) is the caller's mistake, refused before anything is sent —
+    // not an attempt that failed, which withRetry would have to call "maybe sent".
+    const added = async () => connection(agent, serverId);
+    mcp = {
+      ...inner,
+      call: async (params, callOptions) => (await added(), inner.call(params, callOptions)),
+      callTool: async (params, callOptions) => (await added(), inner.callTool(params, callOptions)),
+    };
+    m.set(serverId, mcp);
+  }
+  return mcp;
+}
+
+/**
+ * Routes `agent.mcp.callTool` — and so the tools of `agent.mcp.getAITools()`, which call it — through
+ * `retryingMcp(agent, serverId, options)` for every server (or only `options.servers`). A call that did not
+ * simply succeed answers an `isError` result whose text says what happened and what to do next (agents'
+ * AI tools throw it as the tool's error, which the model reads). Returns a function that undoes it.
+ * agents' AI tools pass no tool-call id and no abort signal: for the model's tool-call id as the intent, build
+ * the tools with `aiSdkTools(retryingMcp(agent, serverId))` from `mcp-retry-policy/ai-sdk` instead.
+ */
+export function installRetry(agent, options = {}) {
+  checkAgent(agent);
+  if (options === null || typeof options !== 'object') throw typeError('options', 'options must be an object');
+  const { servers, ...retryOptions } = options;
+  if (servers !== undefined && (!Array.isArray(servers) || !servers.every((s) => typeof s === 'string'))) {
+    throw typeError('servers', 'servers must be an array of server ids');
+  }
+  const manager = agent.mcp;
+  const original = manager.callTool;
+  if (original?.[INSTALLED]) throw typeError('agent', 'installRetry was already called on this agent (call the function it returned to undo it first)', 'already_installed');
+  const callTool = async function callTool(params, schemaOrOptions, requestOptions) {
+    const serverId = params?.serverId;
+    if (typeof serverId !== 'string' || (servers && !servers.includes(serverId))) {
+      return original.call(this, params, schemaOrOptions, requestOptions);
+    }
+    const { serverId: _, ...p } = params;
+    // agents' overload: (params, resultSchema, options) with a legacy zod schema, or (params, options).
+    const opts = typeof schemaOrOptions?.parse === 'function' ? requestOptions : schemaOrOptions;
+    const name = typeof p.name === 'string' ? p.name.replace(`${serverId}.`, '') : p.name;
+    return retryingMcp(agent, serverId, retryOptions).callTool({ ...p, name }, opts?.signal ? { signal: opts.signal } : {});
+  };
+  callTool[INSTALLED] = true;
+  manager.callTool = callTool;
+  return () => {
+    if (manager.callTool === callTool) manager.callTool = original;
+  };
+}
