@@ -1,7 +1,7 @@
 // The Cloudflare Agents adapter (`mcp-retry-policy/agents`): the retry policy on the MCP calls an Agent makes
 // through its own MCP client manager (`this.mcp`), with the operation-id journal in the Agent's Durable Object
-// storage. Written against agents 0.32 (its connections hold a `@modelcontextprotocol/client` v2 `Client`),
-// and shaped so a v1 client (agents ≤ 0.19) works the same: withRetry reads both generations.
+// storage. Written and tested against agents 0.32 (its connections hold a `@modelcontextprotocol/client` v2
+// `Client`; withRetry reads both SDK generations, but agents ≤ 0.19 with its v1 client is not tested).
 //
 //   import { Agent } from 'agents';
 //   import { retryingMcp, installRetry } from 'mcp-retry-policy/agents';
@@ -10,7 +10,8 @@
 //     async onRequest(req) {
 //       await this.addMcpServer('tickets', this.env.TICKETS_URL, { id: 'tickets' });
 //       const out = await retryingMcp(this, 'tickets').call({ name: 'create_ticket', arguments: { … } }, { intent });
-//       // or: installRetry(this) — then this.mcp.callTool and this.mcp.getAITools() go through the policy
+//       // or, once per instance: this.undo ??= installRetry(this) — then this.mcp.callTool and
+//       // this.mcp.getAITools() go through the policy
 //     }
 //   }
 //
@@ -27,6 +28,8 @@ import { typeError } from './errors.js';
 export const JOURNAL_PREFIX = 'mcp-retry-policy:';
 
 const INSTALLED = Symbol('mcp-retry-policy/agents installed');
+/** The code of the error the adapter throws instead of calling an unconnected client (attempt.js: not sent). */
+const NOT_CONNECTED = 'ERR_MCP_RETRY_NOT_CONNECTED';
 const wrappers = new WeakMap(); // agent → Map(serverId → what withRetry returned)
 
 function checkAgent(agent) {
@@ -62,14 +65,15 @@ const DRAIN_MS = 5_000;
  * unsafe tool) — unless the first one's re-initialization closes the old client under them, which turns their
  * answers into "connection closed" (maybe processed: an unsafe tool would end `unknown` for nothing). So a
  * re-initialization first lets the requests in flight on the old client settle (at most DRAIN_MS), then
- * reconnects once for all of them, and only when a request failed on the current client: a call whose 404
- * arrives after someone else already reconnected finds a fresh client and does nothing.
+ * reconnects once for all of them; a call whose 404 came from a client someone else already replaced with a
+ * connected one does nothing. A client without a transport (a failed re-initialization, a restore still
+ * running) is refused before the SDK has the request, with a code that proves it was not sent.
  */
 class Link {
   #agent;
   #serverId;
   #inflight = new Map(); // client object → { n, idle: Promise, settle }
-  #failed = new WeakSet(); // client objects a request failed on (a lost session, a closed connection, …)
+  #origin = new WeakMap(); // error → the client object whose request threw it
   #reinit; // the re-initialization in flight
   #onerror; // withRetry's stream-break observer, re-applied to each new client object
   #hooked;
@@ -118,9 +122,26 @@ class Link {
   }
 
   async #send(use) {
-    // A re-initialization in flight replaces the client before its handshake is done: wait for it.
-    await this.#reinit?.catch(() => {});
+    // A re-initialization in flight replaces the client before its handshake is done; agents' own restore
+    // after the Agent woke (hibernation) connects in the background: wait for either. Nothing is awaited
+    // between the last check and counting the request in flight below, so a re-initialization that starts
+    // later sees it (and waits for it before closing its client).
+    for (let round = 0; round < 4; round++) {
+      if (this.#reinit) await this.#reinit.catch(() => {});
+      else if (this.#peek()?.transport) break;
+      else if (round === 0 && typeof this.#agent.mcp.waitForConnections === 'function') {
+        await this.#agent.mcp.waitForConnections({ timeout: DRAIN_MS });
+      } else if (round <= 1) {
+        // Still not connected (an earlier re-initialization failed): connect before sending, once.
+        await this.reinitialize().catch(() => {});
+      } else break;
+    }
     const client = this.#current();
+    if (!client.transport) {
+      // Not connected (a failed re-initialization left an unconnected client; a restore that has not finished):
+      // refused here, before any client has the request — provably not sent (attempt.js reads this code).
+      throw Object.assign(new Error(`MCP server "${this.#serverId.slice(0, 80)}" is not connected on this agent; nothing was sent`), { code: NOT_CONNECTED });
+    }
     let slot = this.#inflight.get(client);
     if (!slot) {
       let settle;
@@ -131,7 +152,7 @@ class Link {
     try {
       return await use(client);
     } catch (e) {
-      this.#failed.add(client);
+      if (e !== null && typeof e === 'object') this.#origin.set(e, client);
       throw e;
     } finally {
       if (--slot.n === 0) {
@@ -141,21 +162,34 @@ class Link {
     }
   }
 
-  /** withRetry's `reconnect`: once per lost session, through the manager. */
-  reinitialize() {
+  /**
+   * withRetry's `reconnect`: once per lost session, through the manager. `cause` is the error of the attempt
+   * that led here: when it came from a client that someone else already replaced with a connected one, the
+   * session it lost is gone already and nothing is done (a second reconnect would close the new client under
+   * the requests in flight on it). A defense: through withRetry today the engine re-sends at once after a
+   * re-initialization and closing the old client rejects what was pending on it, so such a cause comes in
+   * while the re-initialization is under way, and joins it.
+   */
+  reinitialize({ cause } = {}) {
     if (this.#reinit) return this.#reinit;
-    const old = this.#peek();
-    // Someone else already replaced the lost client: the session this call lost is gone, the new one is live.
-    if (old && !this.#failed.has(old)) return Promise.resolve();
-    this.#reinit = this.#reinitializeOnce(old).finally(() => (this.#reinit = undefined));
+    const from = cause !== null && typeof cause === 'object' ? this.#origin.get(cause) : undefined;
+    const now = this.#peek();
+    if (from && now && from !== now && now.transport) return Promise.resolve();
+    this.#reinit = this.#reinitializeOnce(now).finally(() => (this.#reinit = undefined));
     return this.#reinit;
   }
 
   async #reinitializeOnce(old) {
     const busy = old && this.#inflight.get(old);
-    if (busy) await Promise.race([busy.idle, new Promise((r) => setTimeout(r, DRAIN_MS))]);
+    if (busy) {
+      let timer;
+      await Promise.race([busy.idle, new Promise((r) => (timer = setTimeout(r, DRAIN_MS)))]);
+      clearTimeout(timer);
+    }
     const agent = this.#agent;
     const id = this.#serverId;
+    // agents may be connecting this server itself (its restore after a wake): let that finish first.
+    await agent.mcp.waitForConnections?.({ timeout: DRAIN_MS });
     connection(agent, id).clearResumedSession?.();
     const r = await agent.mcp.connectToServer(id);
     if (r?.state !== undefined && r.state !== 'connected') {
@@ -176,6 +210,9 @@ export function retryingMcp(agent, serverId, options = {}) {
   checkAgent(agent);
   checkServerId(serverId);
   if (options === null || typeof options !== 'object') throw typeError('options', 'options must be an object (withRetry\'s options)');
+  if (options.transport !== undefined || options.reconnect !== undefined) {
+    throw typeError(options.transport !== undefined ? 'transport' : 'reconnect', 'the Agents adapter re-initializes through the agent\'s MCP manager: pass neither transport nor reconnect', 'conflicting_options');
+  }
   let m = wrappers.get(agent);
   if (!m) wrappers.set(agent, (m = new Map()));
   let mcp = m.get(serverId);
@@ -183,7 +220,7 @@ export function retryingMcp(agent, serverId, options = {}) {
     const link = new Link(agent, serverId);
     const inner = withRetry(link.face, {
       journal: new DurableObjectJournal(agent.ctx.storage, { prefix: JOURNAL_PREFIX }),
-      ...(options.transport === undefined ? { reconnect: () => link.reinitialize() } : {}),
+      reconnect: (_client, context) => link.reinitialize(context),
       ...options,
     });
     // A server that was never added (or was removed) is the caller's mistake, refused before anything is sent —
@@ -201,7 +238,8 @@ export function retryingMcp(agent, serverId, options = {}) {
 
 /**
  * Routes `agent.mcp.callTool` — and so the tools of `agent.mcp.getAITools()`, which call it — through
- * `retryingMcp(agent, serverId, options)` for every server (or only `options.servers`). A call that did not
+ * `retryingMcp(agent, serverId, options)` for every server (or only `options.servers`); a server that already
+ * has its retrying client keeps it (and the options it was made with). A call that did not
  * simply succeed answers an `isError` result whose text says what happened and what to do next (agents'
  * AI tools throw it as the tool's error, which the model reads). Returns a function that undoes it.
  * agents' AI tools pass no tool-call id and no abort signal: for the model's tool-call id as the intent, build
@@ -214,6 +252,9 @@ export function installRetry(agent, options = {}) {
   if (servers !== undefined && (!Array.isArray(servers) || !servers.every((s) => typeof s === 'string'))) {
     throw typeError('servers', 'servers must be an array of server ids');
   }
+  if (retryOptions.transport !== undefined || retryOptions.reconnect !== undefined) {
+    throw typeError(retryOptions.transport !== undefined ? 'transport' : 'reconnect', 'the Agents adapter re-initializes through the agent\'s MCP manager: pass neither transport nor reconnect', 'conflicting_options');
+  }
   const manager = agent.mcp;
   const original = manager.callTool;
   if (original?.[INSTALLED]) throw typeError('agent', 'installRetry was already called on this agent (call the function it returned to undo it first)', 'already_installed');
@@ -223,10 +264,19 @@ export function installRetry(agent, options = {}) {
       return original.call(this, params, schemaOrOptions, requestOptions);
     }
     const { serverId: _, ...p } = params;
-    // agents' overload: (params, resultSchema, options) with a legacy zod schema, or (params, options).
-    const opts = typeof schemaOrOptions?.parse === 'function' ? requestOptions : schemaOrOptions;
+    // agents' overloads (its invoker): (params, legacyResultSchema, options) or (params, options) — and it reads
+    // the options as `schemaOrOptions ?? options`. Of the SDK's request options the call takes the signal and
+    // onprogress; timeouts are the policy's (attemptTimeoutMs, the call's deadline).
+    const legacy = typeof schemaOrOptions?.parse === 'function' ? schemaOrOptions : undefined;
+    const opts = legacy ? requestOptions : (schemaOrOptions ?? requestOptions);
     const name = typeof p.name === 'string' ? p.name.replace(`${serverId}.`, '') : p.name;
-    return retryingMcp(agent, serverId, retryOptions).callTool({ ...p, name }, opts?.signal ? { signal: opts.signal } : {});
+    const callOptions = {
+      ...(opts?.signal ? { signal: opts.signal } : {}),
+      ...(typeof opts?.onprogress === 'function' ? { onprogress: opts.onprogress } : {}),
+    };
+    const result = await retryingMcp(agent, serverId, retryOptions).callTool({ ...p, name }, callOptions);
+    // A legacy result schema is applied as agents would (its parse throws on a result it refuses).
+    return legacy ? legacy.parse(result) : result;
   };
   callTool[INSTALLED] = true;
   manager.callTool = callTool;

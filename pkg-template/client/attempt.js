@@ -13,6 +13,9 @@ const CONNECT_STEPS = new Set(['connect', 'getaddrinfo']);
 // Failures that only exist before a request is written: DNS answers, undici's connect timeout, a URL that
 // cannot be fetched, a TLS handshake that failed (it precedes the request on its connection).
 const NOT_SENT_ALWAYS = new Set([
+  // This package's own: thrown by an adapter (mcp-retry-policy/agents) *instead of* calling the SDK, when the
+  // connection has no transport — nothing was handed to any client, so nothing can have been sent.
+  'ERR_MCP_RETRY_NOT_CONNECTED',
   'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL',
   'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -100,6 +103,11 @@ function takeObserved(tag) {
   return o;
 }
 
+// The v2 SdkHttpError codes its Streamable HTTP transport throws for the answer to a POST (2.4.0: a non-2xx
+// answer, a 401 after re-authentication, a 403 after the step-up limit). Its other HTTP codes (the GET stream,
+// the session DELETE, version negotiation) never answer a tools/call: they stay "maybe sent".
+const POST_HTTP_CODES = new Set(['CLIENT_HTTP_NOT_IMPLEMENTED', 'CLIENT_HTTP_AUTHENTICATION', 'CLIENT_HTTP_FORBIDDEN']);
+
 /** The data of the SDK's own request timeout (v1 McpError -32001, v2 SdkError REQUEST_TIMEOUT). */
 function sdkTimeout(data) {
   return typeof data?.timeout === 'number' || typeof data?.maxTotalTimeout === 'number';
@@ -140,7 +148,7 @@ export function errorOutcome(error, ctx) {
   if (name === 'SdkError' && code === 'REQUEST_TIMEOUT' && sdkTimeout(error.data)) return { kind: 'timeout' };
   // v1: StreamableHTTPError(code = status, "Streamable HTTP error: Error POSTing to endpoint: <body>");
   // v2: SdkHttpError(code 'CLIENT_HTTP_…', "Error POSTing to endpoint: <body>", data { status, statusText, text }).
-  const status = name === 'SdkHttpError' ? error.data?.status
+  const status = name === 'SdkHttpError' && POST_HTTP_CODES.has(code) ? error.data?.status
     : name === 'StreamableHTTPError' || (typeof code === 'number' && /^Streamable HTTP error/.test(error?.message ?? '')) ? code
       : undefined;
   if (status !== undefined || name === 'StreamableHTTPError' || name === 'SdkHttpError') {

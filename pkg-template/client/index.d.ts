@@ -150,7 +150,8 @@ export interface WithRetryOptions {
    */
   transport?: () => TransportLike | Promise<TransportLike>;
   /** Re-initialize yourself instead (called with the client); exclusive with `transport`. */
-  reconnect?: (client: ClientLike) => Promise<void>;
+  /** `context.cause`: the error of the attempt after which the engine asked for a new session. */
+  reconnect?: (client: ClientLike, context?: { cause?: unknown }) => Promise<void>;
   /** The clock (default `Date.now`). */
   now?: () => number;
   /** Reset the per-attempt timeout on progress notifications (still capped by `attemptTimeoutMs`). */

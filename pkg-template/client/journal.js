@@ -204,7 +204,8 @@ export class DurableObjectJournal {
     if (!storage || typeof storage.get !== 'function' || typeof storage.put !== 'function') {
       throw typeError('storage', 'DurableObjectJournal needs a Durable Object storage (ctx.storage)');
     }
-    const prefix = options?.prefix ?? '';
+    if (options === null || typeof options !== 'object') throw typeError('options', 'options must be an object ({ prefix })');
+    const prefix = options.prefix ?? '';
     if (typeof prefix !== 'string' || prefix.length > 256) throw typeError('prefix', 'prefix must be a string of at most 256 characters');
     this.#storage = storage;
     this.#op = `${prefix}op:`;

@@ -246,6 +246,7 @@ export function withRetry(client, options = {}) {
     let recover;
     let result;
     let lastError;
+    let previousError; // the error of the attempt just before: what a recovery step answers
     let decision;
     try {
       try {
@@ -259,8 +260,9 @@ export function withRetry(client, options = {}) {
           const started = now();
           const traced = tel.attempt(attempts.length + 1);
           run.traceMeta = traced.meta;
-          const sent = await traced.run(() => runAttempt(ctx, run, { admission, recover, started, streamBrokeAt: () => streamBrokeAt }));
+          const sent = await traced.run(() => runAttempt(ctx, run, { admission, recover, cause: previousError, started, streamBrokeAt: () => streamBrokeAt }));
           result = sent.result;
+          previousError = sent.error;
           if (sent.error !== undefined) lastError = sent.error;
           const step = engine.record(run.state, sent.outcome, op.safety, now());
           const durationMs = now() - started;
@@ -598,10 +600,14 @@ export async function resolveTool(ctx, params, intent) {
   return { name, safety, args, ...(operationId ? { operationId } : {}), ...(typeof taskSupport === 'string' ? { taskSupport } : {}) };
 }
 
-/** Step 2a — recover: the step the engine asked for before the re-send (a new session, a fresh tool list). */
-export async function recoverStep(ctx, action) {
+/**
+ * Step 2a — recover: the step the engine asked for before the re-send (a new session, a fresh tool list).
+ * `cause`: the error of the attempt that made the engine ask (handed to `reconnect`, which may find that
+ * someone else already replaced the session it came from).
+ */
+export async function recoverStep(ctx, action, cause) {
   if (action === 'reinitialize' || action === 'renegotiate') {
-    await ctx.reconnect(ctx.client);
+    await ctx.reconnect(ctx.client, { cause });
     ctx.learnRevision();
   } else if (action === 'refresh_tools') {
     await ctx.refreshTools();
@@ -612,14 +618,14 @@ export async function recoverStep(ctx, action) {
  * Step 2 — run one attempt: recover if asked, send `tools/call` with the attempt's timeout and the caller's
  * signal, and observe how it ended. Returns `{ outcome, result?, error? }`; decides nothing.
  */
-export async function runAttempt(ctx, run, { admission, recover, started, streamBrokeAt }) {
+export async function runAttempt(ctx, run, { admission, recover, cause, started, streamBrokeAt }) {
   const { client, options, now } = ctx;
   const { params, requestOptions, args } = run;
   const { signal } = requestOptions;
   const tag = `${started.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   let sent = false;
   try {
-    await recoverStep(ctx, recover);
+    await recoverStep(ctx, recover, cause);
     sent = !signal?.aborted;
     const result = await client.request(
       { method: 'tools/call', params: { ...params, arguments: args, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, ...run.traceMeta, [ATTEMPT_META_KEY]: tag } } },
@@ -627,6 +633,11 @@ export async function runAttempt(ctx, run, { admission, recover, started, stream
       {
         timeout: admission.timeoutMs,
         signal,
+        // The v2 SDK client (@modelcontextprotocol/client; agents turns this on) would otherwise answer a
+        // 2026-07-28 input request itself and send tools/call again: the engine would see only the last leg,
+        // and a refused last leg could read "not processed" after the first leg ran. Handed back, the input
+        // request is the answer the engine stops on (`answersInput: false`). v1 ignores the option.
+        allowInputRequired: true,
         // With progress resets, attemptTimeoutMs is the longest silence; the call's deadline stays the hard cap.
         ...(options.resetTimeoutOnProgress
           ? { resetTimeoutOnProgress: true, maxTotalTimeout: Math.max(1, run.state.deadlineMs - now()), onprogress: requestOptions.onprogress ?? (() => {}) }

@@ -130,6 +130,11 @@ test('v2 error shapes, one by one (the classes the client throws, as the SDK bui
     errorOutcome(sdkError('SdkHttpError', 'CLIENT_HTTP_NOT_IMPLEMENTED', `Error POSTing to endpoint: ${body}`, { status: 400, text: body }), ctx),
     { kind: 'http', status: 400, hadSession: true, jsonrpcCode: -32020 },
   );
-  // An SdkHttpError without a usable status: maybe sent.
-  assert.deepEqual(errorOutcome(sdkError('SdkHttpError', 'CLIENT_HTTP_FAILED_TO_OPEN_STREAM', 'x', {}), ctx), { kind: 'network', sent: 'maybe' });
+  // An SdkHttpError without a usable status, or from a path that never answers a tools/call (the GET stream,
+  // the session DELETE): maybe sent, whatever status it carries.
+  assert.deepEqual(errorOutcome(sdkError('SdkHttpError', 'CLIENT_HTTP_NOT_IMPLEMENTED', 'x', {}), ctx), { kind: 'network', sent: 'maybe' });
+  assert.deepEqual(errorOutcome(sdkError('SdkHttpError', 'CLIENT_HTTP_FAILED_TO_OPEN_STREAM', 'x', { status: 405 }), ctx), { kind: 'network', sent: 'maybe' });
+  assert.deepEqual(errorOutcome(sdkError('SdkHttpError', 'CLIENT_HTTP_FAILED_TO_TERMINATE_SESSION', 'x', { status: 404 }), ctx), { kind: 'network', sent: 'maybe' });
+  // The Agents adapter's own refusal, thrown instead of calling an unconnected client: not sent.
+  assert.deepEqual(errorOutcome(Object.assign(new Error('not connected'), { code: 'ERR_MCP_RETRY_NOT_CONNECTED' }), ctx), { kind: 'network', sent: 'no' });
 });

@@ -22,8 +22,9 @@ export class TicketAgent extends Agent {
     return { trusted: true, idFromIntent: true, policy: { attemptTimeoutMs: Number(this.env.ATTEMPT_TIMEOUT_MS ?? 10_000) } };
   }
 
-  /** Connect once; agents restores the connection after the Agent wakes from hibernation. */
+  /** Connect once; agents restores the connection after the Agent wakes from hibernation (let it finish). */
   async tickets() {
+    await this.mcp.waitForConnections({ timeout: 10_000 });
     if (this.mcp.mcpConnections[SERVER]?.connectionState !== 'ready') {
       await this.addMcpServer(SERVER, this.env.TICKETS_MCP_URL, { id: SERVER, transport: { type: 'streamable-http' } });
     }
