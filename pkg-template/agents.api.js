@@ -54,26 +54,20 @@ function connection(agent, serverId) {
   return conn;
 }
 
-/** How long a re-initialization waits for the other requests still in flight on the lost session. */
-const DRAIN_MS = 5_000;
+/** How long a send waits for agents' own (re)connection of the server (its restore after a wake). */
+const CONNECT_WAIT_MS = 5_000;
 
 /**
  * One Agent's connection to one server, as withRetry sees it: a client-shaped face over the connection's
- * *current* client object, and the re-initialization of a lost session.
- *
- * Concurrent calls on a session that was lost all get their own 404 (not processed: safe to send again, even an
- * unsafe tool) — unless the first one's re-initialization closes the old client under them, which turns their
- * answers into "connection closed" (maybe processed: an unsafe tool would end `unknown` for nothing). So a
- * re-initialization first lets the requests in flight on the old client settle (at most DRAIN_MS), then
- * reconnects once for all of them; a call whose 404 came from a client someone else already replaced with a
- * connected one does nothing. A client without a transport (a failed re-initialization, a restore still
- * running) is refused before the SDK has the request, with a code that proves it was not sent.
+ * *current* client object, and the re-initialization of a lost session through the manager. (withRetry itself
+ * makes concurrent calls share one re-initialization, after the requests in flight on the lost session came
+ * back: client/session.js.) A client without a transport — a re-initialization that failed left an unconnected
+ * one in place; agents' restore after a wake is still running — is waited for, then connected once; if it still
+ * is not, the request is refused before any client has it, with a code attempt.js reads as not sent.
  */
 class Link {
   #agent;
   #serverId;
-  #inflight = new Map(); // client object → { n, idle: Promise, settle }
-  #origin = new WeakMap(); // error → the client object whose request threw it
   #reinit; // the re-initialization in flight
   #onerror; // withRetry's stream-break observer, re-applied to each new client object
   #hooked;
@@ -122,74 +116,33 @@ class Link {
   }
 
   async #send(use) {
-    // A re-initialization in flight replaces the client before its handshake is done; agents' own restore
-    // after the Agent woke (hibernation) connects in the background: wait for either. Nothing is awaited
-    // between the last check and counting the request in flight below, so a re-initialization that starts
-    // later sees it (and waits for it before closing its client).
     for (let round = 0; round < 4; round++) {
       if (this.#reinit) await this.#reinit.catch(() => {});
       else if (this.#peek()?.transport) break;
       else if (round === 0 && typeof this.#agent.mcp.waitForConnections === 'function') {
-        await this.#agent.mcp.waitForConnections({ timeout: DRAIN_MS });
+        await this.#agent.mcp.waitForConnections({ timeout: CONNECT_WAIT_MS });
       } else if (round <= 1) {
-        // Still not connected (an earlier re-initialization failed): connect before sending, once.
-        await this.reinitialize().catch(() => {});
+        await this.reinitialize().catch(() => {}); // still not connected: connect before sending, once
       } else break;
     }
     const client = this.#current();
     if (!client.transport) {
-      // Not connected (a failed re-initialization left an unconnected client; a restore that has not finished):
-      // refused here, before any client has the request — provably not sent (attempt.js reads this code).
       throw Object.assign(new Error(`MCP server "${this.#serverId.slice(0, 80)}" is not connected on this agent; nothing was sent`), { code: NOT_CONNECTED });
     }
-    let slot = this.#inflight.get(client);
-    if (!slot) {
-      let settle;
-      const idle = new Promise((r) => (settle = r));
-      this.#inflight.set(client, (slot = { n: 0, idle, settle }));
-    }
-    slot.n++;
-    try {
-      return await use(client);
-    } catch (e) {
-      if (e !== null && typeof e === 'object') this.#origin.set(e, client);
-      throw e;
-    } finally {
-      if (--slot.n === 0) {
-        this.#inflight.delete(client);
-        slot.settle();
-      }
-    }
+    return use(client);
   }
 
-  /**
-   * withRetry's `reconnect`: once per lost session, through the manager. `cause` is the error of the attempt
-   * that led here: when it came from a client that someone else already replaced with a connected one, the
-   * session it lost is gone already and nothing is done (a second reconnect would close the new client under
-   * the requests in flight on it). A defense: through withRetry today the engine re-sends at once after a
-   * re-initialization and closing the old client rejects what was pending on it, so such a cause comes in
-   * while the re-initialization is under way, and joins it.
-   */
-  reinitialize({ cause } = {}) {
-    if (this.#reinit) return this.#reinit;
-    const from = cause !== null && typeof cause === 'object' ? this.#origin.get(cause) : undefined;
-    const now = this.#peek();
-    if (from && now && from !== now && now.transport) return Promise.resolve();
-    this.#reinit = this.#reinitializeOnce(now).finally(() => (this.#reinit = undefined));
+  /** withRetry's `reconnect`: through the manager, one at a time. */
+  reinitialize() {
+    this.#reinit ??= this.#reinitializeOnce().finally(() => (this.#reinit = undefined));
     return this.#reinit;
   }
 
-  async #reinitializeOnce(old) {
-    const busy = old && this.#inflight.get(old);
-    if (busy) {
-      let timer;
-      await Promise.race([busy.idle, new Promise((r) => (timer = setTimeout(r, DRAIN_MS)))]);
-      clearTimeout(timer);
-    }
+  async #reinitializeOnce() {
     const agent = this.#agent;
     const id = this.#serverId;
     // agents may be connecting this server itself (its restore after a wake): let that finish first.
-    await agent.mcp.waitForConnections?.({ timeout: DRAIN_MS });
+    await agent.mcp.waitForConnections?.({ timeout: CONNECT_WAIT_MS });
     connection(agent, id).clearResumedSession?.();
     const r = await agent.mcp.connectToServer(id);
     if (r?.state !== undefined && r.state !== 'connected') {
@@ -220,7 +173,7 @@ export function retryingMcp(agent, serverId, options = {}) {
     const link = new Link(agent, serverId);
     const inner = withRetry(link.face, {
       journal: new DurableObjectJournal(agent.ctx.storage, { prefix: JOURNAL_PREFIX }),
-      reconnect: (_client, context) => link.reinitialize(context),
+      reconnect: () => link.reinitialize(),
       ...options,
     });
     // A server that was never added (or was removed) is the caller's mistake, refused before anything is sent —

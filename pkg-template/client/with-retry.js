@@ -3,6 +3,7 @@
 import { rangeError, typeError } from '../errors.js';
 import { RetryEngine, newOperationId } from './engine.js';
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from './attempt.js';
+import { sessionKeeper } from './session.js';
 import { MemoryJournal } from './journal.js';
 import { messageFor } from './messages.js';
 import { sleep } from './sleep.js';
@@ -136,8 +137,13 @@ export function withRetry(client, options = {}) {
   const idArg = options.operationIdArgument ?? 'operation_id';
   const journal = options.journal ?? new MemoryJournal();
   const now = options.now ?? (() => Date.now());
-  const reconnect =
-    options.reconnect ?? (options.transport ? () => reconnectWith(client, options.transport) : () => defaultReconnect(client));
+  // Concurrent calls share one session: one re-initialization at a time, after the requests in flight on the
+  // lost one came back (session.js).
+  const session = sessionKeeper(
+    client,
+    options.reconnect ?? (options.transport ? () => reconnectWith(client, options.transport) : () => defaultReconnect(client)),
+  );
+  const reconnect = (_client, context) => session.reinitialize(context?.cause);
   const emit = (event) => {
     try {
       options.onEvent?.(event);
@@ -216,7 +222,7 @@ export function withRetry(client, options = {}) {
   }
   const ctx = {
     client, engine, journal, now, emit, reconnect, refreshTools, toolInfo, learnRevision, trusted, overrides, idArg, options, statusTool, askStatus,
-    telemetry,
+    telemetry, session,
   };
 
   async function call(params, requestOptions = {}) {
@@ -627,7 +633,8 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
   try {
     await recoverStep(ctx, recover, cause);
     sent = !signal?.aborted;
-    const result = await client.request(
+    const send = (f) => (ctx.session ? ctx.session.send(f) : f());
+    const result = await send(() => client.request(
       { method: 'tools/call', params: { ...params, arguments: args, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, ...run.traceMeta, [ATTEMPT_META_KEY]: tag } } },
       RESULT_SCHEMA,
       {
@@ -646,7 +653,7 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
         onresumptiontoken: (t) => (run.resumptionToken = t),
         ...(requestOptions.onprogress && !options.resetTimeoutOnProgress ? { onprogress: requestOptions.onprogress } : {}),
       },
-    );
+    ));
     return { outcome: resultOutcome(result), result };
   } catch (error) {
     let outcome = sent || signal?.aborted

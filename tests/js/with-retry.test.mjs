@@ -384,6 +384,29 @@ test('an expired session (404) is re-initialized once and the call goes through'
   assert.equal(server.effects.tickets.length, 1);
 });
 
+test('six concurrent writes on an expired session (three unsafe): one re-initialization, each reads its own 404, all succeed', async () => {
+  let made = 0;
+  const client = await connect();
+  const transport = () => {
+    made++;
+    return new StreamableHTTPClientTransport(new URL(proxy.url), { fetch: observeFetch() });
+  };
+  const mcp = withRetry(client, { trusted: true, policy: fast, seed: 16, transport });
+  await mcp.call({ name: 'search_tickets', arguments: { query: 'warm' } });
+  const before = client.transport.sessionId;
+  server.expireSessions();
+  // The server's 404s come back one after another (the proxy holds each a little longer), so the first one's
+  // re-initialization happens while the others are still in flight on the old session.
+  for (let i = 0; i < 6; i++) proxy.faults.push({ hold: 10 + 15 * i });
+  const outs = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => mcp.call({ name: n % 2 ? 'create_ticket' : 'create_ticket_keyed', arguments: { title: `race ${n}` } })));
+  const why = JSON.stringify(outs.map((o) => o.attempts.map((a) => a.outcome)));
+  assert.deepEqual(outs.map((o) => o.status), Array(6).fill('succeeded'), why);
+  assert.deepEqual(outs.map((o) => o.attempts[0].outcome.status), Array(6).fill(404), why);
+  assert.equal(made, 1, 'one new session for all six');
+  assert.notEqual(client.transport.sessionId, before);
+  assert.equal(server.effects.tickets.length, 6);
+});
+
 test('transport: a factory of fresh transports re-initializes a lost session (no private SDK fields read)', async () => {
   let made = 0;
   const client = await connect();
