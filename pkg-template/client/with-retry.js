@@ -180,9 +180,33 @@ export function withRetry(client, options = {}) {
     return list;
   }
 
+  // tools/list is a read. When it fails, the engine says whether the session must be re-initialized first (a
+  // session that expired before the first call): without the list the call would go out knowing nothing of the
+  // tool — unsafe, and without the operation id a keyed tool needs. Only that recovery is followed, once; any
+  // other failure leaves the list unknown, as before.
+  async function listTools() {
+    try {
+      return await refreshTools();
+    } catch (error) {
+      const state = engine.begin(now(), { answersInput: false });
+      let decision;
+      try {
+        if (!engine.admit(state, now()).admitted) throw error;
+        const outcome = errorOutcome(error, { aborted: false, sent: true, hadSession: !!client.transport?.sessionId });
+        decision = engine.record(state, outcome, 'read_only', now()).decision;
+      } finally {
+        state.free();
+      }
+      if (decision.action !== 'retry' || (decision.recover !== 'reinitialize' && decision.recover !== 'renegotiate')) throw error;
+      if (decision.delayMs > 0) await sleep(decision.delayMs);
+      await reconnect(client, { cause: error });
+      return refreshTools();
+    }
+  }
+
   async function toolInfo(name) {
     if (!tools || !tools.has(name)) {
-      toolsLoading ??= refreshTools().finally(() => (toolsLoading = undefined));
+      toolsLoading ??= listTools().finally(() => (toolsLoading = undefined));
       try {
         await toolsLoading;
       } catch {

@@ -103,7 +103,7 @@ test('v2: a server JSON-RPC error is a ProtocolError with its code (-32603 retri
 test('v2: a lost session (404) is re-initialized over a fresh transport and the call goes through', async () => {
   const client = await connect();
   const mcp = withRetry(client, { trusted: true, policy: fast, seed: 1, transport });
-  await mcp.listToolsForModel(); // tools known before the session goes (a tools/list on a dead session fails)
+  await mcp.listToolsForModel(); // tools known before the session goes: the tools/call itself reads the 404
   const before = client.transport.sessionId;
   server.expireSessions();
   const out = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'e' } });

@@ -384,14 +384,34 @@ test('an expired session (404) is re-initialized once and the call goes through'
   assert.equal(server.effects.tickets.length, 1);
 });
 
-test('six concurrent writes on an expired session (three unsafe): one re-initialization, each reads its own 404, all succeed', async () => {
-  let made = 0;
-  const client = await connect();
-  const transport = () => {
-    made++;
+/** A `transport` factory for withRetry that counts the sessions it made. */
+function countedTransports() {
+  const counter = { made: 0 };
+  counter.transport = () => {
+    counter.made++;
     return new StreamableHTTPClientTransport(new URL(proxy.url), { fetch: observeFetch() });
   };
-  const mcp = withRetry(client, { trusted: true, policy: fast, seed: 16, transport });
+  return counter;
+}
+
+test('a session that expired before the first call: tools/list is recovered first, so a keyed tool keeps its operation id', async () => {
+  const client = await connect();
+  const fresh = countedTransports();
+  const mcp = withRetry(client, { trusted: true, policy: fast, seed: 17, transport: fresh.transport });
+  server.expireSessions(); // before withRetry ever listed the tools
+  const out = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'first call' } });
+  assert.equal(out.status, 'succeeded', JSON.stringify(out));
+  assert.equal(out.safety, 'keyed');
+  assert.equal(out.attempts.length, 1, 'the call itself went out once, on the new session');
+  assert.ok(server.effects.keyed.has(out.operationId));
+  assert.equal(fresh.made, 1);
+  assert.equal(server.effects.tickets.length, 1);
+});
+
+test('six concurrent writes on an expired session (three unsafe): one re-initialization, each reads its own 404, all succeed', async () => {
+  const client = await connect();
+  const fresh = countedTransports();
+  const mcp = withRetry(client, { trusted: true, policy: fast, seed: 16, transport: fresh.transport });
   await mcp.call({ name: 'search_tickets', arguments: { query: 'warm' } });
   const before = client.transport.sessionId;
   server.expireSessions();
@@ -402,7 +422,7 @@ test('six concurrent writes on an expired session (three unsafe): one re-initial
   const why = JSON.stringify(outs.map((o) => o.attempts.map((a) => a.outcome)));
   assert.deepEqual(outs.map((o) => o.status), Array(6).fill('succeeded'), why);
   assert.deepEqual(outs.map((o) => o.attempts[0].outcome.status), Array(6).fill(404), why);
-  assert.equal(made, 1, 'one new session for all six');
+  assert.equal(fresh.made, 1, 'one new session for all six');
   assert.notEqual(client.transport.sessionId, before);
   assert.equal(server.effects.tickets.length, 6);
 });
