@@ -48,6 +48,15 @@ function checkServerId(serverId) {
   }
 }
 
+/** Reconnecting is the agent's MCP manager's: withRetry's own `transport` / `reconnect` are refused by name. */
+function refuseOwnReconnect(options) {
+  for (const field of ['transport', 'reconnect']) {
+    if (options[field] !== undefined) {
+      throw typeError(field, 'the Agents adapter re-initializes through the agent\'s MCP manager: pass neither transport nor reconnect', 'conflicting_options');
+    }
+  }
+}
+
 function connection(agent, serverId) {
   const conn = agent.mcp.mcpConnections[serverId];
   if (!conn?.client) throw typeError('serverId', `no MCP connection "${serverId.slice(0, 80)}" on this agent (add it with addMcpServer first)`, 'no_connection');
@@ -163,9 +172,7 @@ export function retryingMcp(agent, serverId, options = {}) {
   checkAgent(agent);
   checkServerId(serverId);
   if (options === null || typeof options !== 'object') throw typeError('options', 'options must be an object (withRetry\'s options)');
-  if (options.transport !== undefined || options.reconnect !== undefined) {
-    throw typeError(options.transport !== undefined ? 'transport' : 'reconnect', 'the Agents adapter re-initializes through the agent\'s MCP manager: pass neither transport nor reconnect', 'conflicting_options');
-  }
+  refuseOwnReconnect(options);
   let m = wrappers.get(agent);
   if (!m) wrappers.set(agent, (m = new Map()));
   let mcp = m.get(serverId);
@@ -205,9 +212,7 @@ export function installRetry(agent, options = {}) {
   if (servers !== undefined && (!Array.isArray(servers) || !servers.every((s) => typeof s === 'string'))) {
     throw typeError('servers', 'servers must be an array of server ids');
   }
-  if (retryOptions.transport !== undefined || retryOptions.reconnect !== undefined) {
-    throw typeError(retryOptions.transport !== undefined ? 'transport' : 'reconnect', 'the Agents adapter re-initializes through the agent\'s MCP manager: pass neither transport nor reconnect', 'conflicting_options');
-  }
+  refuseOwnReconnect(retryOptions);
   const manager = agent.mcp;
   const original = manager.callTool;
   if (original?.[INSTALLED]) throw typeError('agent', 'installRetry was already called on this agent (call the function it returned to undo it first)', 'already_installed');

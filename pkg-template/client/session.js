@@ -12,9 +12,9 @@
 // does nothing (someone already made the new session).
 
 /** How long a re-initialization waits for the requests still in flight on the lost session. */
-export const DRAIN_MS = 5_000;
+const DRAIN_MS = 5_000;
 
-export function sessionKeeper(client, reconnect, { drainMs = DRAIN_MS } = {}) {
+export function sessionKeeper(client, reconnect) {
   const inflight = new Map(); // transport object → { n, idle: Promise, settle }
   const origin = new WeakMap(); // error → the transport object its request went out on
   let reinit;
@@ -51,7 +51,7 @@ export function sessionKeeper(client, reconnect, { drainMs = DRAIN_MS } = {}) {
       const busy = current && inflight.get(current);
       if (busy) {
         let timer;
-        await Promise.race([busy.idle, new Promise((r) => (timer = setTimeout(r, drainMs)))]);
+        await Promise.race([busy.idle, new Promise((r) => (timer = setTimeout(r, DRAIN_MS)))]);
         clearTimeout(timer);
       }
       await reconnect(client, { cause });

@@ -29,15 +29,13 @@ export { OUTCOME_META_KEY };
 // the client inside Cloudflare `agents` ≥ 0.20) takes only a Standard Schema (`~standard`) as the result schema
 // and would read anything else as the *options* argument, dropping the attempt's timeout and signal.
 const isResultObject = (data) => data !== null && typeof data === 'object' && !Array.isArray(data);
+const NOT_A_RESULT = 'tools/call result is not an object';
 export const RESULT_SCHEMA = {
-  safeParse: (data) =>
-    isResultObject(data)
-      ? { success: true, data }
-      : { success: false, error: new TypeError('tools/call result is not an object') },
+  safeParse: (data) => (isResultObject(data) ? { success: true, data } : { success: false, error: new TypeError(NOT_A_RESULT) }),
   '~standard': {
     version: 1,
     vendor: 'mcp-retry-policy',
-    validate: (data) => (isResultObject(data) ? { value: data } : { issues: [{ message: 'tools/call result is not an object' }] }),
+    validate: (data) => (isResultObject(data) ? { value: data } : { issues: [{ message: NOT_A_RESULT }] }),
   },
 };
 

@@ -110,12 +110,18 @@ async function connected(server) {
   return s;
 }
 
-test('six concurrent writes on a lost session: one re-initialization, each reads its own 404, all succeed', async () => {
+/** A connected stand-in Agent whose retrying client knows the tools, then a server that forgot every session. */
+async function lostSession() {
   const server = makeServer();
-  const { agent } = await connected(server);
+  const { agent, conn } = await connected(server);
   const mcp = retryingMcp(agent, 'tickets', POLICY);
   await mcp.refreshTools();
-  server.live.clear(); // the server forgot every session
+  server.live.clear();
+  return { server, conn, mcp };
+}
+
+test('six concurrent writes on a lost session: one re-initialization, each reads its own 404, all succeed', async () => {
+  const { server, mcp } = await lostSession();
   server.answerMs = (i) => 10 + 8 * i; // the answers come back one after another, over 50 ms
   const outs = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => mcp.call({ name: n % 2 ? 'create_ticket' : 'create_ticket_keyed', arguments: { title: `t${n}` } })));
   assert.deepEqual(outs.map((o) => o.status), Array(6).fill('succeeded'), JSON.stringify(outs.map((o) => o.attempts.map((a) => a.outcome))));
@@ -125,16 +131,12 @@ test('six concurrent writes on a lost session: one re-initialization, each reads
 });
 
 test('a slow 404 on the lost session joins the re-initialization under way; a call on the new client is not disturbed', async () => {
-  const server = makeServer();
-  const { agent, conn } = await connected(server);
   // A's 404 at 15 ms → the engine re-sends at once after a new session → A re-initializes, waiting for B's
   // request still in flight on the old client (its 404 at 45 ms); B's recovery step joins that one
   // re-initialization. (The adapter would also skip a recovery step whose 404 came from a client already
   // replaced by a connected one; through withRetry that cannot come late — the engine re-sends at once after a
   // re-initialization, and closing the old client rejects what was still pending on it — so no test reaches it.)
-  const mcp = retryingMcp(agent, 'tickets', POLICY);
-  await mcp.refreshTools();
-  server.live.clear();
+  const { server, conn, mcp } = await lostSession();
   server.answerMs = (i) => (i === 1 ? 45 : 15);
   const a = mcp.call({ name: 'create_ticket', arguments: { title: 'a' } });
   const b = mcp.call({ name: 'create_ticket', arguments: { title: 'b' } });
@@ -149,11 +151,7 @@ test('a slow 404 on the lost session joins the re-initialization under way; a ca
 });
 
 test('a re-initialization that fails: the next sends are refused before any client has them ("not sent"), never unknown; the link heals', async () => {
-  const server = makeServer();
-  const { agent, conn } = await connected(server);
-  const mcp = retryingMcp(agent, 'tickets', POLICY);
-  await mcp.refreshTools();
-  server.live.clear();
+  const { server, conn, mcp } = await lostSession();
   server.refuseConnect = true;
   const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'x' } });
   assert.equal(out.status, 'failed', JSON.stringify(out.attempts.map((a) => a.outcome)));
