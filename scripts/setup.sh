@@ -74,6 +74,31 @@ if [ ! -f "$zstamp" ] || [ "$(cat "$zstamp")" != "$zsum" ]; then
   (cd tests/zoo && npm ci --no-audit --no-fund --loglevel=error)
   echo "$zsum" > "$zstamp"
 fi
+# 5b. The peer matrix (tests/peers, scripts/peers.sh): MCP servers this project did not write. Its own npm
+#     packages (server-everything, the TS SDK v2 server), its own Python venv (FastMCP, which pulls the Python SDK
+#     2.x; pinned in tests/peers/requirements.txt), and a small rmcp server built once (release, ~2-3 minutes).
+pstamp=tests/peers/node_modules/.setup-stamp
+psum=$(sha256sum tests/peers/package-lock.json | cut -d' ' -f1)
+if [ ! -f "$pstamp" ] || [ "$(cat "$pstamp")" != "$psum" ]; then
+  say "installing the peer matrix's npm packages (tests/peers)"
+  (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$psum" > "$pstamp"
+fi
+pvenv=tests/peers/.venv
+preqs=tests/peers/requirements.txt
+if [ ! -x "$pvenv/bin/python" ] || [ ! -f "$pvenv/.setup-stamp" ] || [ "$(cat "$pvenv/.setup-stamp")" != "$(sha256sum "$preqs" | cut -d' ' -f1)" ]; then
+  say "creating the Python venv for the peer matrix (fastmcp, mcp, uvicorn; pinned in $preqs)"
+  python3 -m venv "$pvenv"
+  "$pvenv/bin/pip" install -q --disable-pip-version-check -r "$preqs"
+  sha256sum "$preqs" | cut -d' ' -f1 > "$pvenv/.setup-stamp"
+fi
+rbin=tests/peers/rmcp-server/target/release/peers-rmcp-server
+rsum=$(cat tests/peers/rmcp-server/Cargo.toml tests/peers/rmcp-server/Cargo.lock tests/peers/rmcp-server/src/*.rs | sha256sum | cut -d' ' -f1)
+if [ ! -x "$rbin" ] || [ "$(cat "$rbin.setup-stamp" 2>/dev/null)" != "$rsum" ]; then
+  say "building the rmcp peer server (tests/peers/rmcp-server, release; about 3 minutes on 2 cores)"
+  cargo build --release --locked --manifest-path tests/peers/rmcp-server/Cargo.toml
+  echo "$rsum" > "$rbin.setup-stamp"
+fi
 # 6. PostgreSQL for the Postgres ledger store's tests and benchmark (tests/support/postgres.mjs starts a throwaway
 #    cluster from the server binaries; the package's own service is not used).
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
