@@ -38,6 +38,14 @@ const BAD_OUTPUT = {
 // server-everything answers a mid-stream cut with its event store: the SDK client resumes the stream (GET
 // with Last-Event-ID) and reads the result, without re-sending.
 const RESUMES = { everything: true };
+// The TS SDK 1.x peers (no event store) send no event before the result: the fault proxy's cut after the first
+// SSE event lands after the whole answer, so the call succeeded with its one effect. (Not a mid-stream cut of
+// these two servers: see the report; the invariants still hold.)
+const FIRST_EVENT_IS_RESULT = { 'ts-1.32': true, 'ts-1.20': true };
+// server-everything is reached through the counting front (front.mjs), a proxy: while the server is down the
+// front accepts the connection and resets it, which proves nothing → unknown, not the refused connection the
+// other peers give.
+const DOWN_THROUGH_PROXY = { everything: true };
 
 let seq = 0;
 const intentFor = (peer, scenario) => `${peer.name}-${scenario}-${++seq}-${Math.random().toString(36).slice(2, 6)}`;
@@ -113,7 +121,7 @@ export const SCENARIOS = {
   'down-up': (peer) =>
     cell(peer, 'down-up', async ({ call }) => {
       await peer.down();
-      const pending = call('while down', 'unsafe', 'succeeded');
+      const pending = call('while down', 'unsafe', DOWN_THROUGH_PROXY[peer.name] ? 'unknown' : 'succeeded');
       await sleep(1000);
       await peer.up();
       await pending;
@@ -124,7 +132,7 @@ export const SCENARIOS = {
     try {
       return await cell(peer, 'midstream', async ({ call }) => {
         proxy.faults.push('cut');
-        await call('unsafe', 'unsafe', RESUMES[peer.name] ? 'succeeded' : 'unknown');
+        await call('unsafe', 'unsafe', RESUMES[peer.name] || FIRST_EVENT_IS_RESULT[peer.name] ? 'succeeded' : 'unknown');
         if (peer.name !== 'everything') {
           proxy.faults.push('cut');
           await call('keyed', 'keyed', 'succeeded');
