@@ -49,10 +49,12 @@ const TABLE: &[Row] = &[
     (R2,  res(false, ResultType::Task),          V::Recover,   P,  Some(R::PollTask),      C::TaskCreated),
     (R1,  res(false, ResultType::Task),          V::Recover,   P,  Some(R::PollTask),      C::TaskCreated),
 
-    // ── JSON-RPC standard errors: permanent for that exact request, rejected before the tool ran.
+    // ── JSON-RPC standard errors: permanent for that exact request. Only a parse error proves the request
+    // reached no tool; the Python SDK 2.x sends -32600 (NoBackChannelError) and -32601 (a nested request the
+    // client did not answer) after a tool ran, and passes any MCPError a tool raises through.
     (ALL, rpc(-32700), Perm, NP, None, C::ParseError),
-    (ALL, rpc(-32600), Perm, NP, None, C::InvalidRequest),
-    (ALL, rpc(-32601), Perm, NP, None, C::MethodNotFound),
+    (ALL, rpc(-32600), Perm, U,  None, C::InvalidRequest),
+    (ALL, rpc(-32601), Perm, U,  None, C::MethodNotFound),
     // Invalid params: no proof at any revision. TS SDK 1.12–1.20 run the tool, then answer -32602 when the
     // output fails its outputSchema; TS SDK 1.32.2's Server runs the handler, then answers -32602 "Invalid
     // tools/call result" when the result fails CallToolResultSchema (seen end to end in with-retry.test.mjs).
@@ -77,7 +79,8 @@ const TABLE: &[Row] = &[
     // ── 2026-07-28: -32020 HeaderMismatch → tools/list, then re-send once; -32021 missing capability;
     // -32022 unsupported version → renegotiate, no backoff. Before 2026-07-28 they are implementation-defined.
     (R2,      rpc(-32020), V::Recover, NP, Some(R::RefreshTools), C::HeaderMismatch),
-    (R2,      rpc(-32021), Perm,       NP, None,                  C::MissingClientCapability),
+    // -32021 follows the handler in the TS SDK v2 server (it checks the InputRequiredResult after the tool ran).
+    (R2,      rpc(-32021), Perm,       U,  None,                  C::MissingClientCapability),
     (R2,      rpc(-32022), V::Recover, NP, Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
     (UPTO_R1, rpc(-32020), Tr,         U,  None,                  C::ImplementationDefined),
     (UPTO_R1, rpc(-32021), Tr,         U,  None,                  C::ImplementationDefined),
@@ -103,22 +106,25 @@ const TABLE: &[Row] = &[
     (ALL, rpc(1),      Tr, U, None, C::ApplicationDefined),
     (ALL, rpc(-31999), Tr, U, None, C::ApplicationDefined),
 
-    // ── HTTP, rejected before dispatch: 400 (missing session id, bad MCP-Protocol-Version), 403 (Origin).
-    (ALL, http(400, false), Perm, NP, None,                    C::HttpBadRequest),
-    (ALL, http(400, true),  Perm, NP, None,                    C::HttpBadRequest),
+    // ── HTTP, rejected before dispatch ≤ 2025-11-25: 400 (missing session id, bad MCP-Protocol-Version), 403
+    // (Origin). 2026-07-28: the Python SDK maps errors raised by a handler to 400/404: unknown.
+    (UPTO_R1, http(400, false), Perm, NP, None,                C::HttpBadRequest),
+    (UPTO_R1, http(400, true),  Perm, NP, None,                C::HttpBadRequest),
+    (R2,      http(400, false), Perm, U,  None,                C::HttpBadRequest),
+    (R2,      http(400, true),  Perm, U,  None,                C::HttpBadRequest),
     (ALL, http(401, false), V::Recover, NP, Some(R::Reauthenticate), C::HttpUnauthorized),
     (ALL, http(403, false), Perm, NP, None,                    C::HttpForbidden),
     // 404 with a session id (≤ 2025-11-25): the session is gone; the client MUST re-initialize; not processed.
     (UPTO_R1, http(404, true),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
     (UPTO_R1, http(404, false), Perm,       NP, None,                  C::HttpNotFound),
-    // 2026-07-28: no sessions; 404 means not implemented.
-    (R2,      http(404, true),  Perm,       NP, None,                  C::HttpNotFound),
-    (R2,      http(404, false), Perm,       NP, None,                  C::HttpNotFound),
+    // 2026-07-28: no sessions; 404 means not implemented — or, from the Python SDK, an error the handler raised.
+    (R2,      http(404, true),  Perm,       U,  None,                  C::HttpNotFound),
+    (R2,      http(404, false), Perm,       U,  None,                  C::HttpNotFound),
     (ALL, http(405, false), Perm, NP, None, C::HttpMethodNotAllowed),
-    // 408: the server did not receive the whole request in time (RFC 9110).
-    (ALL, http(408, false), Tr,   NP, None, C::HttpRequestTimeout),
-    // 409: a concurrent duplicate (idempotency-key draft); this copy was not processed.
-    (ALL, http(409, false), Tr,   NP, None, C::HttpConflict),
+    // 408: servers answer it at their own request timeout while the work goes on; 409: the idempotency-key
+    // draft's meaning needs an Idempotency-Key header we never send. Neither proves anything.
+    (ALL, http(408, false), Tr,   U,  None, C::HttpRequestTimeout),
+    (ALL, http(409, false), Tr,   U,  None, C::HttpConflict),
     (ALL, http(413, false), Perm, NP, None, C::HttpPayloadTooLarge),
     // Other 4xx: "the client seems to have erred" (RFC 9110 §15.5) is not "nothing happened".
     (ALL, http(422, false), Perm, U, None, C::HttpOtherClientError),
@@ -142,11 +148,25 @@ const TABLE: &[Row] = &[
     // of its own decides; one without (implementation- or application-defined) leaves the status to decide.
     (R2,      http_body(400, false, -32020), V::Recover, NP, Some(R::RefreshTools), C::HeaderMismatch),
     (R2,      http_body(400, false, -32022), V::Recover, NP, Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
-    (R2,      http_body(400, false, -32021), Perm,       NP, None,                  C::MissingClientCapability),
-    (ALL,     http_body(400, false, -32600), Perm,       NP, None,                  C::InvalidRequest),
+    (R2,      http_body(400, false, -32021), Perm,       U,  None,                  C::MissingClientCapability),
+    (ALL,     http_body(400, false, -32600), Perm,       U,  None,                  C::InvalidRequest),
     (ALL,     http_body(503, false, -32603), Tr,         U,  None,                  C::InternalError),
-    // The TS SDK answers a gone session with 404 and body -32001 "Session not found": the status decides.
+    // ── A lost session (≤ 2025-11-25, the request carried a session id): the status decides, whatever the body.
+    // TS SDK transport: 404 + -32001 "Session not found"; Python SDK 2.x / FastMCP: 404 + -32600 "Session not
+    // found" (streamable_http_manager.py); rmcp: 404 plain text.
     (UPTO_R1, http_body(404, true, -32001),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
+    (UPTO_R1, http_body(404, true, -32600),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
+    (UPTO_R1, http_body(404, true, -32601),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
+    // The TS SDK's example servers and the reference server-everything: 400 + -32000 "Bad Request: No valid
+    // session ID provided", from their own session map before any transport sees the request.
+    (UPTO_R1, http_body(400, true, -32000),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionUnknown),
+    // Without the session id, or with another body, a 400 is what it is.
+    (UPTO_R1, http_body(400, false, -32000), Perm,       NP, None,                  C::HttpBadRequest),
+    (UPTO_R1, http_body(400, true, -32001),  Perm,       NP, None,                  C::HttpBadRequest),
+    (UPTO_R1, http_body(400, true, -32600),  Perm,       U,  None,                  C::InvalidRequest),
+    // 2026-07-28 has no sessions: a session id proves nothing there.
+    (R2,      http_body(404, true, -32600),  Perm,       U,  None,                  C::InvalidRequest),
+    (R2,      http_body(400, true, -32000),  Perm,       U,  None,                  C::HttpBadRequest),
     (ALL,     http_body(502, false, 7),      Tr,         U,  None,                  C::HttpBadGateway),
     // A 2xx/3xx without a JSON-RPC answer (e.g. 202 to a request): nothing says it was not acted on.
     (ALL, http(202, false), Tr, U,  None, C::HttpUnexpected),
@@ -179,8 +199,12 @@ const CONSERVATIVE: &[(O, V, D, Option<R>, C)] = &[
     (rpc(-32022), Tr,         U,  None,                  C::ImplementationDefined),
     (rpc(-32042), Tr,         U,  None,                  C::ImplementationDefined),
     (rpc(32600),  Tr,         U,  None,                  C::ApplicationDefined),
-    (rpc(-32601), Perm,       NP, None,                  C::MethodNotFound),
+    (rpc(-32601), Perm,       U,  None,                  C::MethodNotFound),
+    (rpc(-32700), Perm,       NP, None,                  C::ParseError),
+    // A request that carried a session id went to a server of a revision with sessions (≤ 2025-11-25).
     (http(404, true), V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
+    (http_body(400, true, -32000), V::Recover, NP, Some(R::Reinitialize), C::HttpSessionUnknown),
+    (http(404, false), Perm,  U,  None,                  C::HttpNotFound),
     (http_ra(503), Tr,        NP, None,                  C::HttpServiceUnavailableRetryAfter),
     (http(503, false), Tr,    U,  None,                  C::HttpServiceUnavailable),
     (O::StreamBroken { event_id_seen: true, retry_ms: None }, V::Recover, U, Some(R::ResumeStream), C::StreamBrokenResumable),
@@ -198,7 +222,9 @@ fn unknown_revision_takes_the_most_conservative_row() {
 fn unknown_revision_is_never_more_certain_than_any_revision() {
     for (_, outcome, ..) in TABLE {
         let none = mcp_retry_policy::retry::classify_under(outcome, None);
-        for rev in Revision::ALL {
+        // A request that carried a session id can only have met a revision with sessions.
+        let with_session = matches!(outcome, O::Http { had_session: true, .. });
+        for rev in Revision::ALL.into_iter().filter(|r| !with_session || r.has_sessions()) {
             assert!(
                 none.delivery.uncertainty() >= classify(outcome, rev).delivery.uncertainty(),
                 "{outcome:?} under {rev}"

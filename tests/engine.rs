@@ -149,15 +149,49 @@ fn storm_client(policy: Policy, phase: u64, outage_end: u64, until: u64, seed: u
 #[test]
 fn the_breaker_sheds_a_full_outage() {
     // 60 s down at a call a second: 60 calls. Unchecked, each sends 3 attempts (180); the budget alone
-    // allows 60 + 10. The breaker opens after 5 failures in a row, then lets one probe through per open time
-    // (2 s, so one call in three): about 5 + 58 / 3 ≈ 25 attempts. A breaker that never sheds fails this.
+    // allows 60 + 10. The breaker opens after 5 failing calls in a row (a call's own retries count once): the
+    // first four send 3 attempts each, the fifth one, then one probe per open time (2 s, so one call in
+    // three): about 12 + 1 + 55 / 3 ≈ 31 attempts. A breaker that never sheds fails this.
     for phase in [0, 137, 500, 999] {
         let calls = storm_client(Policy::default(), phase, 60_000, 60_000, phase + 1);
         let sent: u32 = calls.iter().map(|c| c.1).sum();
-        assert!(sent <= 27, "phase {phase}: {sent} attempts for 60 calls into a full outage");
+        assert!(sent <= 33, "phase {phase}: {sent} attempts for 60 calls into a full outage");
         let shed = calls.iter().filter(|c| c.1 == 0).count();
         assert!(shed >= 36, "phase {phase}: only {shed} of 60 calls shed");
     }
+}
+
+#[test]
+fn one_calls_own_retries_never_open_the_breaker_but_five_failing_calls_do() {
+    // A read-only call allowed ten attempts during a short outage: its own jittered retries (waits of a few
+    // ms) used to open the breaker after five, so the attempts the caller allowed were never made.
+    let policy = Policy { max_attempts: 10, ..Policy::default() };
+    let mut e = Engine::new(policy);
+    let down = O::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    let mut call = e.begin(0);
+    let (mut t, mut sent) = (0, 0);
+    let last = loop {
+        match e.admit(&mut call, t) {
+            Ok(_) => sent += 1,
+            Err(stop) => break stop,
+        }
+        match e.record(&mut call, &down, Safety::ReadOnly, REV, t, 0).decision {
+            Decision::Retry { delay_ms, .. } => t += 1 + delay_ms,
+            stop @ Decision::Stop { .. } => break stop,
+        }
+    };
+    assert_eq!(sent, 10, "every attempt the caller allowed was made");
+    assert_eq!(last, Decision::stop(FinalStatus::Unknown, Reason::MaxAttempts));
+    assert_eq!(e.breaker_state().map(|s| s.as_str()), Some("closed"));
+    // Across calls the breaker still protects the server: four more calls that fail (five in a row) open it.
+    for n in 1..5u64 {
+        let mut c = e.begin(t + n);
+        e.admit(&mut c, t + n).unwrap();
+        e.record(&mut c, &down, Safety::ReadOnly, REV, t + n, 0);
+    }
+    assert_eq!(e.breaker_state().map(|s| s.as_str()), Some("open"));
+    let mut next = e.begin(t + 10);
+    assert_eq!(e.admit(&mut next, t + 10), Err(Decision::stop(FinalStatus::Failed, Reason::BreakerOpen)));
 }
 
 #[test]

@@ -93,12 +93,17 @@ fn every_stop() {
     ));
     rows.push((
         "permanent",
-        case(O::JsonRpcError { code: -32601 }, Safety::ReadOnly),
+        case(O::JsonRpcError { code: -32700 }, Safety::ReadOnly),
         Decision::stop(F::Failed, Reason::Permanent),
     ));
     rows.push((
         "permanent, but the tool may have run (-32602 after a result the server rejected)",
         case(O::JsonRpcError { code: -32602 }, Safety::ReadOnly),
+        Decision::stop(F::Unknown, Reason::Permanent),
+    ));
+    rows.push((
+        "permanent, but a Python tool may have run (-32600 NoBackChannelError after the side effect)",
+        case(O::JsonRpcError { code: -32600 }, Safety::Unsafe),
         Decision::stop(F::Unknown, Reason::Permanent),
     ));
     rows.push((

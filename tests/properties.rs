@@ -276,8 +276,13 @@ proptest! {
     #[test]
     fn unknown_revision_is_conservative_and_5xx_is_never_proof(o in outcome()) {
         let none = mcp_retry_policy::retry::classify_under(&o, None);
+        // A request that carried a session id can only have met a revision with sessions.
+        let with_session = matches!(o, AttemptOutcome::Http { had_session: true, .. });
         for rev in Revision::ALL {
             let c = classify(&o, rev);
+            if with_session && !rev.has_sessions() {
+                continue;
+            }
             prop_assert!(none.delivery.uncertainty() >= c.delivery.uncertainty(), "{:?} under {}", o, rev);
             if let AttemptOutcome::Http { status, retry_after_ms, jsonrpc_code, .. } = o {
                 let unproven = (500..=599).contains(&status) && !(status == 503 && retry_after_ms.is_some())

@@ -88,7 +88,7 @@ export declare const DELIVERY_NOT_PROCESSED: 'not_processed';
 export declare const DELIVERY_UNKNOWN: 'unknown';
 export declare const DELIVERY_PROCESSED: 'processed';
 /** The row of the classification table that applied. */
-export type Cause = 'result' | 'tool_error' | 'input_required' | 'task_created' | 'jsonrpc_parse_error' | 'jsonrpc_invalid_request' | 'jsonrpc_method_not_found' | 'jsonrpc_invalid_params' | 'jsonrpc_internal_error' | 'jsonrpc_resource_not_found' | 'jsonrpc_header_mismatch' | 'jsonrpc_missing_client_capability' | 'jsonrpc_unsupported_protocol_version' | 'jsonrpc_url_elicitation_required' | 'sdk_request_timeout' | 'sdk_session_terminated' | 'jsonrpc_implementation_defined' | 'jsonrpc_reserved' | 'jsonrpc_application_defined' | 'http_400' | 'http_401' | 'http_403' | 'http_404_session_expired' | 'http_404' | 'http_405' | 'http_408' | 'http_409' | 'http_413' | 'http_429' | 'http_429_retry_after' | 'http_500' | 'http_502' | 'http_503' | 'http_503_retry_after' | 'http_504' | 'http_4xx' | 'http_5xx' | 'http_unexpected' | 'network_not_sent' | 'network_maybe_sent' | 'timeout' | 'stream_broken_resumable' | 'stream_broken' | 'aborted' | 'ledger_in_progress' | 'ledger_unknown' | 'ledger_conflict' | 'ledger_rejected';
+export type Cause = 'result' | 'tool_error' | 'input_required' | 'task_created' | 'jsonrpc_parse_error' | 'jsonrpc_invalid_request' | 'jsonrpc_method_not_found' | 'jsonrpc_invalid_params' | 'jsonrpc_internal_error' | 'jsonrpc_resource_not_found' | 'jsonrpc_header_mismatch' | 'jsonrpc_missing_client_capability' | 'jsonrpc_unsupported_protocol_version' | 'jsonrpc_url_elicitation_required' | 'sdk_request_timeout' | 'sdk_session_terminated' | 'jsonrpc_implementation_defined' | 'jsonrpc_reserved' | 'jsonrpc_application_defined' | 'http_400' | 'http_401' | 'http_403' | 'http_404_session_expired' | 'http_400_session_unknown' | 'http_404' | 'http_405' | 'http_408' | 'http_409' | 'http_413' | 'http_429' | 'http_429_retry_after' | 'http_500' | 'http_502' | 'http_503' | 'http_503_retry_after' | 'http_504' | 'http_4xx' | 'http_5xx' | 'http_unexpected' | 'network_not_sent' | 'network_maybe_sent' | 'timeout' | 'stream_broken_resumable' | 'stream_broken' | 'aborted' | 'ledger_in_progress' | 'ledger_unknown' | 'ledger_conflict' | 'ledger_rejected';
 export declare const CAUSES: readonly Cause[];
 export declare const CAUSE_RESULT: 'result';
 export declare const CAUSE_TOOL_ERROR: 'tool_error';
@@ -113,6 +113,7 @@ export declare const CAUSE_HTTP_400: 'http_400';
 export declare const CAUSE_HTTP_401: 'http_401';
 export declare const CAUSE_HTTP_403: 'http_403';
 export declare const CAUSE_HTTP_404_SESSION_EXPIRED: 'http_404_session_expired';
+export declare const CAUSE_HTTP_400_SESSION_UNKNOWN: 'http_400_session_unknown';
 export declare const CAUSE_HTTP_404: 'http_404';
 export declare const CAUSE_HTTP_405: 'http_405';
 export declare const CAUSE_HTTP_408: 'http_408';

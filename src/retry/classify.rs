@@ -203,8 +203,11 @@ causes! {
     HttpUnauthorized = "http_401",
     /// HTTP 403.
     HttpForbidden = "http_403",
-    /// HTTP 404 on a request with a session id (≤ 2025-11-25): the session is gone.
+    /// HTTP 404 on a request with a session id (≤ 2025-11-25): the session is gone, whatever the body says.
     HttpSessionExpired = "http_404_session_expired",
+    /// HTTP 400 with body -32000 on a request with a session id (≤ 2025-11-25): the session is not known to
+    /// the server (the TS SDK's example servers and the reference server answer a lost session so).
+    HttpSessionUnknown = "http_400_session_unknown",
     /// HTTP 404 otherwise.
     HttpNotFound = "http_404",
     /// HTTP 405.
@@ -269,12 +272,17 @@ impl Cause {
                 "the server refused the request before doing anything (a missing or malformed operation id, no \
                  signed-in tenant, or invalid input)",
             ),
+            Cause::InvalidRequest | Cause::MethodNotFound | Cause::InvalidParams | Cause::MissingClientCapability => {
+                Some("the server answered with a protocol error that servers also send after the tool already ran")
+            }
             // Not the `Retry-After` rows: those prove a refusal.
             Cause::HttpServiceUnavailable
             | Cause::HttpBadGateway
             | Cause::HttpGatewayTimeout
             | Cause::HttpInternalServerError
             | Cause::HttpOtherServerError
+            | Cause::HttpRequestTimeout
+            | Cause::HttpConflict
             | Cause::HttpTooManyRequests => Some(
                 "the server or a gateway in front of it answered with an error that does not prove the request \
                  was not acted on",
@@ -311,7 +319,9 @@ impl Cause {
             Cause::TaskCreated => Some(Recover::PollTask),
             Cause::HeaderMismatch => Some(Recover::RefreshTools),
             Cause::UnsupportedProtocolVersion => Some(Recover::Renegotiate),
-            Cause::SdkSessionTerminated | Cause::HttpSessionExpired => Some(Recover::Reinitialize),
+            Cause::SdkSessionTerminated | Cause::HttpSessionExpired | Cause::HttpSessionUnknown => {
+                Some(Recover::Reinitialize)
+            }
             Cause::HttpUnauthorized => Some(Recover::Reauthenticate),
             Cause::StreamBrokenResumable => Some(Recover::ResumeStream),
             _ => None,
@@ -374,12 +384,14 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
         },
         AttemptOutcome::JsonRpcError { code } => classify_code(code, revision),
         AttemptOutcome::Http { status, retry_after_ms, had_session, jsonrpc_code } => {
-            // The body of a non-2xx answer is inspected (2026-07-28 streamable-http.mdx: the client SHOULD):
-            // a JSON-RPC error code with a meaning of its own in this revision decides the row. A code without
-            // one (-32000..-32019, an application code) says less than the status, so the status decides.
-            let by_code = jsonrpc_code.map(|code| classify_code(code, revision)).filter(|c| c.cause.is_specific());
-            by_code
-                .unwrap_or_else(|| classify_http(status, had_session, retry_after_ms.is_some(), revision))
+            // A lost session first: on a request that carried a session id, the status (and for a 400 the
+            // body's -32000) says the session is gone, whatever else the body says (`lost_session`).
+            // Otherwise the body of a non-2xx answer is inspected (2026-07-28 streamable-http.mdx: the client
+            // SHOULD): a JSON-RPC error code with a meaning of its own in this revision decides the row. A code
+            // without one (-32000..-32019, an application code) says less than the status, so the status decides.
+            lost_session(status, had_session, jsonrpc_code, revision)
+                .or_else(|| jsonrpc_code.map(|code| classify_code(code, revision)).filter(|c| c.cause.is_specific()))
+                .unwrap_or_else(|| classify_http(status, retry_after_ms.is_some(), revision))
                 .waiting(retry_after_ms)
         }
         // Proof: the failing step was `connect` or a DNS lookup (JS reports `sent: no` only then), so no
@@ -429,10 +441,15 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
 /// Classifies an outcome when the server's revision is not known (stdio, a transport that hides the
 /// negotiated version): each row takes the most conservative reading across every known revision — the
 /// least certain delivery, and among equals the oldest revision's row. Never assumes the newest.
+///
+/// One thing narrows the revisions: a request that carried an `Mcp-Session-Id` went to a server that gave it
+/// one, and only revisions up to 2025-11-25 have sessions (2026-07-28 removed them), so such an HTTP answer is
+/// read among those revisions only.
 pub fn classify_conservatively(outcome: &AttemptOutcome) -> Classification {
+    let with_session = matches!(outcome, AttemptOutcome::Http { had_session: true, .. });
     // Revision::ALL is oldest first: among equals the oldest row stays.
     let mut best = classify(outcome, Revision::V2025_06_18);
-    for revision in Revision::ALL.into_iter().skip(1) {
+    for revision in Revision::ALL.into_iter().skip(1).filter(|r| !with_session || r.has_sessions()) {
         let c = classify(outcome, revision);
         if c.delivery.uncertainty() > best.delivery.uncertainty() {
             best = c;
@@ -463,9 +480,17 @@ fn classify_code(code: i64, revision: Revision) -> Classification {
         // JSON-RPC 2.0 §5.1: "Invalid JSON was received by the server", "The JSON sent is not a valid
         // Request object", "The method does not exist / is not available": each is answered before any
         // method runs.
+        // No known server sends -32700 for a request it parsed: a request that could not be parsed was routed
+        // to no tool.
         -32700 => Classification::new(Permanent, NotProcessed, Cause::ParseError),
-        -32600 => Classification::new(Permanent, NotProcessed, Cause::InvalidRequest),
-        -32601 => Classification::new(Permanent, NotProcessed, Cause::MethodNotFound),
+        // -32600 and -32601 are NOT proof: the Python SDK 2.x sends both after a tool ran. It passes an
+        // `MCPError` raised inside a tool through unchanged as the tools/call error
+        // (src/mcp/server/mcpserver/server.py); its own `NoBackChannelError` is -32600, raised when a tool
+        // calls `ctx.elicit`/sampling/roots without a back-channel (JSON-response or stateless mode, every
+        // 2026-07-28 request; src/mcp/shared/exceptions.py), and -32601 comes back when the client did not
+        // answer a nested request. Permanent (the same request meets the same answer), delivery unknown.
+        -32600 => Classification::new(Permanent, Unknown, Cause::InvalidRequest),
+        -32601 => Classification::new(Permanent, Unknown, Cause::MethodNotFound),
         // -32602 is NOT proof at any revision. The TS SDK's `Server` (1.32.2, dist/esm/server/index.js, the
         // tools/call wrapper of `setRequestHandler`) runs the handler, then throws -32602 "Invalid tools/call
         // result" when the result fails CallToolResultSchema (a content block of a type it does not know, say)
@@ -488,11 +513,15 @@ fn classify_code(code: i64, revision: Revision) -> Classification {
             Classification::new(Permanent, Unknown, Cause::UrlElicitationRequired)
         }
         // 2026-07-28 streamable-http.mdx: the server rejects a request whose headers disagree with its body
-        // before dispatch (-32020: call tools/list, then retry once), refuses a version it does not speak
-        // (-32022) and a request that needs a capability the client did not declare (-32021).
+        // before dispatch (-32020: call tools/list, then retry once) and refuses a version it does not speak
+        // (-32022).
         -32020 if latest => Classification::recovering(NotProcessed, Cause::HeaderMismatch),
-        -32021 if latest => Classification::new(Permanent, NotProcessed, Cause::MissingClientCapability),
         -32022 if latest => Classification::recovering(NotProcessed, Cause::UnsupportedProtocolVersion),
+        // -32021 (a capability the client did not declare) is NOT proof: the TS SDK v2 server runs the tool
+        // handler, then checks its `InputRequiredResult` and throws `MissingRequiredClientCapabilityError`
+        // (packages/server/src/server/server.ts, 2.4.0); the spec (basic/index.mdx) says "if processing a
+        // request requires a capability", not "before dispatch". Permanent, delivery unknown.
+        -32021 if latest => Classification::new(Permanent, Unknown, Cause::MissingClientCapability),
         // Python SDK (client side, local): a timeout surfaces as 408 → unknown.
         408 => Classification::new(Transient, Unknown, Cause::SdkRequestTimeout),
         // Python SDK: an HTTP 404 on a session surfaces as 32600 "Session terminated"; the 404 is the
@@ -510,33 +539,65 @@ fn classify_code(code: i64, revision: Revision) -> Classification {
     }
 }
 
+/// A request that carried a session id met a server that no longer knows the session (≤ 2025-11-25; later
+/// revisions have no sessions). Up to 2025-11-25, streamable-http.mdx: a request with a terminated session id
+/// gets 404 and the client MUST start a new session — the request was not processed. What real servers send:
+/// - 404, whatever the body: the TS SDK's `StreamableHTTPServerTransport` (body -32001 "Session not found"),
+///   the Python SDK 2.x and FastMCP (`streamable_http_manager.py`: body **-32600** "Session not found" — so
+///   the status decides, not the body's code), rmcp 3.11 (`streamable_http_server/tower.rs`: plain text).
+/// - 400 with body -32000: servers built from the TS SDK's own examples (`simpleStreamableHttp.ts`,
+///   `sseAndStreamableHttpCompatibleServer.ts`) and the reference `server-everything`
+///   (`src/transports/streamableHttp.ts`) look the session id up in their own map before any transport sees
+///   the request, and answer an unknown one with 400 `{"code":-32000,"message":"Bad Request: No valid session
+///   ID provided"}`; the TS SDK's transport itself answers its other pre-dispatch checks with 400 -32000 too
+///   ("Server not initialized", "Unsupported protocol version"), which a new session also answers. A second
+///   failure on the fresh session is what it is: the recovery is taken once per call.
+fn lost_session(
+    status: u16,
+    had_session: bool,
+    jsonrpc_code: Option<i64>,
+    revision: Revision,
+) -> Option<Classification> {
+    if !had_session || !revision.has_sessions() {
+        return None;
+    }
+    match (status, jsonrpc_code) {
+        (404, _) => Some(Classification::recovering(NotProcessed, Cause::HttpSessionExpired)),
+        (400, Some(-32000)) => Some(Classification::recovering(NotProcessed, Cause::HttpSessionUnknown)),
+        _ => None,
+    }
+}
+
 // Specific rows first, then the class ranges: the overlap is the table's shape.
 #[allow(clippy::match_overlapping_arm)]
-fn classify_http(status: u16, had_session: bool, retry_after: bool, revision: Revision) -> Classification {
+fn classify_http(status: u16, retry_after: bool, revision: Revision) -> Classification {
     match status {
-        // Streamable HTTP (all revisions): a missing session id or a bad MCP-Protocol-Version header gets 400,
-        // an invalid Origin 403 — checks the transport makes before it dispatches the message.
+        // 2026-07-28: NOT proof. The Python SDK 2.x maps errors raised by the handler to HTTP statuses at this
+        // revision (src/mcp/shared/inbound.py): a 400 or a 404 can follow a tool that ran. Permanent, unknown.
+        400 | 404 if !revision.has_sessions() => Classification::new(
+            Permanent,
+            Unknown,
+            if status == 400 { Cause::HttpBadRequest } else { Cause::HttpNotFound },
+        ),
+        // Streamable HTTP ≤ 2025-11-25: a missing session id or a bad MCP-Protocol-Version header gets 400, an
+        // invalid Origin 403 — checks the transport makes before it dispatches the message.
         400 => Classification::new(Permanent, NotProcessed, Cause::HttpBadRequest),
         // The authorization spec: a request without valid credentials gets 401 before it is handled. The
         // user or the auth provider must act; the call stops (`reauthentication_required`).
         401 => Classification::recovering(NotProcessed, Cause::HttpUnauthorized),
         403 => Classification::new(Permanent, NotProcessed, Cause::HttpForbidden),
-        // ≤ 2025-11-25 streamable-http.mdx: a request with a terminated session id gets 404 and the client
-        // MUST start a new session; the request was not processed.
-        404 if had_session && revision.has_sessions() => {
-            Classification::recovering(NotProcessed, Cause::HttpSessionExpired)
-        }
-        // 2026-07-28: 404 means the endpoint does not implement it (-32601). Without a session on an older
-        // revision, a 404 is a wrong URL (or a proxy route): nothing there to act.
+        // (A 404 with a session id is a lost session: `lost_session`.) Without a session id, up to
+        // 2025-11-25, a 404 is a wrong URL (or a proxy route): nothing there to act.
         404 => Classification::new(Permanent, NotProcessed, Cause::HttpNotFound),
         // streamable-http.mdx: 405 for a method the endpoint does not offer.
         405 => Classification::new(Permanent, NotProcessed, Cause::HttpMethodNotAllowed),
-        // RFC semantics, not MCP text — RFC 9110 §15.5.9: the server did not receive a complete request
-        // message in time (nginx: client_body_timeout), so it could not act on it.
-        408 => Classification::new(Transient, NotProcessed, Cause::HttpRequestTimeout),
-        // RFC semantics, not MCP text — draft-ietf-httpapi-idempotency-key-header: 409 answers a concurrent
-        // duplicate of a request that is still being processed; this copy was not.
-        409 => Classification::new(Transient, NotProcessed, Cause::HttpConflict),
+        // 408 is NOT proof: RFC 9110 §15.5.9 describes a request the server did not receive in time, but
+        // servers answer 408 at their own request timeout while the work goes on
+        // (ballerina-platform/ballerina-library#4102), and nothing MCP-grade says otherwise. Unknown.
+        408 => Classification::new(Transient, Unknown, Cause::HttpRequestTimeout),
+        // 409 is NOT proof: the idempotency-key draft's 409 concerns requests that carry an `Idempotency-Key`
+        // header, which this client never sends; any other 409 is the origin's answer. Unknown.
+        409 => Classification::new(Transient, Unknown, Cause::HttpConflict),
         // RFC semantics, not MCP text — RFC 9110 §15.5.14: the server refuses to process a request whose
         // content is larger than it is willing to process.
         413 => Classification::new(Permanent, NotProcessed, Cause::HttpPayloadTooLarge),
@@ -591,7 +652,7 @@ mod tests {
         }
         for status in 0..=999 {
             for rev in Revision::ALL {
-                assert_ne!(classify_http(status, true, true, rev).delivery, Processed, "status {status}");
+                assert_ne!(classify_http(status, true, rev).delivery, Processed, "status {status}");
             }
         }
     }

@@ -219,6 +219,10 @@ pub struct CallState {
     /// [`Engine::begin_with`](super::Engine::begin_with)): such a result then stops the call
     /// ([`Reason::InputRequiredUnhandled`]) instead of asking for a continuation the caller cannot send.
     pub cannot_answer_input: bool,
+    /// Whether an attempt of this call already reported a transport failure to the server's breaker. A call's
+    /// own retries count once toward opening it: the breaker protects the server across calls, and a call
+    /// that was allowed ten attempts rides out a short outage instead of tripping it by itself.
+    pub breaker_failure_counted: bool,
 }
 
 /// What the caller tells the engine about one call when it begins.

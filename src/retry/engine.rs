@@ -147,11 +147,17 @@ impl Engine {
         let classification = classify_under(outcome, revision.into());
         let mut transition = None;
         if let Some(b) = self.breaker.as_mut() {
+            let failure = classification.is_transport_failure();
             if classification.verdict == Verdict::Cancelled {
                 b.cancel(); // says nothing about the server; a cancelled probe frees its slot
+            } else if failure && call.breaker_failure_counted && b.state() == BreakerState::Closed {
+                // This call already counted one failure: its own retries do not open the breaker by themselves
+                // (Polly's minimum throughput, gRPC's and Envoy's budgets across calls). A probe's failure
+                // (half-open) is always recorded: it re-opens the breaker.
             } else {
-                transition = b.record(now_ms, classification.is_transport_failure());
+                transition = b.record(now_ms, failure);
             }
+            call.breaker_failure_counted |= failure;
         }
         if classification.delivery == Delivery::Processed {
             if let Some(b) = self.budget.as_mut() {

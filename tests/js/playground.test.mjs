@@ -90,7 +90,9 @@ test('the storm simulator: six strategies side by side; ours sheds a 60 s outage
   const rows = await page.$$eval('#storm-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent.trim())));
   const byName = Object.fromEntries(rows.map((r) => [r[0].replace(/^■\s*/, ''), r]));
   assert.ok(byName['ours, defaults'], rows.map((r) => r[0]).join(' | '));
-  assert.ok(parseFloat(byName['ours, defaults'][2]) <= 0.5, `ours: ${byName['ours, defaults'][2]}`);
+  // 0.52× since a call's own retries count once toward the breaker (the first four calls of each client make their
+  // three attempts); the peers send 2.7–5×.
+  assert.ok(parseFloat(byName['ours, defaults'][2]) <= 0.6, `ours: ${byName['ours, defaults'][2]}`);
   for (const peer of ['p-retry defaults', 'cockatiel (ExponentialBackoff defaults, 3 attempts)', 'AWS SDK standard mode']) {
     assert.ok(parseFloat(byName[peer][2]) > 2 * parseFloat(byName['ours, defaults'][2]), `${peer}: ${byName[peer][2]}`);
   }
