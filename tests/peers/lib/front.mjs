@@ -7,6 +7,13 @@
 import http from 'node:http';
 import fs from 'node:fs';
 
+// Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and are not forwarded. Forwarding the
+// `Connection: close` the fault proxy sends (its agent does not keep connections alive) onto this front's kept-alive
+// connection to the server made Node's parser answer the next request on it with a bare 400 ("Data after
+// `Connection: close`"): server-everything's 502-after cell broke with "Error POSTing to endpoint" and an empty body.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+const endToEnd = (headers) => Object.fromEntries(Object.entries(headers).filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())));
+
 const PORTAL = '<!doctype html><html><head><title>Sign in to the network</title></head><body><form action="/login">Wi-Fi login</form></body></html>';
 
 export async function startFront(target, effectsFile) {
@@ -30,13 +37,13 @@ export async function startFront(target, effectsFile) {
       return res.end(PORTAL);
     }
     const up = http.request(
-      { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host }, agent },
+      { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...endToEnd(req.headers), host: upstream.host }, agent },
       (upRes) => {
         if (isCall && effectsFile && upRes.statusCode >= 200 && upRes.statusCode < 300) {
           const a = message.params?.arguments ?? {};
           fs.appendFileSync(effectsFile, `${JSON.stringify({ srv: 'front', intent: a.intent, tool: message.params?.name, id: `delivery-${message.id}` })}\n`);
         }
-        res.writeHead(upRes.statusCode, upRes.headers);
+        res.writeHead(upRes.statusCode, endToEnd(upRes.headers));
         upRes.pipe(res);
         upRes.on('error', () => req.socket.destroy());
         upRes.on('close', () => !upRes.complete && req.socket.destroy());
