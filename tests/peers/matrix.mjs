@@ -8,7 +8,8 @@
 //   1. no duplicate effect: effects ≤ 1 per intended unsafe or keyed call
 //   2. no status claiming more than the facts: succeeded ⇒ its effect happened (and the result is that
 //      effect's); failed ⇒ no effect; tool_error ⇒ the tool answered isError
-//   3. the expected cell: the status the rules say (scenarios.mjs), and the re-initializations expected
+//   3. the expected cell: the status the rules say (scenarios.mjs; where more than one is honest, any of them),
+//      and the re-initializations expected
 // Prints the matrix (markdown) and "# pass N" / "# fail N"; exits 1 on any violation or unexpected cell.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { usePidFile, stopAll } from '../zoo/lib/procs.mjs';
 import { SERVERS, startPeer } from './lib/servers.mjs';
-import { SCENARIOS, SLICE } from './lib/scenarios.mjs';
+import { SCENARIOS, SLICE, WAITING } from './lib/scenarios.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -34,6 +35,14 @@ usePidFile(process.env.PEERS_PIDFILE ?? path.join(dir, 'pids'));
 const t0 = Date.now();
 const STRICT = new Set(['unsafe', 'keyed']);
 
+/** `expect` is one cell or a list of honest ones; each a status (any reason) or `status (reason)`. */
+function expected(row) {
+  return [].concat(row.expect).some((e) => {
+    const m = /^(\w+)(?: \((\w+)\))?$/.exec(e);
+    return m && row.status === m[1] && (m[2] === undefined || row.reason === m[2]);
+  });
+}
+
 function check(row) {
   const v = [];
   if (row.na) return v;
@@ -50,7 +59,7 @@ function check(row) {
   } else if (row.status === 'tool_error') {
     if (row.result?.isError !== true) v.push('tool_error without an isError result');
   } else if (row.status !== 'unknown' && row.status !== 'pending') v.push(`status ${row.status}`);
-  if (row.expect && row.status !== row.expect) v.push(`expected ${row.expect}, got ${row.status} (${row.reason})`);
+  if (row.expect && !expected(row)) v.push(`expected ${[].concat(row.expect).join(' or ')}, got ${row.status} (${row.reason})`);
   if (row.extraViolation) v.push(row.extraViolation);
   return v;
 }
@@ -63,10 +72,10 @@ async function runCell(peer, scenario) {
   try {
     out = await Promise.race([
       SCENARIOS[scenario](peer),
-      new Promise((_, rej) => (timer.id = setTimeout(() => rej(new Error(`cell took over ${CELL_LIMIT_MS} ms`)), CELL_LIMIT_MS))),
+      new Promise((_, rej) => (timer.id = setTimeout(() => rej(new Error(`cell took over ${CELL_LIMIT_MS} ms, waiting for: ${[...(WAITING.get(peer.name) ?? []), ...[...peer.busy].map((b) => `peer ${b}`)].join(', ') || '?'}`)), CELL_LIMIT_MS))),
     ]);
   } catch (e) {
-    error = String(e?.stack ?? e).split('\n').slice(0, 3).join(' / ');
+    error = String(e?.stack ?? e).split('\n').slice(0, e?.message?.startsWith('cell took') ? 1 : 3).join(' / ');
   } finally {
     clearTimeout(timer.id);
   }

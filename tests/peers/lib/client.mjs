@@ -13,6 +13,12 @@ export const POLICY = { maxAttempts: 6, baseDelayMs: 50, maxDelayMs: 500, attemp
 // a cell ends in seconds.
 const RECONNECTION = { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
 
+/** One attempt as the report shows it: outcome[:status][:code] → delivery/action[ recover] (duration). */
+const attemptText = (a) =>
+  `${a.outcome.kind}${a.outcome.status ? `:${a.outcome.status}` : ''}${a.outcome.code ? `:${a.outcome.code}` : ''}` +
+  `→${a.classification?.delivery ?? '?'}/${a.decision?.action ?? '?'}${a.decision?.recover && a.decision.recover !== 'none' ? ` ${a.decision.recover}` : ''}` +
+  `${a.durationMs !== undefined ? ` (${Math.round(a.durationMs)} ms)` : ''}`;
+
 export async function connect(peer, { url = peer.url, policy = POLICY, seed = 1, options = {} } = {}) {
   const v2 = peer.spec.client === 'v2';
   const Client = v2 ? V2Client : V1Client;
@@ -45,7 +51,7 @@ export async function connect(peer, { url = peer.url, policy = POLICY, seed = 1,
       }
       return {
         role, intent, name, status: out?.status, reason: out?.reason, safety: out?.safety, result: out?.result, error, ms: Date.now() - t0,
-        attempts: out?.attempts?.map((a) => `${a.outcome.kind}${a.outcome.status ? `:${a.outcome.status}` : ''}${a.outcome.code ? `:${a.outcome.code}` : ''}→${a.classification?.delivery ?? '?'}/${a.decision?.action ?? '?'}`) ?? [],
+        attempts: out?.attempts?.map(attemptText) ?? [],
       };
     },
     close: () => client.close().catch(() => {}),

@@ -47,27 +47,53 @@ const FIRST_EVENT_IS_RESULT = { 'ts-1.32': true, 'ts-1.20': true };
 // other peers give.
 const DOWN_THROUGH_PROXY = { everything: true };
 
+// The breaker's open time (the default `breaker.openMs`: README, "Policy" table: "open 2 s, then one probe").
+const BREAKER_OPEN_MS = 2_000;
+
 let seq = 0;
 const intentFor = (peer, scenario) => `${peer.name}-${scenario}-${++seq}-${Math.random().toString(36).slice(2, 6)}`;
 
+/** What each server's running cell is waiting for (the matrix prints it when a cell overruns its limit). */
+export const WAITING = new Map();
+
 /** Connects, warms the session up (tools/list), runs `body`, returns the cell. */
 async function cell(peer, scenario, body, { url, policy, options, expectReinits } = {}) {
+  const waiting = new Set(['connect']);
+  WAITING.set(peer.name, waiting);
   const c = await connect(peer, { url, policy, options });
+  waiting.delete('connect');
   const rows = [];
   const call = async (label, role, expect, extra) => {
     const intent = intentFor(peer, scenario);
+    waiting.add(`call "${label}"`);
     const row = await c.call(role, intent, extra);
+    waiting.delete(`call "${label}"`);
     rows.push({ label, expect, ...row });
     return row;
   };
   try {
-    await body({ c, call });
+    await body({ c, call, waiting });
   } finally {
+    waiting.add('close');
     await c.close();
+    waiting.delete('close');
   }
   await sleep(50);
   for (const r of rows) r.effects = r.na ? 0 : peer.effects(r.intent).length;
   return { rows, reinits: c.reinits(), expectReinits };
+}
+
+async function cutProgress(peer, scenario, safety, expect) {
+  const proxy = await startFaultProxy(peer.url);
+  const tools = { ...(peer.spec.overrides ?? {}), [peer.spec.tools.slow]: safety };
+  try {
+    return await cell(peer, scenario, async ({ call }) => {
+      proxy.faults.push('cut');
+      await call(`slow (${safety}), cut after its first progress event`, 'slow', expect, { steps: 3, ms: 150 });
+    }, { url: proxy.url, options: { tools, resetTimeoutOnProgress: true } }); // the client asks for progress
+  } finally {
+    await proxy.close();
+  }
 }
 
 const lostReinits = (peer) => (peer.spec.sessions ? 1 : 0);
@@ -102,6 +128,12 @@ export const SCENARIOS = {
       await call('after', 'unsafe', 'succeeded');
     }),
 
+  // 20 calls in flight when the server is killed: 20 failing calls at once, which DO open the breaker — it is per
+  // server and protects it across calls (five failing calls in a row; open 2 s, then one probe). So a keyed call
+  // may end `succeeded` (its re-send, with its operation id, came before the breaker opened) or `unknown
+  // (breaker_open)` (the breaker stopped its re-send: both honest); an unsafe one is `unknown`. The call after
+  // the restart is made once the open time has passed (≥ 2 s after the last failure): it is the probe, and it
+  // re-initializes once (a session server) and succeeds.
   'inflight-20': (peer) =>
     cell(peer, 'inflight-20', async ({ call }) => {
       const everything = peer.name === 'everything';
@@ -109,14 +141,15 @@ export const SCENARIOS = {
         everything
           ? call(`unsafe ${i}`, 'slow', 'unknown', { steps: 4, ms: 500 })
           : i % 2
-            ? call(`keyed ${i}`, 'keyed', 'succeeded', { delay_ms: 1500 })
+            ? call(`keyed ${i}`, 'keyed', ['succeeded', 'unknown (breaker_open)'], { delay_ms: 1500 })
             : call(`unsafe ${i}`, 'unsafe', 'unknown', { delay_ms: 1500 }),
       );
       await sleep(600);
       await peer.restart();
       await Promise.all(calls);
-      await call('after', 'unsafe', 'succeeded');
-    }),
+      await sleep(BREAKER_OPEN_MS + 250); // the last failure was at the latest now
+      await call('after the open time', 'unsafe', 'succeeded');
+    }, { expectReinits: lostReinits(peer) }),
 
   'down-up': (peer) =>
     cell(peer, 'down-up', async ({ call }) => {
@@ -142,6 +175,15 @@ export const SCENARIOS = {
       await proxy.close();
     }
   },
+
+  // A real mid-stream cut: `slow` sends a progress notification before its result; the fault proxy lets the
+  // tool finish, passes the first SSE event (a progress notification, or an event store's priming event) and
+  // breaks the connection, so the result is lost. As the server declares it (read-only) it is resumed (a
+  // server with an event store: the SDK client's GET with Last-Event-ID) or re-sent → succeeded.
+  'cut-progress-read': (peer) => cutProgress(peer, 'cut-progress-read', 'read_only', 'succeeded'),
+  // The same tool declared unsafe by the app: a resumable server still gives the result (one effect);
+  // elsewhere the result is lost after the tool ran and re-sending is not allowed → unknown.
+  'cut-progress-unsafe': (peer) => cutProgress(peer, 'cut-progress-unsafe', 'unsafe', RESUMES[peer.name] ? 'succeeded' : 'unknown'),
 
   progress: (peer) =>
     cell(peer, 'progress', async ({ call }) => {

@@ -113,13 +113,19 @@ export async function startPeer(name, { dir }) {
         if (pid) killTree(Number(pid));
       } else if (child) killTree(child.pid);
     },
+    /** What the peer is busy with (down, up), for a cell that overruns its limit. */
+    busy: new Set(),
     async down() {
+      peer.busy.add('down');
       peer.kill();
       await until(async () => !(await listening(port)), 10_000, `${name} to go down`);
+      peer.busy.delete('down');
     },
     async up() {
+      peer.busy.add('up');
       spawnIt();
       await ready();
+      peer.busy.delete('up');
     },
     async restart() {
       await peer.down();
