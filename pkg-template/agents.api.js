@@ -180,6 +180,8 @@ export function retryingMcp(agent, serverId, options = {}) {
     const link = new Link(agent, serverId);
     const inner = withRetry(link.face, {
       journal: new DurableObjectJournal(agent.ctx.storage, { prefix: JOURNAL_PREFIX }),
+      // One journal per agent holds every connection's entries: each is bound to its connection.
+      server: `agents:${serverId}`,
       reconnect: () => link.reinitialize(),
       ...options,
     });

@@ -157,8 +157,8 @@ const TABLE: &[Row] = &[
     (UPTO_R1, http_body(404, true, -32001),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
     (UPTO_R1, http_body(404, true, -32600),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
     (UPTO_R1, http_body(404, true, -32601),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionExpired),
-    // The TS SDK's example servers and the reference server-everything: 400 + -32000 "Bad Request: No valid
-    // session ID provided", from their own session map before any transport sees the request.
+    // The reference server-everything and the TS SDK's example servers through 1.20: 400 + -32000 "Bad
+    // Request: No valid session ID provided", from their own session map before any transport sees the request.
     (UPTO_R1, http_body(400, true, -32000),  V::Recover, NP, Some(R::Reinitialize), C::HttpSessionUnknown),
     // Without the session id, or with another body, a 400 is what it is.
     (UPTO_R1, http_body(400, false, -32000), Perm,       NP, None,                  C::HttpBadRequest),

@@ -62,6 +62,8 @@ export interface ClientLike {
 export interface JournalEntry {
   operationId: string;
   tool: string;
+  /** The server the write went to (withRetry's `server`); absent on entries written before entries were bound to a server. */
+  server?: string;
   intent?: string;
   arguments?: Record<string, unknown>;
   state: 'pending' | CallStatus;
@@ -71,7 +73,7 @@ export interface JournalEntry {
 
 /** Where operation ids are persisted before the first send. */
 export interface Journal {
-  begin(entry: { tool: string; operationId: string; intent?: string; arguments?: Record<string, unknown>; createdAt?: number }): Promise<JournalEntry>;
+  begin(entry: { tool: string; operationId: string; server?: string; intent?: string; arguments?: Record<string, unknown>; createdAt?: number }): Promise<JournalEntry>;
   settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
   get?(operationId: string): Promise<JournalEntry | undefined>;
   pending(): Promise<JournalEntry[]>;
@@ -136,6 +138,17 @@ export interface WithRetryOptions {
   operationIdArgument?: string;
   /** Where operation ids are persisted before the first send (default: in memory). */
   journal?: Journal;
+  /**
+   * The identity of this server in the journal (default: the Streamable HTTP endpoint's origin + path, else the
+   * server's `initialize` name, else `"default"`). Entries are bound to it: `reconcile()` asks only about this
+   * server's operations, `resolve(id)` refuses another server's (`code: 'other_server'`), and an intent already
+   * used for another server is refused (`intent_reused`). Set it when one server has several URLs, or one URL
+   * serves several servers (per-tenant routing behind one endpoint).
+   */
+  server?: string;
+  /** Keep the call's arguments in the journal (default true: `pendingOperations()` shows them). They are stored in
+   * plaintext (IndexedDB, Durable Object storage); `false` keeps only tool, server, intent, id and state. */
+  journalArguments?: boolean;
   onEvent?: (event: RetryEvent) => void;
   /** The server's revision when it cannot be learned from the transport (stdio cannot tell it). Without one, and
    * until a negotiated version is seen, each outcome gets its most conservative reading across revisions. */
@@ -214,7 +227,7 @@ export interface RetryingClient {
    * with `code: 'not_pending'`).
    */
   resolve(operationId: string, options?: { tool?: string; signal?: AbortSignal }): Promise<CallOutcome>;
-  /** `resolve` for every operation the journal holds as not finished. */
+  /** `resolve` for every operation the journal holds as not finished for this server. */
   reconcile(options?: { signal?: AbortSignal }): Promise<CallOutcome[]>;
   /** The server's tools for a model: with `idFromIntent`, without the operation-id argument. */
   listToolsForModel(): Promise<Array<{ name: string; description?: string; inputSchema?: Record<string, unknown>; [k: string]: unknown }>>;

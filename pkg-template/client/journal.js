@@ -1,6 +1,6 @@
 // Caller-side operation-id journals. One contract, three stores:
 //
-//   begin({ tool, intent?, operationId, arguments?, createdAt }) → entry
+//   begin({ tool, server?, intent?, operationId, arguments?, createdAt }) → entry
 //       Records the operation id of an intended write *before* its first send. With an `intent` (the app's
 //       own key for "this one intended call", e.g. the model's tool-call id), a second begin for the same
 //       intent returns the first entry — the same operation id — whatever its state: an id is never replaced.
@@ -13,7 +13,10 @@
 //       purge the intent is forgotten (a begin with it makes a new entry): keep entries longer than any intent
 //       may be repeated.
 //
-// Entries: { operationId, tool, intent?, arguments?, state, createdAt, settledAt? }.
+// Entries: { operationId, tool, server?, intent?, arguments?, state, createdAt, settledAt? }. `server` is the
+// identity of the server the write went to (withRetry's `server` option, client/scope.js); entries written before
+// it existed have none. `arguments` are kept in plaintext (IndexedDB, Durable Object storage): withRetry's
+// `journalArguments: false` keeps only what a retry and a status lookup need (tool, server, intent, id, state).
 import { typeError } from '../errors.js';
 
 const UNRESOLVED = new Set(['pending', 'unknown']);
@@ -36,6 +39,7 @@ function checkBegin(e) {
 const entryOf = (e) => ({
   operationId: e.operationId,
   tool: e.tool,
+  ...(e.server !== undefined ? { server: e.server } : {}),
   ...(e.intent !== undefined ? { intent: e.intent } : {}),
   ...(e.arguments !== undefined ? { arguments: e.arguments } : {}),
   state: 'pending',

@@ -5,6 +5,7 @@ import { RetryEngine, newOperationId } from './engine.js';
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from './attempt.js';
 import { sessionKeeper } from './session.js';
 import { MemoryJournal } from './journal.js';
+import { checkServerOption, ofServer, ofServerOrUnbound, serverIdentity } from './scope.js';
 import { messageFor } from './messages.js';
 import { sleep } from './sleep.js';
 import { telemetryFor } from './telemetry.js';
@@ -42,6 +43,7 @@ export const RESULT_SCHEMA = {
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
   'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent', 'opentelemetry',
+  'server', 'journalArguments',
 ]);
 
 /** The status tool's default name (the server's `registerStatusTool`). */
@@ -73,6 +75,8 @@ function checkOptions(client, o) {
   }
   if (o.autoResolve !== undefined && typeof o.autoResolve !== 'boolean') throw typeOptionError('autoResolve', 'a boolean');
   if (o.idFromIntent !== undefined && typeof o.idFromIntent !== 'boolean') throw typeOptionError('idFromIntent', 'a boolean');
+  if (o.journalArguments !== undefined && typeof o.journalArguments !== 'boolean') throw typeOptionError('journalArguments', 'a boolean');
+  checkServerOption(o.server);
   if (o.journal !== undefined) {
     for (const m of ['begin', 'settle', 'pending']) {
       if (typeof o.journal?.[m] !== 'function') throw typeOptionError('journal', `a journal (missing ${m}())`);
@@ -242,9 +246,11 @@ export function withRetry(client, options = {}) {
       return undefined;
     }
   }
+  // The server this wrapper's journal entries belong to (client/scope.js).
+  const server = () => serverIdentity(client, options.server);
   const ctx = {
     client, engine, journal, now, emit, reconnect, refreshTools, toolInfo, learnRevision, trusted, overrides, idArg, options, statusTool, askStatus,
-    telemetry, session,
+    telemetry, session, server,
   };
 
   async function call(params, requestOptions = {}) {
@@ -374,6 +380,10 @@ export function withRetry(client, options = {}) {
   async function resolve(operationId, requestOptions = {}) {
     if (typeof operationId !== 'string' || !operationId) throw typeOptionError('operationId', 'a non-empty string');
     const entry = (await journal.pending()).find((e) => e.operationId === operationId);
+    // Another server's operation is never asked here: its answer would be about an id it never saw.
+    if (entry && !ofServerOrUnbound(entry, server())) {
+      throw rangeError('operationId', `operation ${operationId.slice(0, 64)} went to another server (${String(entry.server).slice(0, 120)}): resolve it through that server's withRetry`, 'other_server');
+    }
     const tool = entry?.tool ?? requestOptions.tool;
     if (typeof tool !== 'string' || !tool) {
       throw rangeError('operationId', `no pending journal entry for ${operationId.slice(0, 64)}: pass { tool }`, 'not_pending');
@@ -391,10 +401,14 @@ export function withRetry(client, options = {}) {
     return outcome;
   }
 
-  /** `resolve` for every operation the journal holds as not finished; one CallOutcome each. */
+  /**
+   * `resolve` for every operation the journal holds as not finished *for this server*; one CallOutcome each.
+   * Entries written before entries were bound to a server are left alone (pendingOperations() lists them).
+   */
   async function reconcile(requestOptions = {}) {
     const out = [];
-    for (const e of await journal.pending()) out.push(await resolve(e.operationId, requestOptions));
+    const mine = server();
+    for (const e of await journal.pending()) if (ofServer(e, mine)) out.push(await resolve(e.operationId, requestOptions));
     return out;
   }
 
@@ -429,8 +443,9 @@ export function withRetry(client, options = {}) {
     engine,
     journal,
     refreshTools,
-    /** Operations whose outcome is not known to be final (after a crash, or `unknown`). */
-    pendingOperations: () => journal.pending(),
+    /** This server's operations whose outcome is not known to be final (after a crash, or `unknown`), and any
+     *  written before entries were bound to a server. */
+    pendingOperations: async () => (await journal.pending()).filter((e) => ofServerOrUnbound(e, server())),
   };
 }
 
@@ -609,17 +624,22 @@ export async function resolveTool(ctx, params, intent) {
   if ((safety === 'keyed' || declares) && name !== ctx.statusTool) {
     // With `idFromIntent` the id is never the caller's (the model's): it comes from the journal, by intent.
     const given = !ctx.options.idFromIntent && typeof args[ctx.idArg] === 'string' ? args[ctx.idArg] : undefined;
+    const server = ctx.server();
     const entry = await ctx.journal.begin({
       tool: name,
+      server,
       operationId: given ?? newOperationId(),
       ...(intent !== undefined ? { intent } : {}),
-      arguments: args,
+      ...(ctx.options.journalArguments === false ? {} : { arguments: args }),
       createdAt: ctx.now(),
     });
-    // An intent is one intended call: the same intent for another tool is a caller's mistake (a tool-call id
-    // reused across conversations, say), refused by name rather than sent under the other call's id.
-    if (intent !== undefined && entry.tool !== name) {
-      throw rangeError('intent', `intent ${JSON.stringify(String(intent)).slice(0, 80)} already names a call of ${entry.tool}: give each intended call its own intent (prefix tool-call ids with a conversation id if they repeat)`, 'intent_reused');
+    // An intent is one intended call: the same intent for another tool, or for another server, is a caller's
+    // mistake (a tool-call id reused across conversations, one journal shared by two servers' wrappers), refused
+    // by name rather than sent under the other call's id.
+    const otherServer = entry.server !== undefined && entry.server !== server;
+    if (intent !== undefined && (entry.tool !== name || otherServer)) {
+      const of = otherServer ? `${entry.tool} on another server (${String(entry.server).slice(0, 120)})` : entry.tool;
+      throw rangeError('intent', `intent ${JSON.stringify(String(intent)).slice(0, 80)} already names a call of ${of}: give each intended call its own intent (prefix tool-call ids with a conversation id if they repeat)`, 'intent_reused');
     }
     operationId = entry.operationId;
     args[ctx.idArg] = operationId;

@@ -206,7 +206,7 @@ causes! {
     /// HTTP 404 on a request with a session id (≤ 2025-11-25): the session is gone, whatever the body says.
     HttpSessionExpired = "http_404_session_expired",
     /// HTTP 400 with body -32000 on a request with a session id (≤ 2025-11-25): the session is not known to
-    /// the server (the TS SDK's example servers and the reference server answer a lost session so).
+    /// the server (the reference server and the TS SDK's example servers through 1.20 answer a lost session so).
     HttpSessionUnknown = "http_400_session_unknown",
     /// HTTP 404 otherwise.
     HttpNotFound = "http_404",
@@ -477,11 +477,8 @@ impl Cause {
 fn classify_code(code: i64, revision: Revision) -> Classification {
     let latest = revision >= Revision::V2026_07_28;
     match code {
-        // JSON-RPC 2.0 §5.1: "Invalid JSON was received by the server", "The JSON sent is not a valid
-        // Request object", "The method does not exist / is not available": each is answered before any
-        // method runs.
-        // No known server sends -32700 for a request it parsed: a request that could not be parsed was routed
-        // to no tool.
+        // JSON-RPC 2.0 §5.1: "Invalid JSON was received by the server" — a request that could not be parsed
+        // was routed to no tool (no server we know sends -32700 for a request it parsed).
         -32700 => Classification::new(Permanent, NotProcessed, Cause::ParseError),
         // -32600 and -32601 are NOT proof: the Python SDK 2.x sends both after a tool ran. It passes an
         // `MCPError` raised inside a tool through unchanged as the tools/call error
@@ -545,13 +542,13 @@ fn classify_code(code: i64, revision: Revision) -> Classification {
 /// - 404, whatever the body: the TS SDK's `StreamableHTTPServerTransport` (body -32001 "Session not found"),
 ///   the Python SDK 2.x and FastMCP (`streamable_http_manager.py`: body **-32600** "Session not found" — so
 ///   the status decides, not the body's code), rmcp 3.11 (`streamable_http_server/tower.rs`: plain text).
-/// - 400 with body -32000: servers built from the TS SDK's own examples (`simpleStreamableHttp.ts`,
-///   `sseAndStreamableHttpCompatibleServer.ts`) and the reference `server-everything`
-///   (`src/transports/streamableHttp.ts`) look the session id up in their own map before any transport sees
-///   the request, and answer an unknown one with 400 `{"code":-32000,"message":"Bad Request: No valid session
-///   ID provided"}`; the TS SDK's transport itself answers its other pre-dispatch checks with 400 -32000 too
-///   ("Server not initialized", "Unsupported protocol version"), which a new session also answers. A second
-///   failure on the fresh session is what it is: the recovery is taken once per call.
+/// - 400 with body -32000: the reference `server-everything` (2026.8.31, `src/transports/streamableHttp.ts`)
+///   and servers built from the TS SDK's own examples as they were through 1.20 (`simpleStreamableHttp.ts`,
+///   checked in 1.20.2; 1.32's examples answer 404 -32001) look the session id up in their own map before any
+///   transport sees the request, and answer an unknown one with 400 `{"code":-32000,"message":"Bad Request: No
+///   valid session ID provided"}`; the TS SDK's transport itself answers its other pre-dispatch checks with 400
+///   -32000 too ("Server not initialized", "Unsupported protocol version"), which a new session also answers.
+///   A second failure on the fresh session is what it is: the recovery is taken once per call.
 fn lost_session(
     status: u16,
     had_session: bool,

@@ -19,6 +19,7 @@ const baseCtx = (over = {}) => ({
   options: {},
   reconnect: async () => {},
   refreshTools: async () => {},
+  server: () => 'test-server',
   ...over,
 });
 
@@ -30,7 +31,7 @@ test('resolveTool: a keyed tool gets one operation id, journaled before anything
   assert.equal(op.safety, 'keyed');
   assert.match(op.operationId, /^[0-9a-f-]{36}$/);
   assert.equal(op.args.operation_id, op.operationId);
-  assert.deepEqual((await journal.pending()).map((e) => e.operationId), [op.operationId], 'journaled before the first send');
+  assert.deepEqual((await journal.pending()).map((e) => [e.operationId, e.server]), [[op.operationId, 'test-server']], 'journaled before the first send, bound to its server');
   const again = await resolveTool(ctx, { name: 'open_ticket', arguments: { title: 't' } }, 'intent-1');
   assert.equal(again.operationId, op.operationId, 'the same intent, the same id');
   const given = await resolveTool(ctx, { name: 'open_ticket', arguments: { title: 't', operation_id: 'caller-id-0001' } });
