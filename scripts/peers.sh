@@ -5,12 +5,15 @@
 # listens on 127.0.0.1 and is stopped by pid when it ends.
 #
 #   bash scripts/peers.sh                      # the full matrix (every server × every scenario)
-#   bash scripts/peers.sh --slice              # bounded: a lost session with 1 and 20 calls, a code after a side effect
+#   bash scripts/peers.sh --slice              # bounded (scripts/test.sh): lost sessions with 1 and 20 calls, 20 calls
+#                                              # in flight at a kill, a code after a side effect, a 502 after the server acted
 #   bash scripts/peers.sh --servers a,b --scenarios x,y
-# Prints the matrix as markdown (also target/peers/table.md or slice.md). Exits non-zero on a violated
-# invariant or an unexpected cell.
+#   bash scripts/peers.sh --readme             # writes the last full run (target/peers/table.md) into README.md
+# Prints the matrix as markdown (also target/peers/table.md for a full run, slice.md, or partial.md). Exits
+# non-zero on a violated invariant or an unexpected cell.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --readme ]; then exec python3 scripts/readme-peers.py; fi
 [ "${PEERS_SKIP_SETUP:-}" = 1 ] || bash scripts/setup.sh
 [ -f pkg/node.js ] || bash scripts/build.sh
 

@@ -39,6 +39,9 @@ step "the built package: Node, real MCP SDK over HTTP, workerd (miniflare), Chro
   node --test --test-concurrency=1 tests/js/
 step "the fault zoo, bounded slice: real TS/Python MCP servers × nginx/HAProxy/Envoy-like proxy × faults × tool safety" \
   env ZOO_SKIP_SETUP=1 bash scripts/zoo.sh --slice
+# Its own step, as the zoo (not under node:test): each cell prints as one "# pass"/"# fail" for the closing line.
+step "third-party MCP servers, bounded slice: server-everything, FastMCP, Python SDK, rmcp, TS SDK v1/v2" \
+  env PEERS_SKIP_SETUP=1 bash scripts/peers.sh --slice
 
 # One closing line over every runner above.
 passed=$(( $(grep -oE '^test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END{print s+0}') \

@@ -141,8 +141,10 @@ const legend = '\nS succeeded · U unknown · F failed · E tool_error (reason i
   'server recorded them (Σ for many calls); reinit = re-initializations; ✓/✗ against the expected cell and the invariants.\n';
 const table = header + lines.join('\n') + '\n' + legend;
 fs.mkdirSync(outDir, { recursive: true });
-fs.writeFileSync(path.join(outDir, slice ? 'slice.md' : 'table.md'), table);
-fs.writeFileSync(path.join(outDir, slice ? 'slice.json' : 'results.json'), JSON.stringify(results, null, 1));
+// table.md is a full run only (what `scripts/peers.sh --readme` prints in the README); a subset is partial.md.
+const kind = slice ? 'slice' : argv.includes('--servers') || argv.includes('--scenarios') ? 'partial' : 'table';
+fs.writeFileSync(path.join(outDir, `${kind}.md`), table);
+fs.writeFileSync(path.join(outDir, `${kind === 'table' ? 'results' : kind}.json`), JSON.stringify(results, null, 1));
 console.log(`\n${table}`);
 for (const r of bad) {
   console.log(`not ok - ${r.server} · ${r.scenario}`);

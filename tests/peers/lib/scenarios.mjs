@@ -230,5 +230,8 @@ export const SCENARIOS = {
   },
 };
 
-/** The slice: a lost session with 1 and with 20 calls, and one code-after-side-effect cell, on every server. */
-export const SLICE = ['plain', 'lost-1', 'lost-20', 'after-effect'];
+/**
+ * The slice (scripts/test.sh), on every server: a lost session with 1 and with 20 calls, 20 calls in flight at a
+ * kill (the breaker), a code after the side effect, a 502 from nginx after the server acted.
+ */
+export const SLICE = ['plain', 'lost-1', 'lost-20', 'inflight-20', 'after-effect', '502-after'];
