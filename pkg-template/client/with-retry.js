@@ -4,6 +4,8 @@ import { rangeError, typeError } from '../errors.js';
 import { RetryEngine, newOperationId } from './engine.js';
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from './attempt.js';
 import { sessionKeeper } from './session.js';
+import { answersInput, continueInput } from './input-rounds.js';
+import { watchStreamEnd } from './stream-end.js';
 import { MemoryJournal } from './journal.js';
 import { messageFor } from './messages.js';
 import { sleep } from './sleep.js';
@@ -263,9 +265,10 @@ export function withRetry(client, options = {}) {
       tool: op.name, safety: op.safety, operationId: op.operationId,
       sessionId: client.transport?.sessionId, protocolVersion: client.transport?.protocolVersion,
     });
-    // The SDK client cannot answer a 2026-07-28 input request: the engine stops the call there.
+    // A 2026-07-28 input request is answered through the client's own handlers (input-rounds.js) when it has
+    // any; without, the engine stops the call there (input_required_unhandled).
     const run = {
-      params, requestOptions, args: op.args, state: engine.begin(now(), { answersInput: false }), resumptionToken: undefined,
+      params, requestOptions, args: op.args, state: engine.begin(now(), { answersInput: answersInput(client) }), resumptionToken: undefined,
       // Ask for a task when the caller does, or when the tool runs only as one (2025-11-25 `execution.taskSupport`).
       ...(task ?? (op.taskSupport === 'required' ? { task: {} } : {})),
     };
@@ -307,6 +310,15 @@ export function withRetry(client, options = {}) {
             // Aborted during the backoff: the engine says what that means.
             decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
             break;
+          }
+          if (recover === 'continue_input') {
+            // The server asked for input: the next round carries it (never the first phase again).
+            const stopped = await continueInput(ctx, run, result, { safety: op.safety, signal, say: (e) => say({ ...e, tool: op.name }) });
+            if (stopped) {
+              decision = stopped.decision;
+              if (stopped.error !== undefined) lastError = stopped.error;
+              break;
+            }
           }
         }
         // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
@@ -651,17 +663,31 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
   const { params, requestOptions, args } = run;
   const { signal } = requestOptions;
   const tag = `${started.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  // The attempt's own signal: the caller's, and the end of this attempt's response stream (stream-end.js).
+  const attempt = new AbortController();
+  const onAbort = () => attempt.abort(signal.reason);
+  if (signal?.aborted) attempt.abort(signal.reason);
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  let streamEnded = false;
+  const unwatch = watchStreamEnd(client, tag, () => {
+    streamEnded = true;
+    attempt.abort(new Error('the response stream of this tools/call ended without an answer'));
+  });
   let sent = false;
   try {
     await recoverStep(ctx, recover, cause);
     sent = !signal?.aborted;
     const send = (f) => (ctx.session ? ctx.session.send(f) : f());
     const result = await send(() => client.request(
-      { method: 'tools/call', params: { ...params, arguments: args, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, ...run.traceMeta, [ATTEMPT_META_KEY]: tag } } },
+      {
+        method: 'tools/call',
+        // run.round: a continuation's inputResponses and requestState (input-rounds.js).
+        params: { ...params, arguments: args, ...run.round, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, ...run.traceMeta, [ATTEMPT_META_KEY]: tag } },
+      },
       RESULT_SCHEMA,
       {
         timeout: admission.timeoutMs,
-        signal,
+        signal: attempt.signal,
         // The v2 SDK client (@modelcontextprotocol/client; agents turns this on) would otherwise answer a
         // 2026-07-28 input request itself and send tools/call again: the engine would see only the last leg,
         // and a refused last leg could read "not processed" after the first leg ran. Handed back, the input
@@ -681,11 +707,34 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     let outcome = sent || signal?.aborted
       ? errorOutcome(error, { tag, aborted: !!signal?.aborted, sent, hadSession: !!client.transport?.sessionId })
       : { kind: 'network', sent: 'no' }; // the recovery step failed: the call itself never left
-    // A stream that broke during this attempt, after the server gave an event id, can be resumed instead of
-    // re-sent. A plain timeout on a live stream stays a timeout.
-    if (outcome.kind === 'timeout' && run.resumptionToken && streamBrokeAt() >= started) outcome = { kind: 'stream_broken', eventIdSeen: true };
+    // The v2 transport said this attempt's stream ended without an answer (and without the SDK resuming it):
+    // a broken stream, at once rather than at the attempt's timeout. With v1, a stream that broke during this
+    // attempt after the server gave an event id is seen at the timeout. Either can be resumed (≤ 2025-11-25,
+    // an event id seen) instead of re-sent; the server's SSE `retry:` goes with it. A plain timeout on a live
+    // stream stays a timeout.
+    if (streamEnded && !signal?.aborted && sent) outcome = brokenStream(client, !!run.resumptionToken);
+    else if (outcome.kind === 'timeout' && run.resumptionToken && streamBrokeAt() >= started) outcome = brokenStream(client, true);
     return { outcome, error };
+  } finally {
+    unwatch();
+    signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * A broken stream as the engine's outcome, with the SSE `retry:` interval the server last sent on this
+ * transport (2025-11-25 transports.mdx: the client MUST respect it). Both SDK generations keep it as
+ * `_serverRetryMs` on the Streamable HTTP transport (the value their own reconnection waits); no public getter.
+ */
+function brokenStream(client, eventIdSeen) {
+  let retryMs;
+  try {
+    retryMs = client.transport?._serverRetryMs;
+  } catch {
+    retryMs = undefined;
+  }
+  const ok = typeof retryMs === 'number' && retryMs >= 0 && retryMs !== Infinity;
+  return { kind: 'stream_broken', eventIdSeen, ...(ok ? { retryMs: Math.min(Math.round(retryMs), MAX_HINT_MS) } : {}) };
 }
 
 /**
