@@ -3,8 +3,8 @@
 // events (tests/support/mcp-server.mjs, SSE with an event store), and our fault proxy cuts the answer after that
 // event, after the tool ran. The SDK clients are told not to reconnect by themselves (`maxRetries: 0`), so
 // the resume is withRetry's: it must wait what the server asked, within the call's deadline. Before this, the
-// broken stream reached the engine without `retryMs` (measured: the resume went out after the policy's own
-// 10–50 ms backoff, not the server's 700 ms). Both client generations; v2 also ends the attempt when the
+// broken stream reached the engine without `retryMs` (measured: the resume waited the policy's own jittered
+// 4 ms, not the server's 700 ms; the tests below go red so). Both client generations; v2 also ends the attempt when the
 // transport reports its stream's end instead of at the attempt timeout.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
