@@ -10,8 +10,10 @@ import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { withRetry, MemoryJournal } from '../../pkg/node.js';
 import { startV2Server } from '../support/v2-server.mjs';
+import { startMcpServer } from '../support/mcp-server.mjs';
 
 let server;
 const clients = [];
@@ -207,4 +209,37 @@ test('the v1 client against the v2 server: 2025-11-25 over its stateless fallbac
   assert.equal(out.status, 'tool_error');
   assert.match(out.result.content[0].text, /Cannot request input 'title' \(elicitation\/create\)/);
   assert.equal(calls().filter((c) => c.tool === 'create_ticket_asking').length, 1);
+});
+
+test('2025-era input (a server-initiated elicitation request, TS SDK 1.32 server) stays the client\'s own business, for v1 and v2 alike', async () => {
+  const old = await startMcpServer({
+    sse: true,
+    extraTools: (srv, effects) => srv.registerTool(
+      'create_ticket_asking',
+      { description: 'Create a ticket; asks for its title.', inputSchema: {}, annotations: { readOnlyHint: false } },
+      async () => {
+        const r = await srv.server.elicitInput({ message: 'Title?', requestedSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } });
+        effects.tickets.push({ title: r.content?.title });
+        return { content: [{ type: 'text', text: `created ${r.content?.title}` }] };
+      },
+    ),
+  });
+  try {
+    const v1 = new ClientV1({ name: 'v1-agent', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    v1.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { title: 'from v1' } }));
+    const v2 = new Client({ name: 'v2-agent', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    v2.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { title: 'from v2' } }));
+    await v1.connect(new TransportV1(new URL(old.url)));
+    await v2.connect(new StreamableHTTPClientTransport(new URL(old.url)));
+    clients.push(v1, v2);
+    for (const [client, title] of [[v1, 'from v1'], [v2, 'from v2']]) {
+      const out = await withRetry(client, { trusted: true, policy: fast }).call({ name: 'create_ticket_asking', arguments: {} });
+      assert.equal(out.status, 'succeeded', out.message);
+      assert.equal(out.attempts.length, 1);
+      assert.equal(out.result.content[0].text, `created ${title}`);
+    }
+    assert.deepEqual(old.effects.tickets.map((t) => t.title), ['from v1', 'from v2']);
+  } finally {
+    await old.close();
+  }
 });
