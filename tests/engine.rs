@@ -326,3 +326,65 @@ fn polls_end_after_max_polls() {
         Decision::Stop { status: FinalStatus::Pending, reason: Reason::PollsExhausted }
     );
 }
+
+const INPUT: O = O::Result { is_error: false, result_type: ResultType::InputRequired };
+
+/// 2026-07-28 input rounds (basic/utilities/mrtr): a first round answered `input_required` and walked away
+/// from is `failed` (the server was told nothing it may act on); once the server answered a round that carried
+/// the caller's input by asking again, it has taken that input in, and every stop after that is `unknown`.
+#[test]
+fn input_rounds_a_stop_after_the_server_took_input_in_is_unknown() {
+    let mut e = Engine::new(Policy::default());
+    let rev = Revision::V2026_07_28;
+    // Round 1 asks; the caller's handler fails: failed, nothing sent.
+    let mut call = e.begin(0);
+    assert!(e.admit(&mut call, 0).is_ok());
+    let d = e.record(&mut call, &INPUT, Safety::Unsafe, rev, 0, 1).decision;
+    assert_eq!(d.reason(), Reason::ContinueInput);
+    assert_eq!(e.input_unanswered(&mut call, false), Decision::stop(FinalStatus::Failed, Reason::InputNotGiven));
+    // No handler for what the server asked: input_required_unhandled, by the same rule.
+    let mut call = e.begin(0);
+    assert!(e.admit(&mut call, 0).is_ok());
+    e.record(&mut call, &INPUT, Safety::Unsafe, rev, 0, 1);
+    assert_eq!(
+        e.input_unanswered(&mut call, true),
+        Decision::stop(FinalStatus::Failed, Reason::InputRequiredUnhandled)
+    );
+    // Round 2 (carrying input) is answered by another input request; round 3 is provably not sent, and the
+    // attempts run out: unknown, not failed — the server took round 2's input in.
+    let mut e = Engine::new(Policy { max_attempts: 1, ..Policy::default() });
+    let mut call = e.begin(0);
+    assert!(e.admit(&mut call, 0).is_ok());
+    e.record(&mut call, &INPUT, Safety::Unsafe, rev, 0, 1);
+    assert!(!call.input_processed, "a first round that asks is not input taken in");
+    assert!(e.admit(&mut call, 1).is_ok());
+    e.record(&mut call, &INPUT, Safety::Unsafe, rev, 1, 1);
+    assert!(call.input_processed);
+    assert!(e.admit(&mut call, 2).is_ok());
+    let d = e.record(&mut call, &NOT_SENT, Safety::Unsafe, rev, 2, 1).decision;
+    assert_eq!(d, Decision::stop(FinalStatus::Unknown, Reason::MaxAttempts));
+    assert_eq!(e.input_unanswered(&mut call, false), Decision::stop(FinalStatus::Unknown, Reason::InputNotGiven));
+    // The deadline passing while the caller gathers input, after the server took input in: unknown too.
+    let deadline = call.deadline_ms;
+    assert_eq!(e.admit(&mut call, deadline).unwrap_err(), Decision::stop(FinalStatus::Unknown, Reason::Deadline));
+}
+
+/// A continuation round whose answer is lost (a broken stream, a reset after sending) on an unsafe tool is
+/// not sent again — not as a new call, not as the same round; a keyed one is (same operation id).
+#[test]
+fn input_rounds_a_lost_continuation_is_unknown_for_an_unsafe_tool_and_resent_for_a_keyed_one() {
+    let rev = Revision::V2026_07_28;
+    let broken = O::StreamBroken { event_id_seen: false, retry_ms: None };
+    for (safety, retried) in [(Safety::Unsafe, false), (Safety::Keyed, true)] {
+        let mut e = Engine::new(Policy::default());
+        let mut call = e.begin(0);
+        assert!(e.admit(&mut call, 0).is_ok());
+        e.record(&mut call, &INPUT, safety, rev, 0, 1);
+        assert!(e.admit(&mut call, 1).is_ok());
+        let d = e.record(&mut call, &broken, safety, rev, 1, 1).decision;
+        assert_eq!(d.is_retry(), retried, "{safety:?}: {d:?}");
+        if !retried {
+            assert_eq!(d, Decision::stop(FinalStatus::Unknown, Reason::UnsafeAfterUnknown));
+        }
+    }
+}

@@ -104,6 +104,11 @@ export declare class RetryEngine {
    * is not a retry (no budget, no attempt); the stop is `pending` (`deadline` or `polls_exhausted`).
    */
   poll(call: RetryCall, options: { hintMs?: number } | undefined, nowMs: number): Decision;
+  /**
+   * `call` was told to answer the server's input request (`recover: 'continue_input'`) and the caller could not
+   * (`handlerMissing`: it has no handler for one of the requests; else its handler failed): the stop to report.
+   */
+  inputUnanswered(call: RetryCall, options?: { handlerMissing?: boolean }): Decision;
   /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */
   decide(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
   /** Frees the engine. Later use is a `freed` TypeError. */

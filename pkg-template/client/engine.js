@@ -550,6 +550,30 @@ export class RetryEngine {
   }
 
   /**
+   * `call` was told to answer the server's input request (`recover: 'continue_input'`) and the caller could
+   * not: `options.handlerMissing: true` when it has no handler for one of the requests, else its handler
+   * failed. Sends nothing; returns the stop: `{ action: 'stop', status: 'failed' | 'unknown', reason:
+   * 'input_required_unhandled' | 'input_not_given' }`.
+   */
+  inputUnanswered(call, options) {
+    const h = engineHandle(this);
+    const c = callHandle(call, 'call');
+    let missing = 0;
+    let at = 'options';
+    try {
+      fields(options, 'options', ['handlerMissing'], (_, v, field) => {
+        at = field;
+        if (v !== undefined) missing = bool(v, field);
+      });
+    } catch (e) {
+      throw ours(e, at);
+    }
+    const packed = ok(w.inputUnanswered(h, c, missing));
+    const meta = packed % VALUE_SCALE;
+    return decision(meta, (packed - meta) / VALUE_SCALE);
+  }
+
+  /**
    * The operation `call` waits on is still running (a created task `working`, a write the status tool
    * reports `in_progress`): when to look again. `options.hintMs` is the server's own interval (a task's
    * `pollInterval`, the ledger's `retryAfterMs`), if it gave one. Resolves nothing, sends nothing: returns

@@ -126,7 +126,12 @@ export type RetryEvent = EventContext & (
   /** One status query about a keyed write whose outcome was not known (`answer`: the status tool's, or `no_answer`). */
   | { type: 'resolve'; tool: string; operationId: string; answer: OperationStatus | 'no_answer' }
   /** A created task's progress: each look (`delayMs`: the wait before the next), its end, or a cancel (`cancelled` / `cancel_failed`). */
-  | { type: 'task'; tool: string; taskId: string; status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'cancel_failed'; delayMs?: number });
+  | { type: 'task'; tool: string; taskId: string; status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'cancel_failed'; delayMs?: number }
+  /**
+   * A 2026-07-28 input round answered through the client's own handlers (`answered`: the server's
+   * `inputRequests` keys; `requestState`: whether the server sent one, echoed as it was); the next attempt carries it.
+   */
+  | { type: 'input'; tool: string; round: number; answered: string[]; requestState: boolean });
 
 export interface WithRetryOptions {
   policy?: PolicyOptions;

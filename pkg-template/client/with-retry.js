@@ -4,41 +4,24 @@ import { rangeError, typeError } from '../errors.js';
 import { RetryEngine, newOperationId } from './engine.js';
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome, typeOptionError } from './attempt.js';
 import { sessionKeeper } from './session.js';
+import { answersInput, continueInput } from './input-rounds.js';
+import { watchStreamEnd } from './stream-end.js';
 import { MemoryJournal } from './journal.js';
 import { checkServerOption, ofServer, ofServerOrUnbound, serverIdentity } from './scope.js';
 import { messageFor } from './messages.js';
 import { sleep } from './sleep.js';
 import { telemetryFor } from './telemetry.js';
+import { RESULT_SCHEMA } from './result-schema.js';
+import { MAX_HINT_MS, createdTask, followTask, hintOf, taskRequest } from './tasks.js';
 import {
   ACTION_STOP, OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND, OPERATION_STATUSES, OPERATION_SUCCEEDED,
   OPERATION_UNKNOWN, OUTCOME_META_KEY, REASON_RESOLVED_BY_STATUS, REASON_STATUS_IN_PROGRESS, REASON_STATUS_NOT_ASKED, REASON_STATUS_NOT_FOUND, REASON_STATUS_UNKNOWN,
-  REASON_TASK_CANCELLED, REASON_TASK_PENDING, REASON_TASK_RESULT_UNAVAILABLE, SAFETIES, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
+  REASON_TASK_PENDING, SAFETIES, STATUS_PENDING,
 } from '../generated/names.js';
 
 /** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
 export { OUTCOME_META_KEY };
-
-// The result schema `client.request` validates with: any object, as the SDK's exported `ResultSchema` (a loose
-// object) accepts (tests/js/with-retry-steps.test.mjs compares the two). Not imported from the SDK: it is an
-// optional peer (a static import would make it mandatory for RetryEngine users), and a dynamic import of a bare
-// specifier does not load in unbundled module graphs (workerd via miniflare). Not `CallToolResultSchema`, on
-// purpose: it refuses results a tool really returned (a content block of a type it does not know, from a newer
-// revision or an extension; `isError` that is not a boolean), and a refused result would surface as an error
-// after the tool ran (what the TS SDK's server does with such a result before it is sent: with-retry.test.mjs).
-//
-// Both SDK generations: v1 (`@modelcontextprotocol/sdk`) calls `safeParse`; v2 (`@modelcontextprotocol/client`,
-// the client inside Cloudflare `agents` ≥ 0.20) takes only a Standard Schema (`~standard`) as the result schema
-// and would read anything else as the *options* argument, dropping the attempt's timeout and signal.
-const isResultObject = (data) => data !== null && typeof data === 'object' && !Array.isArray(data);
-const NOT_A_RESULT = 'tools/call result is not an object';
-export const RESULT_SCHEMA = {
-  safeParse: (data) => (isResultObject(data) ? { success: true, data } : { success: false, error: new TypeError(NOT_A_RESULT) }),
-  '~standard': {
-    version: 1,
-    vendor: 'mcp-retry-policy',
-    validate: (data) => (isResultObject(data) ? { value: data } : { issues: [{ message: NOT_A_RESULT }] }),
-  },
-};
+export { RESULT_SCHEMA, followTask };
 
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
@@ -269,9 +252,10 @@ export function withRetry(client, options = {}) {
       tool: op.name, safety: op.safety, operationId: op.operationId,
       sessionId: client.transport?.sessionId, protocolVersion: client.transport?.protocolVersion,
     });
-    // The SDK client cannot answer a 2026-07-28 input request: the engine stops the call there.
+    // A 2026-07-28 input request is answered through the client's own handlers (input-rounds.js) when it has
+    // any; without, the engine stops the call there (input_required_unhandled).
     const run = {
-      params, requestOptions, args: op.args, state: engine.begin(now(), { answersInput: false }), resumptionToken: undefined,
+      params, requestOptions, args: op.args, state: engine.begin(now(), { answersInput: answersInput(client) }), resumptionToken: undefined,
       // Ask for a task when the caller does, or when the tool runs only as one (2025-11-25 `execution.taskSupport`).
       ...(task ?? (op.taskSupport === 'required' ? { task: {} } : {})),
     };
@@ -313,6 +297,15 @@ export function withRetry(client, options = {}) {
             // Aborted during the backoff: the engine says what that means.
             decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
             break;
+          }
+          if (recover === 'continue_input') {
+            // The server asked for input: the next round carries it (never the first phase again).
+            const stopped = await continueInput(ctx, run, result, { safety: op.safety, signal, say: (e) => say({ ...e, tool: op.name }) });
+            if (stopped) {
+              decision = stopped.decision;
+              if (stopped.error !== undefined) lastError = stopped.error;
+              break;
+            }
           }
         }
         // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
@@ -501,107 +494,6 @@ export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempt
   });
 }
 
-// ── Tasks (2025-11-25): a tools/call the server answers with a created task ──────────────────────────────
-
-const TASK_STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
-// A task that ended without a result to fetch, or whose result could not be fetched: the status the task's own
-// status proves. `cancelled` (by the server, or by another client) may have run in part: unknown.
-const TASK_ENDED = {
-  completed: [STATUS_SUCCEEDED, REASON_TASK_RESULT_UNAVAILABLE],
-  failed: [STATUS_TOOL_ERROR, REASON_TASK_RESULT_UNAVAILABLE],
-  cancelled: [STATUS_UNKNOWN, REASON_TASK_CANCELLED],
-};
-// The longest hint the engine takes (the core's MAX_DURATION_MS, a day): a longer one is capped, not refused.
-const MAX_HINT_MS = 86_400_000;
-
-/** `{ hintMs }` from a server's interval (a task's `pollInterval`, the ledger's `retryAfterMs`), if it is one. */
-function hintOf(ms) {
-  return typeof ms === 'number' && ms >= 0 && ms !== Infinity ? { hintMs: Math.min(ms, MAX_HINT_MS) } : undefined;
-}
-
-/** The caller's `task` request option: `true` or `{ ttl }` (ms the server keeps the task). */
-function taskRequest(task) {
-  if (task === undefined || task === false) return undefined;
-  if (task === true) return { task: {} };
-  if (task === null || typeof task !== 'object' || Array.isArray(task)) throw typeOptionError('task', 'true or { ttl }');
-  const { ttl, ...rest } = task;
-  const extra = Object.keys(rest);
-  if (extra.length) throw typeError('task', `task.${extra[0]} is not a field of a task request (ttl)`, 'unknown_option');
-  if (ttl === undefined) return { task: {} };
-  if (typeof ttl !== 'number') throw typeError('task.ttl', `task.ttl must be a number of milliseconds, got ${typeof ttl}`);
-  if (!Number.isSafeInteger(ttl) || ttl < 1) throw rangeError('task.ttl', `task.ttl must be a whole number of milliseconds, at least 1 (${ttl})`);
-  return { task: { ttl } };
-}
-
-/** The task a `tools/call` result created (`{ task: { taskId, status, … } }`), if it is one. */
-function createdTask(result) {
-  const t = result?.task;
-  return t && typeof t.taskId === 'string' && t.taskId && TASK_STATUSES.has(t.status) ? t : undefined;
-}
-
-/** One `tasks/*` request about `taskId`: `{ value }` or `{ error }`. Never throws. */
-async function taskRpc(ctx, method, taskId, { timeout, signal }) {
-  try {
-    const value = await ctx.client.request({ method, params: { taskId } }, RESULT_SCHEMA, { timeout: Math.max(1, timeout), ...(signal ? { signal } : {}) });
-    return { value };
-  } catch (error) {
-    return { error };
-  }
-}
-
-/**
- * Follows a created task to its end within the call's deadline: `tasks/get` while it runs, with the waits the
- * engine decides (the task's `pollInterval` as the hint), then `tasks/result` — the tool's own result, which the
- * engine reads like any result. An abort cancels the task (`tasks/cancel`) and the engine says what the call's
- * status is then. Resolves to `{ decision, result?, error? }`; the call is never sent again.
- */
-export async function followTask(ctx, state, created, { tool, safety, signal }) {
-  const { engine, now, emit } = ctx;
-  const taskId = created.taskId;
-  const { attemptTimeoutMs } = engine.policy; // read once: the getter crosses into wasm for every field
-  const attemptTimeout = () => Math.min(attemptTimeoutMs, state.deadlineMs - now());
-  let task = created;
-  let looked = true; // the last look answered (its pollInterval is the hint)
-  let lastError;
-  const cancel = async () => {
-    const c = await taskRpc(ctx, 'tasks/cancel', taskId, { timeout: Math.min(5_000, attemptTimeoutMs) });
-    emit({ type: 'task', tool, taskId, status: c.value?.status ?? 'cancel_failed' });
-    return { decision: engine.record(state, { kind: 'aborted', sent: 'maybe' }, safety, now()).decision, ...(lastError ? { error: lastError } : {}) };
-  };
-  for (;;) {
-    if (signal?.aborted) return cancel();
-    const ended = TASK_ENDED[task.status];
-    if (task.status === 'completed' || task.status === 'failed' || task.status === 'input_required') {
-      // The result (for input_required, tasks/result first relays the server's input request to the client's
-      // handlers): held by the server until the task ends, so it may take until the deadline.
-      const r = await taskRpc(ctx, 'tasks/result', taskId, { timeout: state.deadlineMs - now(), signal });
-      if (r.value !== undefined) {
-        const step = engine.record(state, resultOutcome(r.value), safety, now());
-        emit({ type: 'task', tool, taskId, status: task.status === 'input_required' ? 'completed' : task.status });
-        if (step.decision.action === ACTION_STOP) return { decision: step.decision, result: r.value };
-        // A result the engine would not stop on (a transport-like answer): the task ended; its own status speaks.
-      }
-      if (signal?.aborted) return cancel();
-      lastError = r.error ?? lastError;
-      if (ended) return { decision: { action: ACTION_STOP, status: ended[0], reason: ended[1] }, ...(lastError ? { error: lastError } : {}) };
-      looked = false; // input_required and no result yet: keep looking
-    } else if (ended) {
-      emit({ type: 'task', tool, taskId, status: task.status });
-      return { decision: { action: ACTION_STOP, status: ended[0], reason: ended[1] } };
-    }
-    // Still running: the engine says when to look again, or that the call ends pending within its deadline.
-    const next = engine.poll(state, looked ? hintOf(task.pollInterval) : undefined, now());
-    emit({ type: 'task', tool, taskId, status: task.status, ...(next.action === ACTION_STOP ? {} : { delayMs: next.delayMs }) });
-    if (next.action === ACTION_STOP) return { decision: next, ...(lastError ? { error: lastError } : {}) };
-    if (!(await sleep(next.delayMs, signal))) return cancel();
-    const g = await taskRpc(ctx, 'tasks/get', taskId, { timeout: attemptTimeout(), signal });
-    const t = g.value;
-    looked = !!t && t.taskId === taskId && TASK_STATUSES.has(t.status);
-    if (looked) task = t;
-    else lastError = g.error ?? new TypeError('tasks/get answered something that is not this task');
-  }
-}
-
 /**
  * Step 1 — resolve the tool: its metadata (`tools/list`, cached), its safety as the engine judges it, and for a
  * keyed tool (or one whose schema declares the operation-id argument) the operation id: created once per
@@ -671,17 +563,31 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
   const { params, requestOptions, args } = run;
   const { signal } = requestOptions;
   const tag = `${started.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  // The attempt's own signal: the caller's, and the end of this attempt's response stream (stream-end.js).
+  const attempt = new AbortController();
+  const onAbort = () => attempt.abort(signal.reason);
+  if (signal?.aborted) attempt.abort(signal.reason);
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  let streamEnded = false;
+  const unwatch = watchStreamEnd(client, tag, () => {
+    streamEnded = true;
+    attempt.abort(new Error('the response stream of this tools/call ended without an answer'));
+  });
   let sent = false;
   try {
     await recoverStep(ctx, recover, cause);
     sent = !signal?.aborted;
     const send = (f) => (ctx.session ? ctx.session.send(f) : f());
     const result = await send(() => client.request(
-      { method: 'tools/call', params: { ...params, arguments: args, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, ...run.traceMeta, [ATTEMPT_META_KEY]: tag } } },
+      {
+        method: 'tools/call',
+        // run.round: a continuation's inputResponses and requestState (input-rounds.js).
+        params: { ...params, arguments: args, ...run.round, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, ...run.traceMeta, [ATTEMPT_META_KEY]: tag } },
+      },
       RESULT_SCHEMA,
       {
         timeout: admission.timeoutMs,
-        signal,
+        signal: attempt.signal,
         // The v2 SDK client (@modelcontextprotocol/client; agents turns this on) would otherwise answer a
         // 2026-07-28 input request itself and send tools/call again: the engine would see only the last leg,
         // and a refused last leg could read "not processed" after the first leg ran. Handed back, the input
@@ -701,11 +607,34 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     let outcome = sent || signal?.aborted
       ? errorOutcome(error, { tag, aborted: !!signal?.aborted, sent, hadSession: !!client.transport?.sessionId })
       : { kind: 'network', sent: 'no' }; // the recovery step failed: the call itself never left
-    // A stream that broke during this attempt, after the server gave an event id, can be resumed instead of
-    // re-sent. A plain timeout on a live stream stays a timeout.
-    if (outcome.kind === 'timeout' && run.resumptionToken && streamBrokeAt() >= started) outcome = { kind: 'stream_broken', eventIdSeen: true };
+    // The v2 transport said this attempt's stream ended without an answer (and without the SDK resuming it):
+    // a broken stream, at once rather than at the attempt's timeout. With v1, a stream that broke during this
+    // attempt after the server gave an event id is seen at the timeout. Either can be resumed (≤ 2025-11-25,
+    // an event id seen) instead of re-sent; the server's SSE `retry:` goes with it. A plain timeout on a live
+    // stream stays a timeout.
+    if (streamEnded && !signal?.aborted && sent) outcome = brokenStream(client, !!run.resumptionToken);
+    else if (outcome.kind === 'timeout' && run.resumptionToken && streamBrokeAt() >= started) outcome = brokenStream(client, true);
     return { outcome, error };
+  } finally {
+    unwatch();
+    signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * A broken stream as the engine's outcome, with the SSE `retry:` interval the server last sent on this
+ * transport (2025-11-25 transports.mdx: the client MUST respect it). Both SDK generations keep it as
+ * `_serverRetryMs` on the Streamable HTTP transport (the value their own reconnection waits); no public getter.
+ */
+function brokenStream(client, eventIdSeen) {
+  let retryMs;
+  try {
+    retryMs = client.transport?._serverRetryMs;
+  } catch {
+    retryMs = undefined;
+  }
+  const ok = typeof retryMs === 'number' && retryMs >= 0 && retryMs !== Infinity;
+  return { kind: 'stream_broken', eventIdSeen, ...(ok ? { retryMs: Math.min(Math.round(retryMs), MAX_HINT_MS) } : {}) };
 }
 
 /**

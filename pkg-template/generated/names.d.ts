@@ -31,7 +31,7 @@ export declare const STATUS_FAILED: 'failed';
 export declare const STATUS_UNKNOWN: 'unknown';
 export declare const STATUS_PENDING: 'pending';
 /** Why a decision was taken. */
-export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown' | 'status_not_asked' | 'still_running' | 'polls_exhausted' | 'task_cancelled' | 'task_result_unavailable';
+export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'input_not_given' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown' | 'status_not_asked' | 'still_running' | 'polls_exhausted' | 'task_cancelled' | 'task_result_unavailable';
 export declare const REASONS: readonly Reason[];
 export declare const REASON_SUCCEEDED: 'succeeded';
 export declare const REASON_TOOL_ERROR: 'tool_error';
@@ -52,6 +52,7 @@ export declare const REASON_RECOVER: 'recover';
 export declare const REASON_CONTINUE_INPUT: 'continue_input';
 export declare const REASON_INPUT_ROUNDS_EXCEEDED: 'input_rounds_exceeded';
 export declare const REASON_INPUT_REQUIRED_UNHANDLED: 'input_required_unhandled';
+export declare const REASON_INPUT_NOT_GIVEN: 'input_not_given';
 export declare const REASON_RESOLVED_BY_STATUS: 'resolved_by_status';
 export declare const REASON_STATUS_IN_PROGRESS: 'status_in_progress';
 export declare const REASON_STATUS_NOT_FOUND: 'status_not_found';

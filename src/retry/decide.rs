@@ -123,6 +123,9 @@ reasons! {
     /// The server asked for input and this caller cannot answer it ([`CallState::cannot_answer_input`]).
     InputRequiredUnhandled = "input_required_unhandled",
         "the server asked for input and no input handler is configured", None;
+    /// Not a branch of [`decide`]: the server asked for input, the caller has handlers, and they did not give
+    /// it (a handler failed, or gave up before the deadline): [`decide_unanswered`].
+    InputNotGiven = "input_not_given", "the server asked for input and it could not be given", None;
     /// Not a branch of [`decide`]: the server's status tool (the operation ledger) said how a write whose
     /// delivery was unknown ended, so the client reports that instead of `unknown`.
     ResolvedByStatus = "resolved_by_status", "the server's record of this operation says so", None;
@@ -215,6 +218,12 @@ pub struct CallState {
     pub continuations: u32,
     /// Looks taken at an operation still running ([`decide_poll`]).
     pub polls: u32,
+    /// Whether the server answered a round that carried the caller's input with another input request: it
+    /// has taken that input in and may have acted on it, so a stop after that is `unknown`, never `failed`.
+    /// (A first round answered `input_required` is not enough: the spec lets the client walk away then —
+    /// "Servers MUST NOT assume that clients will fulfill the inputRequests or retry the original request",
+    /// basic/utilities/mrtr.) Set by [`Engine::record`](super::Engine::record).
+    pub input_processed: bool,
     /// Whether the caller cannot answer an `input_required` result (set at
     /// [`Engine::begin_with`](super::Engine::begin_with)): such a result then stops the call
     /// ([`Reason::InputRequiredUnhandled`]) instead of asking for a continuation the caller cannot send.
@@ -286,6 +295,17 @@ pub fn decide_poll(policy: &Policy, call: &CallState, hint_ms: Option<u64>, now_
     Decision::Retry { delay_ms, recover: None, reason: Reason::StillRunning }
 }
 
+/// The caller was told to answer an input request ([`Recover::ContinueInput`]) and could not:
+/// `handler_missing` when it has no handler for one of the requests (the server asked for a kind of input the
+/// caller cannot give: [`Reason::InputRequiredUnhandled`]), otherwise its handler failed
+/// ([`Reason::InputNotGiven`]). Nothing is sent: the call stops, `unknown` if an attempt may have been
+/// delivered unanswered or the server already took an earlier round's input in ([`CallState::input_processed`]),
+/// else `failed` — the tool did not complete, and the server was told nothing it may act on. Pure and total.
+pub fn decide_unanswered(call: &CallState, handler_missing: bool) -> Decision {
+    let status = if call.maybe_delivered || call.input_processed { FinalStatus::Unknown } else { FinalStatus::Failed };
+    Decision::stop(status, if handler_missing { Reason::InputRequiredUnhandled } else { Reason::InputNotGiven })
+}
+
 /// Everything [`decide`] looks at.
 #[derive(Clone, Copy, Debug)]
 pub struct DecisionInput<'a> {
@@ -319,7 +339,7 @@ pub fn retry_cost(policy: &Policy, c: &Classification) -> u64 {
 /// Decides what to do after one attempt. Pure and total.
 pub fn decide(i: &DecisionInput<'_>) -> Decision {
     let c = i.classification;
-    let ambiguous = c.delivery == Delivery::Unknown || i.call.maybe_delivered;
+    let ambiguous = c.delivery == Delivery::Unknown || i.call.maybe_delivered || i.call.input_processed;
     // The server's ledger said the operation is running: giving up leaves it in progress, not failed.
     let running = c.cause == Cause::LedgerInProgress;
     let give_up = |reason| {

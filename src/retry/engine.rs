@@ -8,7 +8,8 @@ use super::breaker::{Breaker, BreakerState, Transition};
 use super::budget::RetryBudget;
 use super::classify::{classify_under, Classification, Delivery, Recover, Verdict};
 use super::decide::{
-    decide, decide_poll, recover_bit, retry_cost, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason,
+    decide, decide_poll, decide_unanswered, recover_bit, retry_cost, CallOptions, CallState, Decision, DecisionInput,
+    FinalStatus, Reason,
 };
 use super::outcome::{AttemptOutcome, Revision};
 use super::policy::Policy;
@@ -89,7 +90,8 @@ impl Engine {
     /// deadline passed, attempts used up).
     pub fn admit(&mut self, call: &mut CallState, now_ms: u64) -> Result<Admission, Decision> {
         let give_up = |call: &CallState, reason| {
-            Decision::stop(if call.maybe_delivered { FinalStatus::Unknown } else { FinalStatus::Failed }, reason)
+            let ambiguous = call.maybe_delivered || call.input_processed;
+            Decision::stop(if ambiguous { FinalStatus::Unknown } else { FinalStatus::Failed }, reason)
         };
         // Continuations and one-shot recoveries are not attempts.
         let counts = !call.pending_recover.is_some_and(|r| r == Recover::ContinueInput || r.is_one_shot());
@@ -113,6 +115,14 @@ impl Engine {
         call.in_flight = true;
         let timeout_ms = self.policy.attempt_timeout_ms.min(call.deadline_ms.saturating_sub(now_ms));
         Ok(Admission { attempt: call.attempts, timeout_ms, breaker: transition })
+    }
+
+    /// The caller could not answer the input request it was told to answer (a `continue_input` decision):
+    /// ends the call ([`decide_unanswered`]). Nothing was sent: no attempt, no budget, no breaker.
+    pub fn input_unanswered(&self, call: &mut CallState, handler_missing: bool) -> Decision {
+        call.pending_recover = None;
+        call.in_flight = false;
+        decide_unanswered(call, handler_missing)
     }
 
     /// The operation `call` waits on is still running (a created task `working`, a write the status tool
@@ -145,6 +155,10 @@ impl Engine {
         }
         call.in_flight = false;
         let classification = classify_under(outcome, revision.into());
+        // The server answered a round that carried input (a continuation, or a re-send of one) by asking again.
+        if classification.recover == Some(Recover::ContinueInput) && call.continuations > 0 {
+            call.input_processed = true;
+        }
         let mut transition = None;
         if let Some(b) = self.breaker.as_mut() {
             let failure = classification.is_transport_failure();

@@ -23,7 +23,8 @@ pub use classify::{
     classify, classify_conservatively, classify_under, Cause, Classification, Delivery, Recover, Verdict,
 };
 pub use decide::{
-    decide, decide_poll, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason, MAX_POLLS, MIN_POLL_MS,
+    decide, decide_poll, decide_unanswered, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason,
+    MAX_POLLS, MIN_POLL_MS,
 };
 pub use engine::Engine;
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};

@@ -462,6 +462,17 @@ pub fn poll(engine: f64, call: f64, has_hint: f64, hint_ms: f64, now_ms: f64) ->
     })
 }
 
+/// `call` was told to answer an input request and the caller could not (`handler_missing`: 1 when it has no
+/// handler for one of the requests). One packed decision (`pack_decision`): always a stop.
+#[wasm_bindgen(js_name = inputUnanswered)]
+pub fn input_unanswered(engine: f64, call: f64, handler_missing: f64) -> f64 {
+    run(|| {
+        with_engine(engine, |e| {
+            with_call(call, Field::Call, |c| Ok(pack_decision(&e.engine.input_unanswered(c, handler_missing == 1.0))))
+        })
+    })
+}
+
 /// Classifies an outcome under the engine's revision (changes nothing): classification bits + Retry-After.
 #[wasm_bindgen]
 pub fn classify(engine: f64, kind: f64, a: f64, b: f64, c: f64, d: f64) -> f64 {

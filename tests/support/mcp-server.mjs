@@ -138,8 +138,9 @@ function buildServer(effects, extraTools, ledger) {
 /**
  * Starts the server; resolves to { url, effects, expireSessions(), close() }. `sse: true` answers over SSE
  * with event ids and an event store (resumable, ≤ 2025-11-25); the default answers with plain JSON.
+ * `retryInterval` (ms): the SDK transport's option that sends an SSE `retry:` field with its priming events.
  */
-export async function startMcpServer({ extraTools, sse = false, ledger } = {}) {
+export async function startMcpServer({ extraTools, sse = false, ledger, retryInterval } = {}) {
   const effects = makeEffects();
   const sessions = new Map();
   const httpServer = http.createServer(async (req, res) => {
@@ -168,6 +169,7 @@ export async function startMcpServer({ extraTools, sse = false, ledger } = {}) {
           sessionIdGenerator: () => randomUUID(),
           enableJsonResponse: !sse,
           ...(sse ? { eventStore: new OrderedEventStore() } : {}),
+          ...(retryInterval !== undefined ? { retryInterval } : {}), // the SSE `retry:` field of its priming events
           onsessioninitialized: (id) => sessions.set(id, transport),
         });
         await buildServer(effects, extraTools, ledger).connect(transport);

@@ -1,0 +1,58 @@
+// Which tools/call a broken response stream belonged to. The v2 SDK client (`@modelcontextprotocol/client`
+// 2.4.0) reports a POST's SSE stream that broke only to `client.onerror` ("SSE stream disconnected: …", no
+// request id), and the request then waits for its own timeout. Its Streamable HTTP transport does take a
+// per-message send option for exactly this — `onRequestStreamEnd` (TransportSendOptions: "fired … when that
+// stream ends or errors for any reason OTHER than a deliberate requestSignal abort — i.e. the server closed the
+// stream, the network dropped it, or reconnection was exhausted") — but `Protocol.request` sets it only for
+// `subscriptions/listen`, not for `tools/call`. So the transport's `send` is wrapped, once per transport
+// object, to set it for the messages withRetry tagged (`_meta[ATTEMPT_META_KEY]`): the attempt whose stream
+// ended hears of it, and no other. v1's transport ignores the option (its breaks stay `client.onerror`'s).
+// Mechanics only: what the end means for the call is the engine's.
+import { ATTEMPT_META_KEY } from '../generated/names.js';
+
+const watched = new WeakMap(); // transport → Map(attempt tag → callback)
+
+function hook(transport) {
+  let byTag = watched.get(transport);
+  if (byTag) return byTag;
+  const send = transport.send;
+  if (typeof send !== 'function') return undefined;
+  byTag = new Map();
+  watched.set(transport, byTag);
+  transport.send = function sendWatched(message, options) {
+    const tag = message?.params?._meta?.[ATTEMPT_META_KEY];
+    const onEnd = typeof tag === 'string' ? byTag.get(tag) : undefined;
+    if (!onEnd) return send.call(this, message, options);
+    const theirs = options?.onRequestStreamEnd;
+    return send.call(this, message, {
+      ...options,
+      onRequestStreamEnd: () => {
+        onEnd();
+        if (typeof theirs === 'function') theirs();
+      },
+    });
+  };
+  return byTag;
+}
+
+/**
+ * Calls `onEnd` when the response stream of the attempt tagged `tag` ends for good without having answered
+ * (checked a turn later, so an answer that came just before the end wins). Returns `stop()`. Best effort: a
+ * transport that cannot be wrapped is not watched.
+ */
+export function watchStreamEnd(client, tag, onEnd) {
+  const transport = client.transport;
+  let byTag;
+  try {
+    byTag = transport && typeof transport === 'object' ? hook(transport) : undefined;
+  } catch {
+    byTag = undefined; // a frozen transport: its breaks reach only client.onerror
+  }
+  if (!byTag) return () => {};
+  let live = true;
+  byTag.set(tag, () => setTimeout(() => live && onEnd(), 0));
+  return () => {
+    live = false;
+    byTag.delete(tag);
+  };
+}

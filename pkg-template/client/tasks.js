@@ -1,0 +1,109 @@
+// Tasks (2025-11-25): a tools/call the server answers with a created task, followed to its end within the
+// call's deadline (tasks/get with the engine's waits, then tasks/result), cancelled on abort, never re-sent.
+// Observes and acts; every wait and every status is the engine's.
+import { rangeError, typeError } from '../errors.js';
+import { resultOutcome, typeOptionError } from './attempt.js';
+import { RESULT_SCHEMA } from './result-schema.js';
+import { sleep } from './sleep.js';
+import {
+  ACTION_STOP, REASON_TASK_CANCELLED, REASON_TASK_RESULT_UNAVAILABLE, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
+} from '../generated/names.js';
+
+const TASK_STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+// A task that ended without a result to fetch, or whose result could not be fetched: the status the task's own
+// status proves. `cancelled` (by the server, or by another client) may have run in part: unknown.
+const TASK_ENDED = {
+  completed: [STATUS_SUCCEEDED, REASON_TASK_RESULT_UNAVAILABLE],
+  failed: [STATUS_TOOL_ERROR, REASON_TASK_RESULT_UNAVAILABLE],
+  cancelled: [STATUS_UNKNOWN, REASON_TASK_CANCELLED],
+};
+// The longest hint the engine takes (the core's MAX_DURATION_MS, a day): a longer one is capped, not refused.
+export const MAX_HINT_MS = 86_400_000;
+
+/** `{ hintMs }` from a server's interval (a task's `pollInterval`, the ledger's `retryAfterMs`), if it is one. */
+export function hintOf(ms) {
+  return typeof ms === 'number' && ms >= 0 && ms !== Infinity ? { hintMs: Math.min(ms, MAX_HINT_MS) } : undefined;
+}
+
+/** The caller's `task` request option: `true` or `{ ttl }` (ms the server keeps the task). */
+export function taskRequest(task) {
+  if (task === undefined || task === false) return undefined;
+  if (task === true) return { task: {} };
+  if (task === null || typeof task !== 'object' || Array.isArray(task)) throw typeOptionError('task', 'true or { ttl }');
+  const { ttl, ...rest } = task;
+  const extra = Object.keys(rest);
+  if (extra.length) throw typeError('task', `task.${extra[0]} is not a field of a task request (ttl)`, 'unknown_option');
+  if (ttl === undefined) return { task: {} };
+  if (typeof ttl !== 'number') throw typeError('task.ttl', `task.ttl must be a number of milliseconds, got ${typeof ttl}`);
+  if (!Number.isSafeInteger(ttl) || ttl < 1) throw rangeError('task.ttl', `task.ttl must be a whole number of milliseconds, at least 1 (${ttl})`);
+  return { task: { ttl } };
+}
+
+/** The task a `tools/call` result created (`{ task: { taskId, status, … } }`), if it is one. */
+export function createdTask(result) {
+  const t = result?.task;
+  return t && typeof t.taskId === 'string' && t.taskId && TASK_STATUSES.has(t.status) ? t : undefined;
+}
+
+/** One `tasks/*` request about `taskId`: `{ value }` or `{ error }`. Never throws. */
+async function taskRpc(ctx, method, taskId, { timeout, signal }) {
+  try {
+    const value = await ctx.client.request({ method, params: { taskId } }, RESULT_SCHEMA, { timeout: Math.max(1, timeout), ...(signal ? { signal } : {}) });
+    return { value };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/**
+ * Follows a created task to its end within the call's deadline: `tasks/get` while it runs, with the waits the
+ * engine decides (the task's `pollInterval` as the hint), then `tasks/result` — the tool's own result, which the
+ * engine reads like any result. An abort cancels the task (`tasks/cancel`) and the engine says what the call's
+ * status is then. Resolves to `{ decision, result?, error? }`; the call is never sent again.
+ */
+export async function followTask(ctx, state, created, { tool, safety, signal }) {
+  const { engine, now, emit } = ctx;
+  const taskId = created.taskId;
+  const { attemptTimeoutMs } = engine.policy; // read once: the getter crosses into wasm for every field
+  const attemptTimeout = () => Math.min(attemptTimeoutMs, state.deadlineMs - now());
+  let task = created;
+  let looked = true; // the last look answered (its pollInterval is the hint)
+  let lastError;
+  const cancel = async () => {
+    const c = await taskRpc(ctx, 'tasks/cancel', taskId, { timeout: Math.min(5_000, attemptTimeoutMs) });
+    emit({ type: 'task', tool, taskId, status: c.value?.status ?? 'cancel_failed' });
+    return { decision: engine.record(state, { kind: 'aborted', sent: 'maybe' }, safety, now()).decision, ...(lastError ? { error: lastError } : {}) };
+  };
+  for (;;) {
+    if (signal?.aborted) return cancel();
+    const ended = TASK_ENDED[task.status];
+    if (task.status === 'completed' || task.status === 'failed' || task.status === 'input_required') {
+      // The result (for input_required, tasks/result first relays the server's input request to the client's
+      // handlers): held by the server until the task ends, so it may take until the deadline.
+      const r = await taskRpc(ctx, 'tasks/result', taskId, { timeout: state.deadlineMs - now(), signal });
+      if (r.value !== undefined) {
+        const step = engine.record(state, resultOutcome(r.value), safety, now());
+        emit({ type: 'task', tool, taskId, status: task.status === 'input_required' ? 'completed' : task.status });
+        if (step.decision.action === ACTION_STOP) return { decision: step.decision, result: r.value };
+        // A result the engine would not stop on (a transport-like answer): the task ended; its own status speaks.
+      }
+      if (signal?.aborted) return cancel();
+      lastError = r.error ?? lastError;
+      if (ended) return { decision: { action: ACTION_STOP, status: ended[0], reason: ended[1] }, ...(lastError ? { error: lastError } : {}) };
+      looked = false; // input_required and no result yet: keep looking
+    } else if (ended) {
+      emit({ type: 'task', tool, taskId, status: task.status });
+      return { decision: { action: ACTION_STOP, status: ended[0], reason: ended[1] } };
+    }
+    // Still running: the engine says when to look again, or that the call ends pending within its deadline.
+    const next = engine.poll(state, looked ? hintOf(task.pollInterval) : undefined, now());
+    emit({ type: 'task', tool, taskId, status: task.status, ...(next.action === ACTION_STOP ? {} : { delayMs: next.delayMs }) });
+    if (next.action === ACTION_STOP) return { decision: next, ...(lastError ? { error: lastError } : {}) };
+    if (!(await sleep(next.delayMs, signal))) return cancel();
+    const g = await taskRpc(ctx, 'tasks/get', taskId, { timeout: attemptTimeout(), signal });
+    const t = g.value;
+    looked = !!t && t.taskId === taskId && TASK_STATUSES.has(t.status);
+    if (looked) task = t;
+    else lastError = g.error ?? new TypeError('tasks/get answered something that is not this task');
+  }
+}
