@@ -21,5 +21,5 @@ export {
 } from './server/index.js';
 export type {
   LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions, LedgerReleased, LedgerReleaseRefusal,
-  LedgerRejectReason, LedgerMeta, LedgerEvent, LedgerClaimHold, LedgerClaimContext, SqliteDurability, SqliteLedgerStoreOptions, PostgresQueryable, OperationStatusAnswer, StatusToolOptions,
+  LedgerRejectReason, LedgerMeta, LedgerEvent, LedgerClaimHold, LedgerClaimContext, UnresolvedFilter, UnresolvedRecord, UnresolvedCount, SqliteDurability, SqliteLedgerStoreOptions, PostgresQueryable, OperationStatusAnswer, StatusToolOptions,
 } from './server/index.js';

@@ -14,6 +14,10 @@ export interface LedgerStore {
   insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
   replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
   purge?(nowMs: number): Promise<number>;
+  /** Optional (`OperationLedger#unresolved`, `releaseAll`): unresolved records, oldest first. */
+  unresolved?(filter: UnresolvedFilter): Promise<UnresolvedRecord[]>;
+  /** Optional (`OperationLedger#countUnresolved`). */
+  countUnresolved?(filter: Omit<UnresolvedFilter, 'limit'>): Promise<UnresolvedCount[]>;
   /**
    * Optional (`withIdempotency`'s `transaction` option needs it): in one store transaction, write `claim`
    * (insert when `expectedVersion` is null, else replace that version — if that does not apply, roll back
@@ -22,6 +26,13 @@ export interface LedgerStore {
    */
   transaction?(key: LedgerKey, expectedVersion: number | null, claim: LedgerRecord, work: (tx: any) => Promise<{ record: LedgerRecord; result?: string }>): Promise<boolean>;
 }
+
+/** Which unresolved records: a tenant and/or an action (both optional), at most `limit` (1 … 10,000; default 100). */
+export interface UnresolvedFilter { tenant?: string; action?: string; limit?: number }
+/** An unresolved (`pending` or `unknown`) record. */
+export interface UnresolvedRecord { key: LedgerKey; record: LedgerRecord }
+/** How many unresolved records one (tenant, action) holds. */
+export interface UnresolvedCount { tenant: string; action: string; pending: number; unknown: number }
 
 /** What a transactional handler gets from `D1LedgerStore`: queue its writes; they commit in the ledger's batch. */
 export interface D1LedgerTransaction {
@@ -42,6 +53,8 @@ declare abstract class LedgerStoreMethods implements LedgerStore {
    * (else a `TypeError`/`RangeError` with `field: 'nowMs'`).
    */
   purge(nowMs: number): Promise<number>;
+  unresolved(filter?: UnresolvedFilter): Promise<UnresolvedRecord[]>;
+  countUnresolved(filter?: Omit<UnresolvedFilter, 'limit'>): Promise<UnresolvedCount[]>;
 }
 /** A store that can commit a handler's writes with its record (`withIdempotency`'s `transaction` option). */
 declare abstract class TransactionalLedgerStore<Tx> extends LedgerStoreMethods {
@@ -245,6 +258,15 @@ export declare class OperationLedger {
    * `field: 'key'` and a `LedgerReleaseRefusal` `code`) a missing, resolved, live or released record.
    */
   release(key: LedgerKey, options: { reason: string }): Promise<LedgerReleased>;
+  /**
+   * Releases, with one `reason`, up to `filter.limit` (default 100) unresolved records of a tenant and/or
+   * action, oldest first, each through `release` (a live lease is refused, never released).
+   */
+  releaseAll(filter: UnresolvedFilter | undefined, options: { reason: string }): Promise<{ released: LedgerKey[]; refused: { key: LedgerKey; code: LedgerReleaseRefusal }[] }>;
+  /** The unresolved records of a tenant and/or action, oldest first (a store without `unresolved`: `TypeError`, `field: 'store'`). */
+  unresolved(filter?: UnresolvedFilter): Promise<UnresolvedRecord[]>;
+  /** How many unresolved records each (tenant, action) holds. */
+  countUnresolved(filter?: Omit<UnresolvedFilter, 'limit'>): Promise<UnresolvedCount[]>;
   /**
    * What is known about an operation, read-only (nothing is claimed or executed; an unresolved record is
    * put to the reconcile hook). `not_found` is not proof that it did not happen. The key's tenant must be

@@ -2,14 +2,14 @@
 // a record changes) come from the wasm core; this file does the store I/O, the reconcile hook and the claims
 // held while handlers run (lease.js). withIdempotency (with-idempotency.js) talks to the tool handler; the
 // result encoding is result.js's.
-import { optionError as optError, rangeError, typeError } from '../errors.js';
+import { optionError as optError } from '../errors.js';
 import { LedgerRules } from './rules.js';
-import { checkNowMs } from './stores.js';
+import { countUnresolved, purge, release, releaseAll, unresolved } from './operators.js';
 import { ClaimHold } from './lease.js';
 import { checkMaxResultBytes, decodeResult, storedText, unstoredResult } from './result.js';
 import {
   LEDGER_META_KEY, LOOKUP_FAILED, LOOKUP_IN_PROGRESS, LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED,
-  OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND, OPERATION_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED,
+  OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED,
 } from '../generated/names.js';
 
 /** Each ledger's counters (OpenTelemetry), when it was given `opentelemetry`: `{ answers, incidents }`. */
@@ -74,6 +74,7 @@ export class OperationLedger {
   #maxResultBytes;
   #live = new Map();
   #actions = new Set();
+  #inner;
 
   constructor(options = {}) {
     const { store, reconcile, now, opentelemetry, onEvent, maxResultBytes, ...rules } = options ?? {};
@@ -105,7 +106,11 @@ export class OperationLedger {
         }),
       });
     }
-    INTERNALS.set(this, { emit: (e) => this.#emit(e), addAction: (a) => this.#actions.add(a) });
+    this.#inner = {
+      store, rules: this.#rules, now: this.#now, io: (during, key, f) => this.#io(during, key, f),
+      emit: (e) => this.#emit(e), addAction: (a) => this.#actions.add(a),
+    };
+    INTERNALS.set(this, this.#inner);
   }
 
   /** Tells `onEvent` (a throw there is ignored) and counts the incident. */
@@ -377,57 +382,32 @@ export class OperationLedger {
 
   /**
    * Deletes the resolved records (`succeeded`, `failed`) that expired at or before `nowMs` (default: the
-   * ledger's clock) and resolves to how many went. Unresolved records (`pending`, `unknown`) are never
-   * deleted, however old: they stay until the reconcile hook or an operator resolves them. Run it on a
-   * timer (a Durable Object: `DurableObjectLedgerStore#purgeOnAlarm`); a store without `purge` is a
-   * `TypeError` (`field: 'store'`).
+   * ledger's clock) and resolves to how many went; never an unresolved one (operators.js).
    */
-  async purge(nowMs = this.#now()) {
-    checkNowMs(nowMs);
-    if (typeof this.#store.purge !== 'function') throw optError('store', 'a ledger store with purge(nowMs) to purge');
-    return this.#store.purge(nowMs);
+  purge(nowMs) {
+    return purge(this.#inner, nowMs);
   }
 
   /**
-   * An operator's way out for an unresolved record (`unknown`, or `pending` whose lease ran out) when the
-   * reconcile hook cannot tell: after checking by hand that the write did **not** take effect, release it,
-   * and the next call with the same key executes. `reason` (required) is kept in the store beside the
-   * released record. Resolves to `{ released: true, previousState, record }`; refuses with a `RangeError`
-   * (`field: 'key'`) whose `code` is `not_found`, `resolved` (succeeded/failed: replayed, nothing to
-   * release), `lease_live` (the handler may be running: wait `retryAfterMs`) or `already_released`.
+   * An operator's way out for an unresolved record after checking by hand that it did **not** take effect:
+   * the next call with the key executes; `{ reason }` is required (operators.js).
    */
-  async release(key, options) {
-    const reason = options?.reason;
-    if (typeof reason !== 'string' || !reason.trim()) {
-      throw typeError('reason', 'release needs { reason }: a non-empty string saying how you know the operation did not happen');
-    }
-    for (let round = 0; round < 4; round++) {
-      const now = this.#now();
-      const stored = await this.#store.get(key);
-      if (!stored) throw refusal('not_found', `there is no ledger record for ${describe(key)}: nothing to release`);
-      const r = this.#rules.release(stored.record, now);
-      if (r.refused) {
-        const state = stored.record.state;
-        const why = {
-          resolved: `its outcome is recorded (${state}) and is replayed: only an unresolved (pending or unknown) record can be released`,
-          lease_live: `its claim is live for ${r.retryAfterMs} ms more: the operation may be running now. Release it after the lease ends`,
-          already_released: 'it is already released: the next call executes',
-        }[r.refused];
-        throw refusal(r.refused, `cannot release ${describe(key)}: ${why}`, { state, ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}) });
-      }
-      const note = JSON.stringify({ released: { reason, previousState: stored.record.state, atMs: now } });
-      if (await this.#store.replace(key, stored.record.version, r.released, note)) {
-        return { released: true, previousState: stored.record.state, record: r.released };
-      }
-      // The record changed under us (a reconcile, a finish): look again.
-    }
-    throw refusal('contended', `cannot release ${describe(key)}: the record keeps changing; try again`);
+  release(key, options) {
+    return release(this.#inner, key, options);
+  }
+
+  /** Releases, with one `reason`, up to `filter.limit` unresolved records of a tenant and/or action (operators.js). */
+  releaseAll(filter, options) {
+    return releaseAll(this.#inner, filter, options);
+  }
+
+  /** The unresolved records of a tenant and/or action, oldest first (operators.js). */
+  unresolved(filter) {
+    return unresolved(this.#inner, filter);
+  }
+
+  /** How many unresolved records each (tenant, action) holds (operators.js). */
+  countUnresolved(filter) {
+    return countUnresolved(this.#inner, filter);
   }
 }
-
-const describe = (key) => `operation ${key?.operationId} (tenant ${key?.tenant}, action ${key?.action})`;
-
-function refusal(code, message, extra = {}) {
-  return Object.assign(rangeError('key', message, code), extra);
-}
-

@@ -14,7 +14,6 @@ import {
 
 /** Each handler call's claim, for `claimOf(extra)`. */
 const CLAIMS = new WeakMap();
-const NEVER = new AbortController().signal;
 
 /**
  * The claim a handler runs under, from inside the handler: `claimOf(extra)` → `{ tenant, action,
@@ -167,8 +166,9 @@ export function withIdempotency(ledger, handler, options = {}) {
     const context = extra !== null && typeof extra === 'object' ? extra : {};
     let done;
     try {
+      // (A signal that never aborts: the transaction holds no lease. Made here: workerd refuses one at module scope.)
       done = await ledger.executeAtomically(key, inputFingerprint, (tx, claim) => {
-        CLAIMS.set(context, Object.freeze({ ...key, fence: claim.version, signal: NEVER }));
+        CLAIMS.set(context, Object.freeze({ ...key, fence: claim.version, signal: new AbortController().signal }));
         return handler(args, context, tx);
       });
     } catch (e) {
