@@ -75,6 +75,11 @@ export declare class MemoryLedgerStore extends LedgerStoreMethods {
 export type SqliteDurability = 'full' | 'normal';
 export interface SqliteLedgerStoreOptions {
   durability?: SqliteDurability;
+  /**
+   * The longest a `transaction: true` handler may hold the transaction (ms, default 10,000): a longer one is
+   * rolled back (answered `rejected`/`rolled_back`) and its `tx` refuses every later call.
+   */
+  transactionTimeoutMs?: number;
 }
 /**
  * SQLite through better-sqlite3: pass an open `Database`. Switches the file to WAL mode unless you chose a

@@ -24,6 +24,7 @@
 // whose outcome is not known must not disappear silently (its key would then execute again). Released
 // records (an operator's `release`, with its reason) are kept too: only `succeeded` and `failed` go.
 import { rangeError, typeError } from '../errors.js';
+import { guarded, withTimeout } from './sqlite-guard.js';
 import { CommitUnknown, UNRESOLVED, checkNowMs, foldCounts, keyError, keyString, purgeable, resultError } from './store-common.js';
 
 export { CommitUnknown, checkNowMs, foldCounts, keyError, resultError } from './store-common.js';
@@ -171,16 +172,21 @@ export function fromRow(row) {
 const DURABILITY = { full: 2, normal: 1 };
 const SYNCHRONOUS_EXTRA = 3;
 
+/** The default `transactionTimeoutMs`: 10 s. */
+const DEFAULT_TRANSACTION_TIMEOUT_MS = 10_000;
+
 function sqliteOptions(options) {
-  if (options === undefined) return 'full';
-  if (options === null || typeof options !== 'object') throw typeError('options', 'SqliteLedgerStore options must be an object ({ durability })');
+  if (options === undefined) return { durability: 'full', timeoutMs: DEFAULT_TRANSACTION_TIMEOUT_MS };
+  if (options === null || typeof options !== 'object') throw typeError('options', 'SqliteLedgerStore options must be an object ({ durability, transactionTimeoutMs })');
   for (const k of Object.keys(options)) {
-    if (k !== 'durability') throw typeError(k, `${k} is not a known option of SqliteLedgerStore (durability)`, 'unknown_option');
+    if (k !== 'durability' && k !== 'transactionTimeoutMs') throw typeError(k, `${k} is not a known option of SqliteLedgerStore (durability, transactionTimeoutMs)`, 'unknown_option');
   }
-  const { durability = 'full' } = options;
+  const { durability = 'full', transactionTimeoutMs: t = DEFAULT_TRANSACTION_TIMEOUT_MS } = options;
   if (typeof durability !== 'string') throw typeError('durability', `durability must be 'full' or 'normal', not ${typeof durability}`);
   if (!Object.hasOwn(DURABILITY, durability)) throw rangeError('durability', `durability must be 'full' or 'normal', not ${JSON.stringify(durability)}`);
-  return durability;
+  if (typeof t !== 'number') throw typeError('transactionTimeoutMs', `transactionTimeoutMs must be a number of milliseconds, not ${typeof t}`);
+  if (!Number.isInteger(t) || t < 1 || t > 3_600_000) throw rangeError('transactionTimeoutMs', `transactionTimeoutMs must be whole milliseconds from 1 to 3600000 (${t})`);
+  return { durability, timeoutMs: t };
 }
 
 /**
@@ -208,6 +214,7 @@ export class SqliteLedgerStore {
   #insert;
   #update;
   #purge;
+  #timeoutMs;
   // The transaction open on this connection (a promise that settles when it ends): while it is open, the
   // store's other statements wait, or they would run inside it and see its uncommitted claim.
   #open = null;
@@ -216,7 +223,8 @@ export class SqliteLedgerStore {
     if (!db || typeof db.prepare !== 'function' || typeof db.exec !== 'function') {
       throw typeError('db', 'SqliteLedgerStore needs a better-sqlite3 Database');
     }
-    const durability = sqliteOptions(options);
+    const { durability, timeoutMs } = sqliteOptions(options);
+    this.#timeoutMs = timeoutMs;
     const pragma = (name) => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0];
     let mode = String(pragma('journal_mode')).toLowerCase();
     if (mode === 'delete') mode = String(Object.values(db.prepare('PRAGMA journal_mode = WAL').get())[0]).toLowerCase();
@@ -276,9 +284,11 @@ export class SqliteLedgerStore {
 
   /**
    * One write and its record in one SQLite transaction (`BEGIN IMMEDIATE`: other processes on the file
-   * wait for it, up to the connection's busy timeout). `work(db)` gets the Database this store was made
-   * with and writes through it, synchronously or across awaits; the ledger's own statements wait until the
-   * transaction ends. Your other code on the same connection does not: a statement it runs while the
+   * wait for it, up to the connection's busy timeout). `work(tx)` gets the Database this store was made
+   * with, behind a guard, and writes through it, synchronously or across awaits; the ledger's own statements
+   * wait until the transaction ends — at most `transactionTimeoutMs` (default 10 s): a longer one is rolled
+   * back (`TransactionTimeout`, answered `rolled_back`) and the guard refuses every later call through `tx`
+   * (and through statements prepared with it), so a handler still running writes nothing outside it. Your other code on the same connection does not: a statement it runs while the
    * handler awaits joins the transaction (commits or rolls back with it), as with any transaction held
    * open across an await on one better-sqlite3 connection.
    */
@@ -288,6 +298,7 @@ export class SqliteLedgerStore {
     let end;
     this.#open = new Promise((resolve) => { end = resolve; });
     const db = this.#db;
+    const live = { open: true };
     try {
       db.exec('BEGIN IMMEDIATE');
       try {
@@ -298,7 +309,7 @@ export class SqliteLedgerStore {
           db.exec('ROLLBACK');
           return false;
         }
-        const { record, result } = await work(db);
+        const { record, result } = await withTimeout(work(guarded(db, live)), this.#timeoutMs);
         resultError(result);
         if (this.#update.run(...updateArgs(key, claim.version, record, result)).changes !== 1) {
           throw new Error('the claim changed inside its own transaction (was the row written by the handler?)');
@@ -316,6 +327,7 @@ export class SqliteLedgerStore {
       }
       return true;
     } finally {
+      live.open = false;
       this.#open = null;
       end();
     }

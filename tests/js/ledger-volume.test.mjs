@@ -15,6 +15,8 @@ import {
   MemoryLedgerStore, OperationLedger, PostgresLedgerStore, SqliteLedgerStore, withIdempotency, LEDGER_META_KEY,
 } from '../../pkg/node.js';
 import { postgresBin, startPostgres } from '../support/postgres.mjs';
+import { runStallCase } from '../support/ledger-stall-case.mjs';
+import * as pkg from '../../pkg/node.js';
 
 const tenant = (extra) => extra.authInfo?.extra?.sub;
 const extra = (sub = 'user-1') => ({ authInfo: { clientId: 'app', extra: { sub } } });
@@ -157,5 +159,19 @@ test('the same on Postgres', { skip: postgresBin() ? false : 'PostgreSQL is not 
   } finally {
     await pool.end();
     server.stop();
+  }
+});
+
+test('SQLite transaction: true: a slow handler stalls another tenant at most transactionTimeoutMs; it is rolled back and its late writes refused', async () => {
+  // Measured before the bound: the fast call of another tenant waited ~1,450 ms for a 1,500 ms handler.
+  const bounded = await runStallCase(pkg, Database, { transactionTimeoutMs: 200 });
+  assert.ok(bounded.fastMs < 700, JSON.stringify(bounded));
+  assert.equal(bounded.slow, 'rejected/rolled_back', 'nothing took effect: the caller may send it again');
+  assert.deepEqual(bounded.tickets, [], 'neither the write before the timeout nor the one after it');
+  // Within the bound (the default, 10 s) the slow handler commits as before.
+  const within = await runStallCase(pkg, Database, undefined, { slowMs: 300 });
+  assert.deepEqual([within.slow, within.tickets], ['result', ['slow', 'slow (second write)']]);
+  for (const [v, Err] of [[0, RangeError], [1.5, RangeError], [3_600_001, RangeError], ['1', TypeError]]) {
+    assert.throws(() => new SqliteLedgerStore(new Database(':memory:'), { transactionTimeoutMs: v }), (e) => e instanceof Err && e.field === 'transactionTimeoutMs');
   }
 });
