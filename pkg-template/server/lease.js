@@ -31,7 +31,8 @@ export class ClaimHold {
   #timer;
   #renewing = Promise.resolve();
   #stopped = false;
-  #controller = new AbortController();
+  #controller; // made when the handler first reads `signal` (an AbortController per call costs)
+  #lost; // the LeaseLost, once lost
 
   constructor({ store, rules, now, key, claim, emit, onStop }) {
     this.#store = store;
@@ -49,12 +50,14 @@ export class ClaimHold {
 
   /** Aborts when the claim can no longer be kept (its `reason` is a `LeaseLost`). */
   get signal() {
+    this.#controller ??= new AbortController();
+    if (this.#lost && !this.#controller.signal.aborted) this.#controller.abort(this.#lost);
     return this.#controller.signal;
   }
 
   /** Whether the claim is still held (not lost, not stopped). */
   get live() {
-    return !this.#stopped && !this.#controller.signal.aborted;
+    return !this.#stopped && !this.#lost;
   }
 
   /** The claim as last written (its version moves with each renewal). */
@@ -98,9 +101,10 @@ export class ClaimHold {
   }
 
   #lose(reason) {
-    if (this.#controller.signal.aborted) return;
+    if (this.#lost) return;
+    this.#lost = new LeaseLost(reason, this.fence);
     this.#emit({ type: 'lease_lost', key: this.#key, fence: this.fence, reason });
-    this.#controller.abort(new LeaseLost(reason, this.fence));
+    this.#controller?.abort(this.#lost);
   }
 
   /** Ends the renewals (waiting for one in flight) and resolves to the claim as it is now. */

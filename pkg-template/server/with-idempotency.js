@@ -139,7 +139,7 @@ export function withIdempotency(ledger, handler, options = {}) {
     if (answer) return answer;
     const hold = ledger.hold(key, admission.claim);
     const context = extra !== null && typeof extra === 'object' ? extra : {};
-    CLAIMS.set(context, Object.freeze({ tenant: who, action, operationId, fence: hold.fence, signal: hold.signal }));
+    CLAIMS.set(context, Object.freeze({ tenant: who, action, operationId, fence: hold.fence, get signal() { return hold.signal; } }));
     let result;
     let state;
     try {
