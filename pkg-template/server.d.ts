@@ -4,7 +4,10 @@ export type { LedgerRecord, LedgerAdmission, LedgerLookup, LedgerReleaseRule, Le
 export {
   OperationLedger,
   withIdempotency,
+  claimOf,
   OutcomeUnknown,
+  LedgerStoreError,
+  LeaseLost,
   LEDGER_META_KEY,
   fingerprint,
   MAX_FINGERPRINT_BYTES,
@@ -18,5 +21,5 @@ export {
 } from './server/index.js';
 export type {
   LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions, LedgerReleased, LedgerReleaseRefusal,
-  LedgerRejectReason, LedgerMeta, SqliteDurability, SqliteLedgerStoreOptions, PostgresQueryable, OperationStatusAnswer, StatusToolOptions,
+  LedgerRejectReason, LedgerMeta, LedgerEvent, LedgerClaimHold, LedgerClaimContext, UnresolvedFilter, UnresolvedRecord, UnresolvedCount, SqliteDurability, SqliteLedgerStoreOptions, PostgresQueryable, OperationStatusAnswer, StatusToolOptions,
 } from './server/index.js';

@@ -14,6 +14,10 @@ export interface LedgerStore {
   insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
   replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
   purge?(nowMs: number): Promise<number>;
+  /** Optional (`OperationLedger#unresolved`, `releaseAll`): unresolved records, oldest first. */
+  unresolved?(filter: UnresolvedFilter): Promise<UnresolvedRecord[]>;
+  /** Optional (`OperationLedger#countUnresolved`). */
+  countUnresolved?(filter: Omit<UnresolvedFilter, 'limit'>): Promise<UnresolvedCount[]>;
   /**
    * Optional (`withIdempotency`'s `transaction` option needs it): in one store transaction, write `claim`
    * (insert when `expectedVersion` is null, else replace that version — if that does not apply, roll back
@@ -22,6 +26,13 @@ export interface LedgerStore {
    */
   transaction?(key: LedgerKey, expectedVersion: number | null, claim: LedgerRecord, work: (tx: any) => Promise<{ record: LedgerRecord; result?: string }>): Promise<boolean>;
 }
+
+/** Which unresolved records: a tenant and/or an action (both optional), at most `limit` (1 … 10,000; default 100). */
+export interface UnresolvedFilter { tenant?: string; action?: string; limit?: number }
+/** An unresolved (`pending` or `unknown`) record. */
+export interface UnresolvedRecord { key: LedgerKey; record: LedgerRecord }
+/** How many unresolved records one (tenant, action) holds. */
+export interface UnresolvedCount { tenant: string; action: string; pending: number; unknown: number }
 
 /** What a transactional handler gets from `D1LedgerStore`: queue its writes; they commit in the ledger's batch. */
 export interface D1LedgerTransaction {
@@ -42,6 +53,8 @@ declare abstract class LedgerStoreMethods implements LedgerStore {
    * (else a `TypeError`/`RangeError` with `field: 'nowMs'`).
    */
   purge(nowMs: number): Promise<number>;
+  unresolved(filter?: UnresolvedFilter): Promise<UnresolvedRecord[]>;
+  countUnresolved(filter?: Omit<UnresolvedFilter, 'limit'>): Promise<UnresolvedCount[]>;
 }
 /** A store that can commit a handler's writes with its record (`withIdempotency`'s `transaction` option). */
 declare abstract class TransactionalLedgerStore<Tx> extends LedgerStoreMethods {
@@ -62,6 +75,11 @@ export declare class MemoryLedgerStore extends LedgerStoreMethods {
 export type SqliteDurability = 'full' | 'normal';
 export interface SqliteLedgerStoreOptions {
   durability?: SqliteDurability;
+  /**
+   * The longest a `transaction: true` handler may hold the transaction (ms, default 10,000): a longer one is
+   * rolled back (answered `rejected`/`rolled_back`) and its `tx` refuses every later call.
+   */
+  transactionTimeoutMs?: number;
 }
 /**
  * SQLite through better-sqlite3: pass an open `Database`. Switches the file to WAL mode unless you chose a
@@ -136,15 +154,72 @@ export type ReconcileVerdict =
  */
 export interface OperationLedgerOptions extends LedgerRulesOptions {
   store: LedgerStore;
+  /**
+   * Asked when an outcome is not known: a claim whose lease ran out (its run stopped renewing it) or an
+   * `unknown` record — never while this process holds a live claim on the key. Answer `not_done` only when
+   * the operation did not happen and cannot happen any more (a stale run's write would be refused
+   * downstream by its fence, or the run has provably ended). Look up by the `tenant` given, not by the id alone.
+   */
   reconcile?: (ctx: LedgerKey & { record: LedgerRecord; result?: unknown }) => Promise<ReconcileVerdict> | ReconcileVerdict;
   now?: () => number;
+  /** What operators must know (a throw here is ignored). Store and handler error details go here, never to the model. */
+  onEvent?: (event: LedgerEvent) => void;
+  /** The largest result text a record keeps, in UTF-8 bytes (default 1 MiB); a larger result is recorded as `result_not_stored`. */
+  maxResultBytes?: number;
   /**
    * Your `@opentelemetry/api` module: `withIdempotency` counts every answer in `mcp_retry_policy.ledger.answers`
    * (attributes `mcp_retry_policy.ledger.answer` — execute, replay, conflict, in_progress, unknown, rejected,
-   * rolled_back — and `mcp_retry_policy.ledger.action`). Without it nothing is recorded.
+   * rolled_back — and `mcp_retry_policy.ledger.action`), and every event in `mcp_retry_policy.ledger.incidents`
+   * (attribute `mcp_retry_policy.ledger.incident`: the event's type). Without it nothing is recorded.
    */
   opentelemetry?: { metrics: { getMeter(name: string, version?: string): unknown } };
 }
+
+/** What `onEvent` hears. `error` is the store's, handler's or hook's own error: for logs, never for the model. */
+export type LedgerEvent =
+  | { type: 'store_error'; during: 'get' | 'insert' | 'replace' | 'renew' | 'transaction' | 'commit'; key: LedgerKey; error: unknown }
+  | { type: 'lease_lost'; key: LedgerKey; fence: number; reason: 'record_changed' | 'not_renewed' }
+  /** A renewal came late (the event loop stalled past two thirds of the lease) but held: the lease is too short for this process. */
+  | { type: 'lease_late'; key: LedgerKey; fence: number; leftMs: number }
+  | { type: 'late_finish'; key: LedgerKey; version: number; state: 'succeeded' | 'failed' | 'unknown' }
+  | { type: 'result_not_stored'; key: LedgerKey; state: 'succeeded' | 'failed'; why: string; error?: unknown }
+  | { type: 'handler_error'; during: 'handler' | 'validate' | 'transaction'; key: LedgerKey; error: unknown }
+  | { type: 'reconcile_error' | 'authorize_error'; key: LedgerKey; error: unknown };
+
+/** A ledger store failed (its error in `cause`; the `store_error` event has told `onEvent`). */
+export declare class LedgerStoreError extends Error {
+  readonly code: 'store_unavailable';
+  readonly during: string;
+}
+
+/** Why a handler's claim signal aborted (`claimOf(extra).signal.reason`). */
+export declare class LeaseLost extends Error {
+  readonly reason: 'record_changed' | 'not_renewed';
+  readonly fence: number;
+}
+
+/** A claim kept while its handler runs (`OperationLedger.hold`). */
+export interface LedgerClaimHold {
+  /** The fencing token: the version the claim was made with; every later claim of the key has a higher one. */
+  readonly fence: number;
+  /** Aborts (with a `LeaseLost`) when the claim can no longer be kept. */
+  readonly signal: AbortSignal;
+  readonly live: boolean;
+  /** The claim as last renewed. */
+  readonly claim: LedgerRecord;
+  /** Ends the renewals; resolves to the claim to `finish` with. */
+  stop(): Promise<LedgerRecord>;
+}
+
+/** The claim a handler runs under: `claimOf(extra)` inside a handler wrapped by `withIdempotency`. */
+export interface LedgerClaimContext extends LedgerKey {
+  /** The fencing token (the claim's version): pass it downstream so that a stale run is refused there. */
+  readonly fence: number;
+  /** Aborts when the claim can no longer be kept: stop, and do not commit. */
+  readonly signal: AbortSignal;
+}
+/** The claim the handler with this `extra` runs under, or `undefined` outside a `withIdempotency` handler. */
+export declare function claimOf(extra: unknown): LedgerClaimContext | undefined;
 
 export type LedgerBegin =
   | { action: 'execute'; claim: LedgerRecord }
@@ -169,7 +244,17 @@ export declare class OperationLedger {
   constructor(options: OperationLedgerOptions);
   readonly ttlMs: number;
   readonly leaseMs: number;
+  /** The largest result text a record keeps (UTF-8 bytes). */
+  readonly maxResultBytes: number;
+  /** Rejects with a `LedgerStoreError` when the store fails. */
   begin(key: LedgerKey, fingerprint: string): Promise<LedgerBegin>;
+  /** Keeps a claim from `begin` while its handler runs (renewed every third of the lease). */
+  hold(key: LedgerKey, claim: LedgerRecord): LedgerClaimHold;
+  /**
+   * Which action holds `operationId` for `tenant`: the asked one, else the one action registered by
+   * `withIdempotency` on this ledger that does (`{ ambiguous: true }` for several). One tenant only.
+   */
+  locate(query: { tenant: string; operationId: string; action: string }): Promise<{ action: string } | { ambiguous: true } | undefined>;
   /** Records the outcome; a result that cannot be encoded (BigInt, function, Symbol, cycle) is recorded as a note. */
   finish(key: LedgerKey, claim: LedgerRecord, state: 'succeeded' | 'failed' | 'unknown', result?: unknown): Promise<boolean>;
   /**
@@ -178,6 +263,15 @@ export declare class OperationLedger {
    * `field: 'key'` and a `LedgerReleaseRefusal` `code`) a missing, resolved, live or released record.
    */
   release(key: LedgerKey, options: { reason: string }): Promise<LedgerReleased>;
+  /**
+   * Releases, with one `reason`, up to `filter.limit` (default 100) unresolved records of a tenant and/or
+   * action, oldest first, each through `release` (a live lease is refused, never released).
+   */
+  releaseAll(filter: UnresolvedFilter | undefined, options: { reason: string }): Promise<{ released: LedgerKey[]; refused: { key: LedgerKey; code: LedgerReleaseRefusal }[] }>;
+  /** The unresolved records of a tenant and/or action, oldest first (a store without `unresolved`: `TypeError`, `field: 'store'`). */
+  unresolved(filter?: UnresolvedFilter): Promise<UnresolvedRecord[]>;
+  /** How many unresolved records each (tenant, action) holds. */
+  countUnresolved(filter?: Omit<UnresolvedFilter, 'limit'>): Promise<UnresolvedCount[]>;
   /**
    * What is known about an operation, read-only (nothing is claimed or executed; an unresolved record is
    * put to the reconcile hook). `not_found` is not proof that it did not happen. The key's tenant must be
@@ -220,6 +314,11 @@ export interface StatusToolOptions<Extra> {
   description?: string;
   /** The zod the server's SDK uses (default: the `zod` this package resolves). */
   z?: { string(): any };
+  /**
+   * Whether this caller may read the record found under `action` (e.g. only payroll admins read `payroll_adjust`).
+   * Anything but `true` (a throw too) answers as an id never used: `not_found`.
+   */
+  authorize?: (ctx: LedgerKey & { extra: Extra }) => boolean | Promise<boolean>;
 }
 
 /** The status tool's default name: `operation_status`. */
@@ -243,7 +342,10 @@ export declare class OutcomeUnknown extends Error {
 export interface IdempotencyOptions<Extra> {
   /** The ledger's name for this tool's writes (usually the tool name). */
   action: string;
-  /** The tenant, from the authenticated request context (e.g. `extra.authInfo.clientId`). */
+  /**
+   * The tenant: the authenticated principal whose results these are — the token's subject (e.g.
+   * `extra.authInfo.extra.sub`), not the app's client id, which many users share. Never from the arguments.
+   */
   tenant: (extra: Extra) => string | undefined | Promise<string | undefined>;
   operationIdArgument?: string;
   /** Checks run before any claim; return a message to refuse (a validator that throws refuses too, with reason `validation_failed`): the caller gets `_meta[LEDGER_META_KEY] = { status: 'rejected', reason: 'invalid_input', operationId }` and nothing is stored. */
@@ -283,7 +385,9 @@ export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'i
 export type LedgerMeta =
   | { status: 'rejected'; reason: LedgerRejectReason; operationId?: string }
   | { status: 'in_progress'; operationId: string; retryAfterMs: number }
-  | { status: 'conflict' | 'unknown'; operationId: string }
+  | { status: 'conflict'; operationId: string }
+  /** `reason: 'store_unavailable'`: the ledger's store failed before this call ran anything. */
+  | { status: 'unknown'; operationId: string; reason?: 'store_unavailable' }
   | { status: 'result_not_stored'; state: 'succeeded' | 'failed'; operationId?: string; reason: string };
 /**
  * RFC 8785 canonical JSON + SHA-256, hex. Throws `RangeError` (`not_finite`: NaN or ±Infinity, boxed too;

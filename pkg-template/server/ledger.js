@@ -1,18 +1,21 @@
-// The operation ledger and withIdempotency: a replayed write returns its first outcome. The rules (what to
-// do with a write, how a record changes) come from the wasm core; this file does the store I/O and talks
-// to the tool handler.
-import { optionError as optError, rangeError, typeError } from '../errors.js';
-import { LedgerRules, isValidOperationId } from './rules.js';
-import { fingerprint } from './fingerprint.js';
-import { CommitUnknown, checkNowMs } from './stores.js';
+// The operation ledger: a replayed write returns its first outcome. The rules (what to do with a write, how
+// a record changes) come from the wasm core; this file does the store I/O, the reconcile hook and the claims
+// held while handlers run (lease.js). withIdempotency (with-idempotency.js) talks to the tool handler; the
+// result encoding is result.js's.
+import { optionError as optError } from '../errors.js';
+import { LedgerRules } from './rules.js';
+import { countUnresolved, purge, release, releaseAll, unresolved } from './operators.js';
+import { ClaimHold } from './lease.js';
+import { checkMaxResultBytes, decodeResult, storedText, unstoredResult } from './result.js';
 import {
-  LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, LOOKUP_FAILED, LOOKUP_IN_PROGRESS,
-  LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED,
-  RECORD_SUCCEEDED, RECORD_UNKNOWN,
+  LEDGER_META_KEY, LOOKUP_FAILED, LOOKUP_IN_PROGRESS, LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED,
+  OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED,
 } from '../generated/names.js';
 
-/** Each ledger's answer counter (OpenTelemetry), when it was given `opentelemetry`. */
-const COUNTERS = new WeakMap();
+/** Each ledger's counters (OpenTelemetry), when it was given `opentelemetry`: `{ answers, incidents }`. */
+export const COUNTERS = new WeakMap();
+/** Each ledger's internals for withIdempotency and the status tool: `{ emit(event), addAction(action) }`. */
+export const INTERNALS = new WeakMap();
 
 /** The record changed while the reconcile hook was asked: look again. */
 const RACED = Symbol('raced');
@@ -20,75 +23,26 @@ const RACED = Symbol('raced');
 /** The `_meta` key of the ledger's own answers (in progress, unknown, conflict, rejected, result not stored). */
 export { LEDGER_META_KEY };
 
-// ── The one result encoding ─────────────────────────────────────────────────────────────────────────────
-// Every store keeps a recorded result as opaque text, written here and read back here, so every store
-// replays the same value. The text is the result's MCP wire form: exactly `JSON.stringify(result)` —
-// `toJSON` is honoured (a Date becomes its ISO string), NaN and ±Infinity become null, -0 becomes 0,
-// undefined object members are left out (undefined in an array becomes null), and the key order is kept.
-// A replay is `JSON.parse` of that text. A result that has no such form — a BigInt, a function or a Symbol
-// anywhere in it, a cycle, a `toJSON` that throws, or nothing at all — is not data: the ledger still records
-// how the operation ended, with a stored note in place of the result (`unstoredResult`).
+const keyString = (k) => JSON.stringify([k.tenant, k.action, k.operationId]);
 
-class Unencodable extends Error {}
-
-function noteUnencodable(key, value) {
-  const t = typeof value;
-  if (t === 'bigint' || t === 'function' || t === 'symbol') {
-    const what = t === 'bigint' ? 'a BigInt' : t === 'symbol' ? 'a Symbol' : 'a function';
-    throw new Unencodable(key === '' ? `it is ${what}` : `${what} at ${JSON.stringify(key)}`);
-  }
-  return value;
-}
-
-/** The result's text, or `{ why }` when it has none. */
-export function encodeResult(result) {
-  let text;
-  try {
-    text = JSON.stringify(result, noteUnencodable);
-  } catch (e) {
-    if (e instanceof Unencodable) return { why: e.message };
-    if (e instanceof TypeError && /circular|cyclic/i.test(e.message)) return { why: 'it contains a cycle' };
-    return { why: `encoding it threw ${e?.name ?? 'an error'}: ${e?.message ?? e}` };
-  }
-  if (text === undefined) return { why: 'there was no result (undefined)' };
-  return { text };
-}
-
-/** A stored note in place of a result that could not be stored; `state` says how the operation ended. */
-function unstoredResult(state, operationId, why) {
-  const failed = state === 'failed';
-  const ended = failed ? 'ran and reported an error' : 'succeeded';
-  return {
-    isError: failed,
-    content: [{
-      type: 'text',
-      text: `The operation${operationId ? ` ${operationId}` : ''} ${ended}; its result could not be stored (${why}), so it cannot be shown again. ` +
-        'It has taken effect: do not repeat it with a new operation id.',
-    }],
-    _meta: { [LEDGER_META_KEY]: { status: 'result_not_stored', state, ...(operationId ? { operationId } : {}), reason: why } },
-  };
-}
-
-/** The text to store for a result: its encoding, or a note saying it could not be stored and why. */
-function storedText(state, operationId, result) {
-  const { text, why } = encodeResult(result);
-  return text ?? JSON.stringify(unstoredResult(state, operationId, why));
-}
-
-/** A replay of the stored text. Rows written before results were text (an object) are re-encoded once. */
-function decodeResult(stored, state, operationId) {
-  if (stored === undefined || stored === null) return undefined;
-  if (typeof stored !== 'string') return decodeResult(storedText(state, operationId, stored), state, operationId);
-  try {
-    return JSON.parse(stored);
-  } catch (e) {
-    return unstoredResult(state, operationId, `the stored text is not JSON: ${e?.message ?? e}`);
+/**
+ * A ledger store failed (threw) during `during` (get, insert, replace, transaction): `code` is
+ * `store_unavailable`, `cause` the store's own error. What the caller (and the model) is told never includes
+ * the store's message; the `store_error` event carries it for operators.
+ */
+export class LedgerStoreError extends Error {
+  constructor(during, cause) {
+    super(`the ledger store failed during ${during}`, { cause });
+    this.name = 'LedgerStoreError';
+    this.code = 'store_unavailable';
+    this.during = during;
   }
 }
 
 /**
  * Thrown by a handler that submitted work downstream and cannot tell whether it committed (a timeout after
- * the request left). The ledger records `unknown` — never success, never a clean failure.
+ * the request left). The ledger records `unknown` — never success, never a clean failure. Its message is
+ * yours and is shown to the model (any other error's message is not).
  */
 export class OutcomeUnknown extends Error {
   constructor(message = 'the downstream outcome is unknown', options) {
@@ -97,43 +51,93 @@ export class OutcomeUnknown extends Error {
   }
 }
 
-
 /**
- * `new OperationLedger({ store, ttlMs?, leaseMs?, reconcile?, now? })`. `reconcile({ tenant, action,
- * operationId, record, result })` is asked when an outcome is not known (a claim whose lease ran out, or
- * `unknown`): answer `{ status: 'succeeded' | 'failed', result }` if you found out, `{ status: 'not_done' }`
- * if it provably did not happen (it runs again), or `{ status: 'unknown' }`.
+ * `new OperationLedger({ store, ttlMs?, leaseMs?, reconcile?, now?, onEvent?, maxResultBytes?, opentelemetry? })`.
+ * `reconcile({ tenant, action, operationId, record, result })` is asked when an outcome is not known (a claim
+ * whose lease ran out — its run's renewals stopped — or `unknown`): answer `{ status: 'succeeded' | 'failed',
+ * result }` if you found out, `{ status: 'not_done' }` if it provably did not happen and cannot happen any
+ * more (it runs again), or `{ status: 'unknown' }`. It is never asked while this process holds a live claim
+ * on the key.
  *
  * An unresolved record (`pending`, `unknown`) never expires: it stays unresolved until the hook answers or an
  * operator calls `release(key, { reason })`. `ttlMs` (≥ `leaseMs`) is how long a resolved outcome is
- * replayed, counted from when it was recorded.
+ * replayed, counted from when it was recorded. `onEvent(event)` hears what operators must know:
+ * `store_error`, `lease_lost`, `lease_late`, `late_finish`, `result_not_stored`, `handler_error`, `reconcile_error`,
+ * `authorize_error`.
  */
 export class OperationLedger {
   #store;
   #rules;
   #reconcile;
   #now;
+  #onEvent;
+  #maxResultBytes;
+  #live = new Map();
+  #actions = new Set();
+  #inner;
 
   constructor(options = {}) {
-    const { store, reconcile, now, opentelemetry, ...rules } = options ?? {};
+    const { store, reconcile, now, opentelemetry, onEvent, maxResultBytes, ...rules } = options ?? {};
     for (const m of ['get', 'insert', 'replace']) {
       if (typeof store?.[m] !== 'function') throw optError('store', `a ledger store (missing ${m}())`);
     }
     if (reconcile !== undefined && typeof reconcile !== 'function') throw optError('reconcile', 'a function');
     if (now !== undefined && typeof now !== 'function') throw optError('now', 'a function');
+    if (onEvent !== undefined && typeof onEvent !== 'function') throw optError('onEvent', 'a function');
     if (opentelemetry !== undefined && typeof opentelemetry?.metrics?.getMeter !== 'function') {
       throw optError('opentelemetry', "the @opentelemetry/api module (import * as api from '@opentelemetry/api')");
     }
+    this.#maxResultBytes = checkMaxResultBytes(maxResultBytes);
     this.#store = store;
     this.#rules = new LedgerRules(rules);
     this.#reconcile = reconcile;
     this.#now = now ?? (() => Date.now());
+    this.#onEvent = onEvent;
     if (opentelemetry !== undefined) {
-      COUNTERS.set(this, opentelemetry.metrics.getMeter('mcp-retry-policy').createCounter('mcp_retry_policy.ledger.answers', {
-        unit: '{answer}',
-        description: 'What the operation ledger answered a keyed write: execute, replay, conflict, in_progress, unknown, rejected, rolled_back.',
-      }));
+      const meter = opentelemetry.metrics.getMeter('mcp-retry-policy');
+      COUNTERS.set(this, {
+        answers: meter.createCounter('mcp_retry_policy.ledger.answers', {
+          unit: '{answer}',
+          description: 'What the operation ledger answered a keyed write: execute, replay, conflict, in_progress, unknown, rejected, rolled_back.',
+        }),
+        incidents: meter.createCounter('mcp_retry_policy.ledger.incidents', {
+          unit: '{incident}',
+          description: 'What an operator must look at: store_error, lease_lost, late_finish, result_not_stored, handler_error, reconcile_error.',
+        }),
+      });
     }
+    this.#inner = {
+      store, rules: this.#rules, now: this.#now, io: (during, key, f) => this.#io(during, key, f),
+      emit: (e) => this.#emit(e), addAction: (a) => this.#actions.add(a),
+    };
+    INTERNALS.set(this, this.#inner);
+  }
+
+  /** Tells `onEvent` (a throw there is ignored) and counts the incident. */
+  #emit(event) {
+    COUNTERS.get(this)?.incidents.add(1, {
+      'mcp_retry_policy.ledger.incident': event.type, ...(event.key ? { 'mcp_retry_policy.ledger.action': event.key.action } : {}),
+    });
+    try {
+      this.#onEvent?.(event);
+    } catch {
+      // An observer's failure changes nothing here.
+    }
+  }
+
+  /** Runs a store operation; a throw becomes a `LedgerStoreError` after a `store_error` event. */
+  async #io(during, key, f) {
+    try {
+      return await f();
+    } catch (error) {
+      if (error?.field === 'key' || error?.field === 'result') throw error; // our own argument checks
+      this.#emit({ type: 'store_error', during, key, error });
+      throw new LedgerStoreError(during, error);
+    }
+  }
+
+  #text(state, key, result) {
+    return storedText(state, key?.operationId, result, this.#maxResultBytes, (why) => this.#emit({ type: 'result_not_stored', key, state, why }));
   }
 
   get ttlMs() {
@@ -144,10 +148,15 @@ export class OperationLedger {
     return this.#rules.leaseMs;
   }
 
+  /** The largest result text (UTF-8 bytes) a record keeps; a larger one is recorded as `result_not_stored`. */
+  get maxResultBytes() {
+    return this.#maxResultBytes;
+  }
+
   /**
-   * Admits a write. Resolves to `{ action: 'execute', claim }` (you hold the claim: run, then `finish`),
-   * `{ action: 'replay', state, result }`, `{ action: 'in_progress', retryAfterMs }`, `{ action: 'conflict' }`
-   * or `{ action: 'unknown' }`.
+   * Admits a write. Resolves to `{ action: 'execute', claim }` (you hold the claim: `hold` it while you
+   * run, then `finish`), `{ action: 'replay', state, result }`, `{ action: 'in_progress', retryAfterMs }`,
+   * `{ action: 'conflict' }` or `{ action: 'unknown' }`. A store failure rejects with a `LedgerStoreError`.
    */
   async begin(key, inputFingerprint) {
     for (let round = 0; round < 4; round++) {
@@ -159,18 +168,43 @@ export class OperationLedger {
   }
 
   /**
+   * Keeps a claim from `begin` while its handler runs: renews its lease every third of it, aborts
+   * `hold.signal` when it cannot be kept. `hold.fence` is the fencing token (the version it was claimed with);
+   * `await hold.stop()` resolves to the claim to `finish` with.
+   */
+  hold(key, claim) {
+    const k = keyString(key);
+    const h = new ClaimHold({
+      store: this.#store, rules: this.#rules, now: this.#now, key, claim, emit: (e) => this.#emit(e),
+      onStop: () => {
+        if (this.#live.get(k) === h) this.#live.delete(k);
+      },
+    });
+    this.#live.set(k, h);
+    return h;
+  }
+
+  /** A live claim of this process on `key` (its record is pending, its lease maybe behind): in progress. */
+  #held(key, record) {
+    return record?.state === 'pending' && this.#live.get(keyString(key))?.live
+      ? { retryAfterMs: Math.min(1000, this.#rules.keepAliveMs) } : undefined;
+  }
+
+  /**
    * One look at the key. `mode` 'claim' claims an executable key here (`{ action: 'execute', claim }`, or
    * RACED when another request claimed it first); 'atomic' leaves the claim to the store's transaction
    * (`{ action: 'execute', claim, expectedVersion }`: the version it replaces, null for none).
    */
   async #admit(key, inputFingerprint, mode) {
     const now = this.#now();
-    const stored = await this.#store.get(key);
+    const stored = await this.#io('get', key, () => this.#store.get(key));
     const a = this.#rules.admit(stored?.record, inputFingerprint, now);
     const execute = async (previous) => {
       const claim = this.#rules.claim(previous, inputFingerprint, now);
       if (mode === 'atomic') return { action: 'execute', claim, expectedVersion: previous?.version ?? null };
-      const won = previous ? await this.#store.replace(key, previous.version, claim) : await this.#store.insert(key, claim);
+      const won = previous
+        ? await this.#io('replace', key, () => this.#store.replace(key, previous.version, claim))
+        : await this.#io('insert', key, () => this.#store.insert(key, claim));
       return won ? { action: 'execute', claim } : RACED;
     };
     switch (a.action) {
@@ -183,6 +217,8 @@ export class OperationLedger {
       case 'in_progress':
         return { action: 'in_progress', retryAfterMs: a.retryAfterMs };
       case 'reconcile': {
+        const held = this.#held(key, stored.record);
+        if (held) return { action: 'in_progress', ...held };
         const r = await this.#reconcileStored(key, stored, now);
         if (r === RACED) return RACED;
         if (r === LOOKUP_NOT_DONE) return execute(stored.record);
@@ -201,14 +237,15 @@ export class OperationLedger {
 
   /**
    * Runs a write whose effects all commit in the store's own transaction, together with its record: the
-   * claim, `work(tx)`'s writes and the `succeeded`/`failed` record commit at once, or none of them does. No
-   * pending claim is ever visible, so a crash leaves nothing (the next call with the key executes) and never
-   * an unknown. Resolves to one of:
+   * claim, `work(tx, claim)`'s writes and the `succeeded`/`failed` record commit at once, or none of them
+   * does. No pending claim is ever visible, so a crash leaves nothing (the next call with the key executes)
+   * and never an unknown. Resolves to one of:
    * - `{ action: 'executed', state, result }` — committed with its record (`result`: what `work` returned);
    * - `{ action: 'rolled_back', error }` — `work` threw: its writes were rolled back with the claim;
    * - `{ action: 'commit_unknown', error }` — the commit did not answer: it may have committed (the record
    *   tells: the status lookup, or the next call, replays it if it did);
    * - any other admission of `begin` (`replay`, `conflict`, `in_progress`, `unknown`) for a key already used.
+   * A store failure before `work` ran rejects with a `LedgerStoreError`.
    */
   async executeAtomically(key, inputFingerprint, work) {
     if (!this.transactional) throw optError('store', 'a ledger store with transaction() (SQLite, Postgres, D1 or a Durable Object)');
@@ -222,17 +259,18 @@ export class OperationLedger {
       try {
         const committed = await this.#store.transaction(key, admission.expectedVersion, claim, async (tx) => {
           ran = true;
-          const result = await work(tx);
+          const result = await work(tx, claim);
           const state = result?.isError ? RECORD_FAILED : RECORD_SUCCEEDED;
-          outcome = { state, result, text: storedText(state, key.operationId, result) };
+          outcome = { state, result, text: this.#text(state, key, result) };
           return { record: this.#rules.finish(claim, state, this.#now()), result: outcome.text };
         });
         if (!committed) continue; // another request committed first: its record is replayed next round
       } catch (error) {
-        if (error instanceof CommitUnknown) return { action: 'commit_unknown', error: error.cause ?? error };
+        if (error?.name === 'CommitUnknown') return { action: 'commit_unknown', error: error.cause ?? error };
         // The handler threw, or the record could not be written after it: either way all was rolled back.
         if (ran) return { action: 'rolled_back', error };
-        throw error; // the store failed before the handler ran: nothing was done
+        this.#emit({ type: 'store_error', during: 'transaction', key, error });
+        throw new LedgerStoreError('transaction', error); // the store failed before the handler ran: nothing was done
       }
       return { action: 'executed', state: outcome.state, result: outcome.result };
     }
@@ -246,14 +284,20 @@ export class OperationLedger {
    */
   async #reconcileStored(key, stored, now) {
     if (!this.#reconcile) return {};
-    const verdict = await this.#reconcile({
-      ...key, record: stored.record, result: decodeResult(stored.result, stored.record.state, key.operationId),
-    });
+    let verdict;
+    try {
+      verdict = await this.#reconcile({
+        ...key, record: stored.record, result: decodeResult(stored.result, stored.record.state, key.operationId),
+      });
+    } catch (error) {
+      this.#emit({ type: 'reconcile_error', key, error });
+      return {};
+    }
     const status = verdict?.status;
     if (status === RECORD_SUCCEEDED || status === RECORD_FAILED) {
       const done = this.#rules.finish(stored.record, status, now);
-      const text = storedText(status, key.operationId, verdict.result);
-      if (!(await this.#store.replace(key, stored.record.version, done, text))) return RACED;
+      const text = this.#text(status, key, verdict.result);
+      if (!(await this.#io('replace', key, () => this.#store.replace(key, stored.record.version, done, text)))) return RACED;
       return { state: status, result: decodeResult(text, status, key.operationId) };
     }
     return status === LOOKUP_NOT_DONE ? LOOKUP_NOT_DONE : {};
@@ -270,7 +314,7 @@ export class OperationLedger {
   async status(key) {
     for (let round = 0; round < 4; round++) {
       const now = this.#now();
-      const stored = await this.#store.get(key);
+      const stored = await this.#io('get', key, () => this.#store.get(key));
       const l = this.#rules.lookup(stored?.record, now);
       switch (l.status) {
         case LOOKUP_SUCCEEDED:
@@ -282,6 +326,8 @@ export class OperationLedger {
         case LOOKUP_NOT_DONE:
           return { status: l.status };
         default: {
+          const held = this.#held(key, stored.record);
+          if (held) return { status: OPERATION_IN_PROGRESS, ...held };
           const r = await this.#reconcileStored(key, stored, now);
           if (r === RACED) continue;
           if (r === LOOKUP_NOT_DONE) return { status: OPERATION_NOT_DONE };
@@ -293,229 +339,75 @@ export class OperationLedger {
   }
 
   /**
+   * Which action of this ledger holds `operationId` for `tenant` (read-only, one tenant only): the asked
+   * `action` if its record exists, else the one action registered by `withIdempotency` on this ledger under
+   * which a record of the id exists. Resolves to `{ action }`, `{ ambiguous: true }` (several actions hold the
+   * id: the caller cannot be told which it meant) or `undefined` (none). The status tool asks by tool name;
+   * this is how it finds a write whose `withIdempotency` named its action otherwise.
+   */
+  async locate({ tenant, operationId, action }) {
+    const has = async (a) => (await this.#io('get', { tenant, action: a, operationId }, () => this.#store.get({ tenant, action: a, operationId }))) !== undefined;
+    if (await has(action)) return { action };
+    const found = [];
+    for (const a of this.#actions) if (a !== action && (await has(a))) found.push(a);
+    if (found.length === 1) return { action: found[0] };
+    return found.length ? { ambiguous: true } : undefined;
+  }
+
+  /**
    * Records how an executed write ended: `succeeded`, `failed` or `unknown`, with the result to replay. The
-   * result is stored as its encoding; one that cannot be encoded, or that the store refuses (too large for
-   * it, say), is recorded as a note saying so, with the state it ended in: never left pending.
+   * result is stored as its encoding; one that cannot be encoded, is longer than `maxResultBytes`, or that
+   * the store refuses (too large for it, say), is recorded as a note saying so, with the state it ended in:
+   * never left pending. Resolves to false — and tells `onEvent` (`late_finish`) — when the claim is no longer
+   * the record's (its lease was lost and the record changed hands): the outcome is then not recorded.
    */
   async finish(key, claim, state, result) {
     const done = this.#rules.finish(claim, state, this.#now());
-    if (state === 'unknown') return this.#store.replace(key, claim.version, done);
-    const text = storedText(state, key?.operationId, result);
+    const write = async (text) => {
+      const ok = await this.#io('replace', key, () => this.#store.replace(key, claim.version, done, text));
+      if (!ok) this.#emit({ type: 'late_finish', key, version: claim.version, state });
+      return ok;
+    };
+    if (state === 'unknown') return write(undefined);
     try {
-      return await this.#store.replace(key, claim.version, done, text);
+      return await write(this.#text(state, key, result));
     } catch (e) {
-      if (e?.field === 'key') throw e;
-      const note = JSON.stringify(unstoredResult(state, key.operationId, `the store refused it: ${e?.message ?? e}`));
-      return this.#store.replace(key, claim.version, done, note);
+      if (!(e instanceof LedgerStoreError)) throw e;
+      // The store refused the result (too large for it, say): the outcome is recorded with a note instead.
+      const why = 'the store refused it';
+      this.#emit({ type: 'result_not_stored', key, state, why, error: e.cause });
+      return write(JSON.stringify(unstoredResult(state, key.operationId, why)));
     }
   }
 
   /**
    * Deletes the resolved records (`succeeded`, `failed`) that expired at or before `nowMs` (default: the
-   * ledger's clock) and resolves to how many went. Unresolved records (`pending`, `unknown`) are never
-   * deleted, however old: they stay until the reconcile hook or an operator resolves them. Run it on a
-   * timer (a Durable Object: `DurableObjectLedgerStore#purgeOnAlarm`); a store without `purge` is a
-   * `TypeError` (`field: 'store'`).
+   * ledger's clock) and resolves to how many went; never an unresolved one (operators.js).
    */
-  async purge(nowMs = this.#now()) {
-    checkNowMs(nowMs);
-    if (typeof this.#store.purge !== 'function') throw optError('store', 'a ledger store with purge(nowMs) to purge');
-    return this.#store.purge(nowMs);
+  purge(nowMs) {
+    return purge(this.#inner, nowMs);
   }
 
   /**
-   * An operator's way out for an unresolved record (`unknown`, or `pending` whose lease ran out) when the
-   * reconcile hook cannot tell: after checking by hand that the write did **not** take effect, release it,
-   * and the next call with the same key executes. `reason` (required) is kept in the store beside the
-   * released record. Resolves to `{ released: true, previousState, record }`; refuses with a `RangeError`
-   * (`field: 'key'`) whose `code` is `not_found`, `resolved` (succeeded/failed: replayed, nothing to
-   * release), `lease_live` (the handler may be running: wait `retryAfterMs`) or `already_released`.
+   * An operator's way out for an unresolved record after checking by hand that it did **not** take effect:
+   * the next call with the key executes; `{ reason }` is required (operators.js).
    */
-  async release(key, options) {
-    const reason = options?.reason;
-    if (typeof reason !== 'string' || !reason.trim()) {
-      throw typeError('reason', 'release needs { reason }: a non-empty string saying how you know the operation did not happen');
-    }
-    for (let round = 0; round < 4; round++) {
-      const now = this.#now();
-      const stored = await this.#store.get(key);
-      if (!stored) throw refusal('not_found', `there is no ledger record for ${describe(key)}: nothing to release`);
-      const r = this.#rules.release(stored.record, now);
-      if (r.refused) {
-        const state = stored.record.state;
-        const why = {
-          resolved: `its outcome is recorded (${state}) and is replayed: only an unresolved (pending or unknown) record can be released`,
-          lease_live: `its claim is live for ${r.retryAfterMs} ms more: the operation may be running now. Release it after the lease ends`,
-          already_released: 'it is already released: the next call executes',
-        }[r.refused];
-        throw refusal(r.refused, `cannot release ${describe(key)}: ${why}`, { state, ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}) });
-      }
-      const note = JSON.stringify({ released: { reason, previousState: stored.record.state, atMs: now } });
-      if (await this.#store.replace(key, stored.record.version, r.released, note)) {
-        return { released: true, previousState: stored.record.state, record: r.released };
-      }
-      // The record changed under us (a reconcile, a finish): look again.
-    }
-    throw refusal('contended', `cannot release ${describe(key)}: the record keeps changing; try again`);
-  }
-}
-
-const describe = (key) => `operation ${key?.operationId} (tenant ${key?.tenant}, action ${key?.action})`;
-
-function refusal(code, message, extra = {}) {
-  return Object.assign(rangeError('key', message, code), extra);
-}
-
-/** Refused before any claim: nothing was done. Clients read `status: 'rejected'` as "permanent, not processed". */
-export function rejected(reason, operationId, text) {
-  return reply(LEDGER_REJECTED, operationId, text, { reason });
-}
-
-function reply(status, operationId, text, extra = {}) {
-  return {
-    isError: true,
-    content: [{ type: 'text', text }],
-    _meta: { [LEDGER_META_KEY]: { status, ...(operationId !== undefined ? { operationId } : {}), ...extra } },
-  };
-}
-
-/**
- * Wraps a tool handler for `McpServer.registerTool` so that a replayed write returns its first outcome.
- * `tenant(extra)` reads the authenticated request context (`extra.authInfo`, headers) — never the
- * arguments. The tool's input schema must declare the operation-id argument (default `operation_id`).
- */
-export function withIdempotency(ledger, handler, options = {}) {
-  if (!(ledger instanceof OperationLedger)) throw optError('ledger', 'an OperationLedger');
-  if (typeof handler !== 'function') throw optError('handler', 'a function');
-  const { action, tenant, operationIdArgument = 'operation_id', validate, transaction = false } = options ?? {};
-  if (typeof action !== 'string' || !action) throw optError('action', 'a non-empty string');
-  if (typeof transaction !== 'boolean') throw optError('transaction', 'true or false');
-  if (transaction && !ledger.transactional) {
-    throw optError('transaction', 'false with this ledger: its store cannot run a transaction (a SQLite, Postgres, D1 or Durable Object ledger store can)');
-  }
-  if (typeof tenant !== 'function') throw optError('tenant', 'a function of the request context');
-  if (validate !== undefined && typeof validate !== 'function') throw optError('validate', 'a function');
-
-  // With OpenTelemetry: each answer counted by kind (the ledger's own answers carry it in `_meta`; a replayed
-  // result is marked here; anything else is the handler's own result: an execution).
-  const counter = COUNTERS.get(ledger);
-  const replays = new WeakSet();
-
-  if (!counter) return respond;
-  return async function idempotentHandler(args, extra) {
-    const result = await respond(args, extra);
-    const meta = result?._meta?.[LEDGER_META_KEY];
-    const kind = meta?.status === LEDGER_REJECTED && meta.reason === 'rolled_back' ? 'rolled_back'
-      : meta?.status && meta.status !== 'result_not_stored' ? meta.status
-        : replays.has(result) ? 'replay' : 'execute';
-    counter.add(1, { 'mcp_retry_policy.ledger.answer': kind, 'mcp_retry_policy.ledger.action': action });
-    return result;
-  };
-
-  async function respond(args, extra) {
-    const operationId = args?.[operationIdArgument];
-    // Rejected before any claim: nothing attempted, nothing stored.
-    if (!isValidOperationId(operationId)) {
-      return rejected('invalid_operation_id', undefined,
-        `${operationIdArgument} must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works); nothing was done.`);
-    }
-    let who;
-    try {
-      who = await tenant(extra);
-    } catch {
-      who = undefined;
-    }
-    if (typeof who !== 'string' || !who) {
-      return rejected('unauthenticated', operationId, 'This request has no authenticated tenant; nothing was done.');
-    }
-    if (validate) {
-      let problem;
-      try {
-        problem = await validate(args, extra);
-      } catch (e) {
-        // The validator itself failed: still before any claim, so nothing was done.
-        return rejected('validation_failed', operationId,
-          `The input could not be validated (${e?.message ?? String(e)}); nothing was done. Call again with the same ${operationIdArgument}.`);
-      }
-      if (problem) return rejected('invalid_input', operationId, `${String(problem)} (nothing was done; fix the input and call again)`);
-    }
-    const { [operationIdArgument]: _, ...input } = args;
-    const key = { tenant: who, action, operationId };
-    let inputFingerprint;
-    try {
-      inputFingerprint = fingerprint(input);
-    } catch (e) {
-      // Input the fingerprint refuses (too large, not JSON): refused before any claim.
-      return rejected('invalid_input', operationId, `The input cannot be fingerprinted (${e?.message ?? String(e)}); nothing was done.`);
-    }
-    if (transaction) return atomically(key, inputFingerprint, args, extra);
-    const admission = await ledger.begin(key, inputFingerprint);
-    const answer = answerAdmission(admission, operationId);
-    if (answer) return answer;
-    let result;
-    let state;
-    try {
-      result = await handler(args, extra);
-      state = result?.isError ? RECORD_FAILED : RECORD_SUCCEEDED;
-    } catch (e) {
-      // OutcomeUnknown says so; any other exception after the claim cannot say whether it committed either.
-      state = RECORD_UNKNOWN;
-      result = unknownReply(operationId, operationIdArgument, e);
-    }
-    try {
-      await ledger.finish(key, admission.claim, state, state === RECORD_UNKNOWN ? undefined : result);
-    } catch {
-      // The record stays pending: after its lease it is reconciled. The caller still gets the truth now.
-    }
-    return result;
-  };
-
-  /** The transaction option: the handler's writes and the record commit together (`executeAtomically`). */
-  async function atomically(key, inputFingerprint, args, extra) {
-    const { operationId } = key;
-    const done = await ledger.executeAtomically(key, inputFingerprint, (tx) => handler(args, extra, tx));
-    switch (done.action) {
-      case 'executed':
-        return done.result;
-      case 'rolled_back': {
-        // Proof of "nothing took effect": the store rolled back the handler's writes with the claim.
-        const why = done.error?.message ? ` (${done.error.message})` : '';
-        return rejected('rolled_back', operationId,
-          `The operation failed and was rolled back${why}: nothing took effect. It may be called again with the same ${operationIdArgument}.`);
-      }
-      case 'commit_unknown':
-        return unknownReply(operationId, operationIdArgument, done.error);
-      default:
-        return answerAdmission(done, operationId) ?? unknownReply(operationId, operationIdArgument);
-    }
+  release(key, options) {
+    return release(this.#inner, key, options);
   }
 
-  /** The answer for an admission that does not execute here (a replay, a conflict, …); undefined for `execute`. */
-  function answerAdmission(admission, operationId) {
-    switch (admission.action) {
-      case 'replay':
-        if (counter && admission.result !== null && typeof admission.result === 'object') replays.add(admission.result);
-        return admission.result;
-      case 'conflict':
-        return reply(LEDGER_CONFLICT, operationId,
-          `${operationIdArgument} ${operationId} was already used for a different request; nothing was done. Use a new ${operationIdArgument} for a new request.`);
-      case 'in_progress':
-        return reply(LEDGER_IN_PROGRESS, operationId,
-          `This operation (${operationIdArgument} ${operationId}) is still running. Check back with the same ${operationIdArgument}; do not use a new one.`,
-          { retryAfterMs: admission.retryAfterMs });
-      case 'unknown':
-        return unknownReply(operationId, operationIdArgument);
-      case 'execute':
-        return undefined;
-      default:
-        return unknownReply(operationId, operationIdArgument);
-    }
+  /** Releases, with one `reason`, up to `filter.limit` unresolved records of a tenant and/or action (operators.js). */
+  releaseAll(filter, options) {
+    return releaseAll(this.#inner, filter, options);
   }
-}
 
-function unknownReply(operationId, arg, cause) {
-  const why = cause?.message ? ` (${cause.message})` : '';
-  return reply(LEDGER_UNKNOWN, operationId,
-    `The outcome of this operation (${arg} ${operationId}) is unknown${why}: it may or may not have taken effect. ` +
-      `Do not use a new ${arg}; check whether it happened, or call again with the same ${arg} later.`);
+  /** The unresolved records of a tenant and/or action, oldest first (operators.js). */
+  unresolved(filter) {
+    return unresolved(this.#inner, filter);
+  }
+
+  /** How many unresolved records each (tenant, action) holds (operators.js). */
+  countUnresolved(filter) {
+    return countUnresolved(this.#inner, filter);
+  }
 }

@@ -1,19 +1,23 @@
 // The Postgres ledger store. Node only: the node entries export it (server.node.js, node.js); the browser and
 // workerd entries do not. The package never imports `pg`: the pool you pass is all this store uses.
 import { rangeError, typeError } from '../errors.js';
-import { CommitUnknown, checkNowMs, fromRow, insertArgs, keyArgs, keyError, ledgerSql, resultError, updateArgs } from './stores.js';
+import {
+  CommitUnknown, checkNowMs, filterArgs, foldCounts, fromRow, insertArgs, keyArgs, keyError, ledgerSql, resultError, unresolvedRow, updateArgs,
+} from './stores.js';
 
 const SQL = ledgerSql((i) => `$${i}`, 'BIGINT', 'PRIMARY KEY');
 // One implicit transaction (a multi-statement query without BEGIN: on an error it rolls back and leaves the
 // pooled connection clean). The advisory lock serializes creators: two sessions running CREATE TABLE IF NOT
 // EXISTS at once can otherwise fail with a unique violation in the catalog.
-const SETUP = `SELECT pg_advisory_xact_lock(hashtext('mcp_operation_ledger'));\n${SQL.create};\n${SQL.index}`;
+const SETUP = `SELECT pg_advisory_xact_lock(hashtext('mcp_operation_ledger'));\n${SQL.create};\n${SQL.index};\n${SQL.unresolvedIndex}`;
 // Named statements: each pooled connection parses and plans them once.
 const statement = (name, text) => (values) => ({ name: `mcp_ledger_${name}`, text, values });
 const GET = statement('get', SQL.select);
 const INSERT = statement('insert', SQL.insert);
 const UPDATE = statement('update', SQL.update);
 const PURGE = statement('purge', SQL.purge);
+const UNRESOLVED = statement('unresolved', SQL.unresolved);
+const COUNT_UNRESOLVED = statement('count_unresolved', SQL.countUnresolved);
 
 /** Text Postgres cannot keep exactly: a NUL (refused by TEXT) or a lone surrogate (it would become U+FFFD). */
 const unstorable = (s) => s.includes('\0') || !s.isWellFormed();
@@ -146,5 +150,15 @@ export class PostgresLedgerStore {
   async purge(nowMs) {
     checkNowMs(nowMs);
     return (await this.#query(PURGE([nowMs]))).rowCount;
+  }
+
+  /** The unresolved records of `tenant`/`action` (each optional), oldest first, at most `limit` (through the partial index). */
+  async unresolved(filter = {}) {
+    return (await this.#query(UNRESOLVED([...filterArgs(filter), filter.limit ?? null]))).rows.map(unresolvedRow);
+  }
+
+  /** How many unresolved records each (tenant, action) holds: `[{ tenant, action, pending, unknown }]`. */
+  async countUnresolved(filter = {}) {
+    return foldCounts((await this.#query(COUNT_UNRESOLVED(filterArgs(filter)))).rows);
   }
 }

@@ -46,6 +46,10 @@ export declare class LedgerRules {
   claim(previous: LedgerRecord | undefined | null, fingerprint: string, nowMs: number): LedgerRecord;
   finish(claimed: LedgerRecord, state: 'succeeded' | 'failed' | 'unknown', nowMs: number): LedgerRecord;
   release(stored: LedgerRecord, nowMs: number): LedgerReleaseRule;
+  /** The claim renewed by the run that holds it: a new lease from `nowMs`, the next version (pending only). */
+  renew(claimed: LedgerRecord, nowMs: number): LedgerRecord;
+  /** How often a running claim is renewed, and how long before its lease ends its owner gives up: a third of the lease. */
+  readonly keepAliveMs: number;
   /** Ends their use; later calls are a `freed` TypeError. */
   free(): void;
   [Symbol.dispose](): void;

@@ -6,7 +6,7 @@
 // The rule exports import nothing, so no JS runs inside them.
 import {
   errorDetail, initSync, isValidOperationId as rawIsValidOperationId, ledgerAdmit, ledgerClaim, ledgerConfig, ledgerDefault,
-  ledgerFinish, ledgerLookup, ledgerOut, ledgerRelease,
+  ledgerFinish, ledgerKeepAlive, ledgerLookup, ledgerOut, ledgerRelease, ledgerRenew,
 } from '../mcp_retry_policy_server.js';
 import { guardFunction, stackGuard } from '../guard.js';
 import { rangeError, typeError, typeName } from '../errors.js';
@@ -189,6 +189,25 @@ export class LedgerRules {
     }
     checkNow(nowMs);
     return made(ok(ledgerFinish(R[1], R[2], R[3], R[4], R[5], STATE_CODES.get(state), nowMs, ttl, lease)), fingerprintOf);
+  }
+
+  /**
+   * The claim renewed at `nowMs` by the run that holds it (a heartbeat): a new lease from now and the next
+   * version; the record must be `pending` (else a typed `record.state` error).
+   */
+  renew(claimed, nowMs) {
+    live(this);
+    const ttl = this.#ttl;
+    const lease = this.#lease;
+    readRecord(claimed, false);
+    checkNow(nowMs);
+    return made(ok(ledgerRenew(R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease)), fingerprintOf);
+  }
+
+  /** How often a running claim is renewed, and how long before its lease ends its owner gives up (ms). */
+  get keepAliveMs() {
+    live(this);
+    return ok(ledgerKeepAlive(this.#ttl, this.#lease));
   }
 
   /**

@@ -3,7 +3,8 @@
 // for the caller's own tenant only: an id of another tenant reads as not found.
 import { z as defaultZod } from 'zod';
 import { isValidOperationId } from './rules.js';
-import { OperationLedger, rejected } from './ledger.js';
+import { INTERNALS, LedgerStoreError, OperationLedger } from './ledger.js';
+import { rejected } from './with-idempotency.js';
 import { optionError as optError } from '../errors.js';
 import {
   OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND,
@@ -32,15 +33,39 @@ const WORDS = {
  * `{ action, operation_id }` and answers, for the caller's tenant, what the ledger knows — in
  * `structuredContent`: `{ status, action, operation_id, retryAfterMs?, result? }` where `status` is one of
  * `not_found`, `not_done`, `in_progress`, `succeeded`, `failed`, `unknown` and `result` is the recorded
- * result (what a replay returns). `tenant(extra)` reads the authenticated request context, as for
- * `withIdempotency`; a request without one is refused. `z` is the zod the server's SDK uses (default: the
- * `zod` this package resolves; pass yours when several copies are installed). Returns the registered tool.
+ * result (what a replay returns). `action` may be the tool's name or the ledger's action: the record is
+ * looked up under the asked action, then under the actions `withIdempotency` registered on this ledger
+ * (`OperationLedger.locate`), within the caller's tenant only; an id held under several actions is
+ * `unknown` (ambiguous). `tenant(extra)` reads the authenticated principal, as for `withIdempotency`; a
+ * request without one is refused. `authorize({ tenant, action, operationId, extra })` (optional; may be
+ * async) decides whether this caller may read the record found under `action`: anything but `true` — a
+ * throw included — answers exactly as an id never used (`not_found`), so a refusal tells nothing. `z` is
+ * the zod the server's SDK uses (default: the `zod` this package resolves; pass yours when several copies
+ * are installed). Returns the registered tool.
  */
 export function registerStatusTool(server, ledger, options = {}) {
   if (typeof server?.registerTool !== 'function') throw optError('server', 'an McpServer');
   if (!(ledger instanceof OperationLedger)) throw optError('ledger', 'an OperationLedger');
-  const { tenant, name = STATUS_TOOL_NAME, z = defaultZod, description } = options ?? {};
+  const { tenant, name = STATUS_TOOL_NAME, z = defaultZod, description, authorize } = options ?? {};
   if (typeof tenant !== 'function') throw optError('tenant', 'a function of the request context');
+  if (authorize !== undefined && typeof authorize !== 'function') throw optError('authorize', 'a function ({ tenant, action, operationId, extra }) → true to allow');
+  const { emit } = INTERNALS.get(ledger);
+  const allowed = async (ctx) => {
+    if (!authorize) return true;
+    try {
+      return (await authorize(ctx)) === true;
+    } catch (error) {
+      emit({ type: 'authorize_error', key: { tenant: ctx.tenant, action: ctx.action, operationId: ctx.operationId }, error });
+      return false;
+    }
+  };
+  const lookup = async (who, action, operationId, extra) => {
+    const found = await ledger.locate({ tenant: who, operationId, action });
+    if (!found) return { status: OPERATION_NOT_FOUND };
+    if (found.ambiguous) return { status: OPERATION_UNKNOWN };
+    if (!(await allowed({ tenant: who, action: found.action, operationId, extra }))) return { status: OPERATION_NOT_FOUND };
+    return ledger.status({ tenant: who, action: found.action, operationId });
+  };
   if (typeof name !== 'string' || !name) throw optError('name', 'a non-empty string');
   if (typeof z?.string !== 'function') throw optError('z', 'zod (the `z` export)');
 
@@ -67,7 +92,13 @@ export function registerStatusTool(server, ledger, options = {}) {
         who = undefined;
       }
       if (typeof who !== 'string' || !who) return rejected('unauthenticated', undefined, 'This request has no authenticated tenant.');
-      const s = await ledger.status({ tenant: who, action, operationId });
+      let s;
+      try {
+        s = await lookup(who, action, operationId, extra);
+      } catch (e) {
+        if (!(e instanceof LedgerStoreError)) throw e;
+        s = { status: OPERATION_UNKNOWN }; // the store failed (told to onEvent): the server cannot say now
+      }
       const structured = {
         status: s.status,
         action,

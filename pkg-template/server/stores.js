@@ -24,41 +24,11 @@
 // whose outcome is not known must not disappear silently (its key would then execute again). Released
 // records (an operator's `release`, with its reason) are kept too: only `succeeded` and `failed` go.
 import { rangeError, typeError } from '../errors.js';
+import { guarded, withTimeout } from './sqlite-guard.js';
+import { CommitUnknown, UNRESOLVED, checkNowMs, foldCounts, keyError, keyString, purgeable, resultError } from './store-common.js';
 
-export function keyError(key) {
-  if (!key || typeof key.tenant !== 'string' || typeof key.action !== 'string' || typeof key.operationId !== 'string') {
-    throw typeError('key', 'a ledger key is { tenant, action, operationId }, all strings');
-  }
-}
-
-export function resultError(result) {
-  if (result !== undefined && typeof result !== 'string') {
-    throw typeError('result', 'a ledger store keeps a result as text: the ledger encodes it (OperationLedger.finish)');
-  }
-}
-
-/** A commit that failed without saying whether it took effect (the connection broke during COMMIT). */
-export class CommitUnknown extends Error {
-  constructor(cause) {
-    super(`the commit's outcome is unknown: ${cause?.message ?? cause}`, { cause });
-    this.name = 'CommitUnknown';
-  }
-}
-
-const keyString = (k) => JSON.stringify([k.tenant, k.action, k.operationId]);
-
-/** The states `purge` may delete once expired. Everything else (pending, unknown, released) stays. */
-const PURGEABLE = new Set(['succeeded', 'failed']);
-const purgeable = (record, nowMs) => PURGEABLE.has(record?.state) && record.expiresMs <= nowMs;
-
-/** `nowMs` of a purge: whole milliseconds since the epoch, 0 … Number.MAX_SAFE_INTEGER. */
-export function checkNowMs(nowMs) {
-  if (typeof nowMs !== 'number') throw typeError('nowMs', `nowMs must be a number of milliseconds since the epoch, not ${typeof nowMs}`);
-  if (!Number.isFinite(nowMs)) throw rangeError('nowMs', `nowMs must be finite, not ${nowMs}`, 'not_finite');
-  if (nowMs < 0) throw rangeError('nowMs', `nowMs must not be negative (${nowMs})`, 'negative');
-  if (!Number.isInteger(nowMs)) throw rangeError('nowMs', `nowMs must be whole milliseconds (${nowMs})`, 'not_integer');
-  if (nowMs > Number.MAX_SAFE_INTEGER) throw rangeError('nowMs', `nowMs must be at most ${Number.MAX_SAFE_INTEGER} (${nowMs})`, 'too_large');
-}
+export { CommitUnknown, checkNowMs, foldCounts, keyError, resultError } from './store-common.js';
+export { DurableObjectLedgerStore } from './durable-object-store.js';
 
 /** In memory: for tests and single-process servers. A Map makes each operation atomic. */
 export class MemoryLedgerStore {
@@ -101,6 +71,26 @@ export class MemoryLedgerStore {
     return removed;
   }
 
+  /** The unresolved records (pending, unknown) of `tenant`/`action` (each optional), oldest first, at most `limit`. */
+  async unresolved(filter = {}) {
+    return this.#unresolvedRows(filter).slice(0, filter.limit ?? Infinity);
+  }
+
+  /** How many unresolved records each (tenant, action) holds: `[{ tenant, action, pending, unknown }]`. */
+  async countUnresolved(filter = {}) {
+    return foldCounts(this.#unresolvedRows(filter).map(({ key, record }) => ({ ...key, state: record.state, n: 1 })));
+  }
+
+  #unresolvedRows({ tenant, action } = {}) {
+    const rows = [];
+    for (const [k, row] of this.#rows) {
+      const [t, a, operationId] = JSON.parse(k);
+      if (!UNRESOLVED.has(row.record.state) || (tenant !== undefined && t !== tenant) || (action !== undefined && a !== action)) continue;
+      rows.push({ key: { tenant: t, action: a, operationId }, record: structuredClone(row.record) });
+    }
+    return rows.sort((x, y) => x.record.createdMs - y.record.createdMs);
+  }
+
   /** Rows held (for tests). */
   get size() {
     return this.#rows.size;
@@ -112,6 +102,7 @@ export class MemoryLedgerStore {
 const TABLE = 'mcp_operation_ledger';
 const COLUMNS = 'state, fingerprint, lease_until_ms, created_ms, expires_ms, version';
 const PURGEABLE_SQL = `state IN ('succeeded', 'failed')`;
+const UNRESOLVED_SQL = `state IN ('pending', 'unknown')`;
 
 /**
  * The ledger's SQL in one dialect: `p(i)` writes the i-th parameter (`?` or `$i`), `int` the type of the
@@ -121,6 +112,8 @@ const PURGEABLE_SQL = `state IN ('succeeded', 'failed')`;
 export function ledgerSql(p, int, uniqueKey) {
   const ps = (from, n) => Array.from({ length: n }, (_, i) => p(from + i)).join(', ');
   const where = (from) => `tenant = ${p(from)} AND action = ${p(from + 1)} AND operation_id = ${p(from + 2)}`;
+  // An optional tenant and action (each given twice: null for any).
+  const filter = (from) => `(CAST(${p(from)} AS TEXT) IS NULL OR tenant = ${p(from + 1)}) AND (CAST(${p(from + 2)} AS TEXT) IS NULL OR action = ${p(from + 3)})`;
   return {
     create: `CREATE TABLE IF NOT EXISTS ${TABLE} (
   tenant TEXT NOT NULL, action TEXT NOT NULL, operation_id TEXT NOT NULL,
@@ -136,6 +129,12 @@ export function ledgerSql(p, int, uniqueKey) {
   version = ${p(6)}, result = ${p(7)} WHERE ${where(8)} AND version = ${p(11)}`,
     select: `SELECT ${COLUMNS}, result FROM ${TABLE} WHERE ${where(1)}`,
     purge: `DELETE FROM ${TABLE} WHERE ${PURGEABLE_SQL} AND expires_ms <= ${p(1)}`,
+    // Operators' view of what is not resolved: a partial index over unresolved rows alone.
+    unresolvedIndex: `CREATE INDEX IF NOT EXISTS ${TABLE}_unresolved ON ${TABLE} (tenant, action, created_ms) WHERE ${UNRESOLVED_SQL}`,
+    unresolved: `SELECT tenant, action, operation_id, ${COLUMNS} FROM ${TABLE} WHERE ${UNRESOLVED_SQL} AND ${filter(1)}
+  ORDER BY created_ms, tenant, action, operation_id LIMIT ${p(5)}`,
+    countUnresolved: `SELECT tenant, action, state, COUNT(*) AS n FROM ${TABLE} WHERE ${UNRESOLVED_SQL} AND ${filter(1)}
+  GROUP BY tenant, action, state ORDER BY tenant, action, state`,
   };
 }
 const SQL = ledgerSql(() => '?', 'INTEGER', 'UNIQUE');
@@ -146,6 +145,13 @@ export const updateArgs = (key, expectedVersion, r, result) => [
   r.state, r.fingerprint, r.leaseUntilMs, r.createdMs, r.expiresMs, r.version, result ?? null, key.tenant, key.action, key.operationId, expectedVersion,
 ];
 export const keyArgs = (key) => [key.tenant, key.action, key.operationId];
+/** The parameters of `unresolved` (with `limit`) and `countUnresolved`. */
+export const filterArgs = ({ tenant, action } = {}) => [tenant ?? null, tenant ?? null, action ?? null, action ?? null];
+
+/** An unresolved row as `{ key, record }`. */
+export const unresolvedRow = (row) => ({ key: { tenant: row.tenant, action: row.action, operationId: row.operation_id }, record: fromRow(row).record });
+
+
 
 /** A row back as `{ record, result? }` (integers may arrive as strings or BigInts: made numbers). */
 export function fromRow(row) {
@@ -166,16 +172,21 @@ export function fromRow(row) {
 const DURABILITY = { full: 2, normal: 1 };
 const SYNCHRONOUS_EXTRA = 3;
 
+/** The default `transactionTimeoutMs`: 10 s. */
+const DEFAULT_TRANSACTION_TIMEOUT_MS = 10_000;
+
 function sqliteOptions(options) {
-  if (options === undefined) return 'full';
-  if (options === null || typeof options !== 'object') throw typeError('options', 'SqliteLedgerStore options must be an object ({ durability })');
+  if (options === undefined) return { durability: 'full', timeoutMs: DEFAULT_TRANSACTION_TIMEOUT_MS };
+  if (options === null || typeof options !== 'object') throw typeError('options', 'SqliteLedgerStore options must be an object ({ durability, transactionTimeoutMs })');
   for (const k of Object.keys(options)) {
-    if (k !== 'durability') throw typeError(k, `${k} is not a known option of SqliteLedgerStore (durability)`, 'unknown_option');
+    if (k !== 'durability' && k !== 'transactionTimeoutMs') throw typeError(k, `${k} is not a known option of SqliteLedgerStore (durability, transactionTimeoutMs)`, 'unknown_option');
   }
-  const { durability = 'full' } = options;
+  const { durability = 'full', transactionTimeoutMs: t = DEFAULT_TRANSACTION_TIMEOUT_MS } = options;
   if (typeof durability !== 'string') throw typeError('durability', `durability must be 'full' or 'normal', not ${typeof durability}`);
   if (!Object.hasOwn(DURABILITY, durability)) throw rangeError('durability', `durability must be 'full' or 'normal', not ${JSON.stringify(durability)}`);
-  return durability;
+  if (typeof t !== 'number') throw typeError('transactionTimeoutMs', `transactionTimeoutMs must be a number of milliseconds, not ${typeof t}`);
+  if (!Number.isInteger(t) || t < 1 || t > 3_600_000) throw rangeError('transactionTimeoutMs', `transactionTimeoutMs must be whole milliseconds from 1 to 3600000 (${t})`);
+  return { durability, timeoutMs: t };
 }
 
 /**
@@ -203,6 +214,7 @@ export class SqliteLedgerStore {
   #insert;
   #update;
   #purge;
+  #timeoutMs;
   // The transaction open on this connection (a promise that settles when it ends): while it is open, the
   // store's other statements wait, or they would run inside it and see its uncommitted claim.
   #open = null;
@@ -211,7 +223,8 @@ export class SqliteLedgerStore {
     if (!db || typeof db.prepare !== 'function' || typeof db.exec !== 'function') {
       throw typeError('db', 'SqliteLedgerStore needs a better-sqlite3 Database');
     }
-    const durability = sqliteOptions(options);
+    const { durability, timeoutMs } = sqliteOptions(options);
+    this.#timeoutMs = timeoutMs;
     const pragma = (name) => Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0];
     let mode = String(pragma('journal_mode')).toLowerCase();
     if (mode === 'delete') mode = String(Object.values(db.prepare('PRAGMA journal_mode = WAL').get())[0]).toLowerCase();
@@ -223,6 +236,7 @@ export class SqliteLedgerStore {
     if (Number(pragma('synchronous')) !== SYNCHRONOUS_EXTRA) db.exec(`PRAGMA synchronous = ${DURABILITY[durability]}`);
     db.exec(SQL.create);
     db.exec(SQL.index);
+    db.exec(SQL.unresolvedIndex);
     this.#db = db;
     this.#get = db.prepare(SQL.select);
     this.#insert = db.prepare(SQL.insert);
@@ -256,11 +270,25 @@ export class SqliteLedgerStore {
     return this.#purge.run(nowMs).changes;
   }
 
+  /** The unresolved records of `tenant`/`action` (each optional), oldest first, at most `limit` (through the partial index). */
+  async unresolved(filter = {}) {
+    while (this.#open) await this.#open;
+    return this.#db.prepare(SQL.unresolved).all(...filterArgs(filter), filter.limit ?? -1).map(unresolvedRow);
+  }
+
+  /** How many unresolved records each (tenant, action) holds: `[{ tenant, action, pending, unknown }]`. */
+  async countUnresolved(filter = {}) {
+    while (this.#open) await this.#open;
+    return foldCounts(this.#db.prepare(SQL.countUnresolved).all(...filterArgs(filter)));
+  }
+
   /**
    * One write and its record in one SQLite transaction (`BEGIN IMMEDIATE`: other processes on the file
-   * wait for it, up to the connection's busy timeout). `work(db)` gets the Database this store was made
-   * with and writes through it, synchronously or across awaits; the ledger's own statements wait until the
-   * transaction ends. Your other code on the same connection does not: a statement it runs while the
+   * wait for it, up to the connection's busy timeout). `work(tx)` gets the Database this store was made
+   * with, behind a guard, and writes through it, synchronously or across awaits; the ledger's own statements
+   * wait until the transaction ends — at most `transactionTimeoutMs` (default 10 s): a longer one is rolled
+   * back (`TransactionTimeout`, answered `rolled_back`) and the guard refuses every later call through `tx`
+   * (and through statements prepared with it), so a handler still running writes nothing outside it. Your other code on the same connection does not: a statement it runs while the
    * handler awaits joins the transaction (commits or rolls back with it), as with any transaction held
    * open across an await on one better-sqlite3 connection.
    */
@@ -270,6 +298,7 @@ export class SqliteLedgerStore {
     let end;
     this.#open = new Promise((resolve) => { end = resolve; });
     const db = this.#db;
+    const live = { open: true };
     try {
       db.exec('BEGIN IMMEDIATE');
       try {
@@ -280,7 +309,7 @@ export class SqliteLedgerStore {
           db.exec('ROLLBACK');
           return false;
         }
-        const { record, result } = await work(db);
+        const { record, result } = await withTimeout(work(guarded(db, live)), this.#timeoutMs);
         resultError(result);
         if (this.#update.run(...updateArgs(key, claim.version, record, result)).changes !== 1) {
           throw new Error('the claim changed inside its own transaction (was the row written by the handler?)');
@@ -298,6 +327,7 @@ export class SqliteLedgerStore {
       }
       return true;
     } finally {
+      live.open = false;
       this.#open = null;
       end();
     }
@@ -314,7 +344,7 @@ export class D1LedgerStore {
   constructor(db) {
     if (!db || typeof db.prepare !== 'function') throw typeError('db', 'D1LedgerStore needs a D1 database binding');
     this.#db = db;
-    this.ready = db.prepare(SQL.create).run().then(() => db.prepare(SQL.index).run());
+    this.ready = db.prepare(SQL.create).run().then(() => db.prepare(SQL.index).run()).then(() => db.prepare(SQL.unresolvedIndex).run());
   }
 
   async #run(sql, args) {
@@ -343,6 +373,19 @@ export class D1LedgerStore {
   async purge(nowMs) {
     checkNowMs(nowMs);
     return (await this.#run(SQL.purge, [nowMs])).meta.changes;
+  }
+
+  /** The unresolved records of `tenant`/`action` (each optional), oldest first, at most `limit`. */
+  async unresolved(filter = {}) {
+    await this.ready;
+    const { results } = await this.#db.prepare(SQL.unresolved).bind(...filterArgs(filter), filter.limit ?? -1).all();
+    return results.map(unresolvedRow);
+  }
+
+  /** How many unresolved records each (tenant, action) holds. */
+  async countUnresolved(filter = {}) {
+    await this.ready;
+    return foldCounts((await this.#db.prepare(SQL.countUnresolved).bind(...filterArgs(filter)).all()).results);
   }
 
   /**
@@ -395,185 +438,3 @@ export class D1LedgerStore {
 // JSON raises an error, and CASE evaluates only the branch it takes.
 const D1_CLAIM_APPLIED = `SELECT CASE WHEN changes() = 1 THEN 1 ELSE json('the ledger claim did not apply') END`;
 
-// ── Durable Object ─────────────────────────────────────────────────────────────────────────────────────
-
-const ROW = 'ledger:';
-// The expiry index: one key per resolved row, `ledger-expiry:<expiresMs, 16 digits>:<key>` → the row's key,
-// so a purge lists exactly the expired entries in order. Written with the row, in the same transaction.
-const EXPIRY = 'ledger-expiry:';
-// Set once every row written before the index existed has its entry (see #indexOlderRows).
-const INDEXED = 'ledger-expiry-indexed';
-const BATCH = 64; // index entries per purge transaction: at most 128 keys deleted per call
-
-const rowKey = (key) => `${ROW}${keyString(key)}`;
-// Rounded up so that an entry listed as expired is never ahead of its row; clamped to the safe integers.
-const expiryKey = (k, record) => `${EXPIRY}${String(Math.min(Math.max(0, Math.ceil(Number(record.expiresMs) || 0)), Number.MAX_SAFE_INTEGER)).padStart(16, '0')}:${k}`;
-const indexed = (record) => PURGEABLE.has(record?.state);
-
-/** Moves row `k`'s expiry index entry from the `before` record's to the `after` record's (same transaction). */
-async function reindex(txn, k, before, after) {
-  const was = indexed(before) ? expiryKey(k, before) : undefined;
-  const now = indexed(after) ? expiryKey(k, after) : undefined;
-  if (was === now) return;
-  if (was) await txn.delete(was);
-  if (now) await txn.put(now, k);
-}
-
-function everyMsError(everyMs) {
-  if (typeof everyMs !== 'number') throw typeError('everyMs', `everyMs must be a number of milliseconds, not ${typeof everyMs}`);
-  if (!Number.isFinite(everyMs)) throw rangeError('everyMs', `everyMs must be finite, not ${everyMs}`, 'not_finite');
-  if (!Number.isInteger(everyMs) || everyMs < 1) throw rangeError('everyMs', `everyMs must be a whole number of milliseconds, at least 1 (${everyMs})`, 'too_small');
-  if (everyMs > 31_536_000_000) throw rangeError('everyMs', `everyMs must be at most a year, 31536000000 (${everyMs})`, 'too_large');
-}
-
-/**
- * A Durable Object's storage (`ctx.storage`). The object runs one event at a time and each check-and-write
- * runs in a storage transaction, so the claim is atomic. Resolved rows carry an entry in an expiry index
- * (beside them, same transaction), so `purge` reads only expired entries.
- *
- * To purge on a timer, let the object's alarm do it (an object has one alarm: if yours does other work too,
- * call `purge(Date.now())` from it yourself instead):
- * ```js
- * export class Ledger extends DurableObject {
- *   constructor(ctx, env) {
- *     super(ctx, env);
- *     this.store = new DurableObjectLedgerStore(ctx.storage);
- *     ctx.blockConcurrencyWhile(() => this.store.scheduleAlarm(3_600_000)); // first purge within the hour
- *   }
- *   async alarm() {
- *     await this.store.purgeOnAlarm(3_600_000); // purge now, then again in an hour
- *   }
- * }
- * ```
- */
-export class DurableObjectLedgerStore {
-  #storage;
-
-  constructor(storage) {
-    if (!storage || typeof storage.get !== 'function' || typeof storage.transaction !== 'function') {
-      throw typeError('storage', 'DurableObjectLedgerStore needs a Durable Object storage (ctx.storage)');
-    }
-    this.#storage = storage;
-  }
-
-  async get(key) {
-    keyError(key);
-    const row = await this.#storage.get(rowKey(key));
-    return row && { record: row.record, ...(row.result !== undefined ? { result: row.result } : {}) };
-  }
-
-  async insert(key, record) {
-    keyError(key);
-    const k = rowKey(key);
-    return this.#storage.transaction(async (txn) => {
-      if ((await txn.get(k)) !== undefined) return false;
-      await txn.put(k, { record });
-      if (indexed(record)) await txn.put(expiryKey(k, record), k);
-      return true;
-    });
-  }
-
-  async replace(key, expectedVersion, record, result) {
-    keyError(key);
-    resultError(result);
-    const k = rowKey(key);
-    return this.#storage.transaction(async (txn) => {
-      const row = await txn.get(k);
-      if (!row || row.record.version !== expectedVersion) return false;
-      await txn.put(k, result === undefined ? { record } : { record, result });
-      await reindex(txn, k, row.record, record);
-      return true;
-    });
-  }
-
-  /**
-   * One write and its record in one storage transaction: `work(txn)` gets the transaction
-   * (`ctx.storage.transaction`'s `txn`) and writes through it; the claim, those writes and the record commit
-   * together, or nothing does (a throw rolls back).
-   */
-  async transaction(key, expectedVersion, claim, work) {
-    keyError(key);
-    const k = rowKey(key);
-    return this.#storage.transaction(async (txn) => {
-      const row = await txn.get(k);
-      if (expectedVersion === null ? row !== undefined : row?.record.version !== expectedVersion) return false;
-      const { record, result } = await work(txn);
-      resultError(result);
-      await txn.put(k, result === undefined ? { record } : { record, result });
-      await reindex(txn, k, row?.record, record);
-      return true;
-    });
-  }
-
-  /**
-   * Deletes the resolved records that expired at or before `nowMs`, by the expiry index, in transactions of
-   * up to 64 rows; never an unresolved one (each row is read again before it goes).
-   */
-  async purge(nowMs) {
-    checkNowMs(nowMs);
-    await this.#indexOlderRows();
-    const end = expiryKey('', { expiresMs: nowMs + 1 });
-    let removed = 0;
-    for (;;) {
-      const n = await this.#storage.transaction(async (txn) => {
-        const entries = await txn.list({ start: EXPIRY, end, limit: BATCH });
-        if (entries.size === 0) return -1;
-        const rows = await txn.get([...new Set(entries.values())]);
-        const doomed = [...rows].filter(([, row]) => purgeable(row?.record, nowMs)).map(([k]) => k);
-        // Stale entries (the row was replaced, or resolved later with a later expiry) go too; the row stays.
-        await txn.delete([...entries.keys(), ...doomed]);
-        return doomed.length;
-      });
-      if (n < 0) return removed;
-      removed += n;
-    }
-  }
-
-  /**
-   * Sets the object's alarm to `nowMs + everyMs` unless one is set already. Resolves to the alarm's time.
-   * Call it from the constructor (in `blockConcurrencyWhile`) and purge from `alarm()` with `purgeOnAlarm`.
-   */
-  async scheduleAlarm(everyMs, nowMs = Date.now()) {
-    everyMsError(everyMs);
-    checkNowMs(nowMs);
-    this.#alarms();
-    const set = await this.#storage.getAlarm();
-    if (set !== null && set !== undefined) return set;
-    await this.#storage.setAlarm(nowMs + everyMs);
-    return nowMs + everyMs;
-  }
-
-  /** For the object's `alarm()`: purges what expired by `nowMs`, then sets the next alarm `everyMs` later. Resolves to the count purged. */
-  async purgeOnAlarm(everyMs, nowMs = Date.now()) {
-    everyMsError(everyMs);
-    checkNowMs(nowMs);
-    this.#alarms();
-    const removed = await this.purge(nowMs);
-    await this.#storage.setAlarm(nowMs + everyMs);
-    return removed;
-  }
-
-  #alarms() {
-    if (typeof this.#storage.getAlarm !== 'function' || typeof this.#storage.setAlarm !== 'function') {
-      throw typeError('storage', 'this storage has no alarms (getAlarm/setAlarm): purge on a timer of your own');
-    }
-  }
-
-  /** Rows resolved before the expiry index existed get their entries, once per object. */
-  async #indexOlderRows() {
-    if ((await this.#storage.get(INDEXED)) === true) return;
-    let after;
-    for (;;) {
-      const last = await this.#storage.transaction(async (txn) => {
-        const rows = await txn.list({ prefix: ROW, limit: BATCH, ...(after === undefined ? {} : { startAfter: after }) });
-        const entries = {};
-        for (const [k, row] of rows) if (indexed(row?.record)) entries[expiryKey(k, row.record)] = k;
-        if (Object.keys(entries).length) await txn.put(entries);
-        return rows.size === BATCH ? [...rows.keys()].at(-1) : undefined;
-      });
-      if (last === undefined) break;
-      after = last;
-    }
-    await this.#storage.put(INDEXED, true);
-  }
-}

@@ -323,6 +323,40 @@ pub fn finish(claimed: &Record, state: RecordState, now_ms: u64, config: &Ledger
     }
 }
 
+/// How often a running handler's claim is renewed, and how long before its lease ends its owner gives up
+/// when renewals fail: a third of the lease (at least 1 ms).
+///
+/// The owner renews every third of the lease, so a live run's lease, read on the owner's clock, always has
+/// at least two thirds of the lease left. When renewals fail (the store is down, the process was paused),
+/// the owner tells its handler to stop (an `AbortSignal`) once only a third is left, and refuses to record a
+/// late outcome under a claim it no longer holds. Another process may reconcile the record only after the
+/// lease ended on *its* clock, so clocks that differ by less than a third of the lease never let the reconcile
+/// hook be asked while the owner still believes its run may commit.
+pub const fn keep_alive_ms(config: &LedgerConfig) -> u64 {
+    let third = config.lease_ms / 3;
+    if third == 0 {
+        1
+    } else {
+        third
+    }
+}
+
+/// The claim renewed at `now_ms` by the run that holds it (heartbeat): a new lease from now, the next
+/// version (the store's compare-and-swap on the previous one refuses a renewal of a claim that changed
+/// hands). The claim's *fence* — the version it was claimed with, handed to the handler as a fencing token —
+/// does not change: every later claim of the key has a higher version than any renewal of this one. `None`
+/// for a record that is not pending (nothing to renew).
+pub fn renew(claimed: &Record, now_ms: u64, config: &LedgerConfig) -> Option<Record> {
+    if claimed.state != RecordState::Pending {
+        return None;
+    }
+    Some(Record {
+        lease_until_ms: now_ms.saturating_add(config.lease_ms).max(claimed.lease_until_ms),
+        version: claimed.version.saturating_add(1),
+        ..claimed.clone()
+    })
+}
+
 /// Why [`release`] refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReleaseRefusal {
@@ -556,6 +590,46 @@ mod tests {
             ["resolved", "lease_live", "already_released"]
         );
         assert_eq!("released".parse(), Ok(Released));
+    }
+
+    #[test]
+    fn a_renewed_claim_is_never_reconciled_while_its_run_goes_on() {
+        // Issue 18's case: lease 200 ms, a handler that runs 700 ms, renewed every third of the lease.
+        let cfg = LedgerConfig { ttl_ms: 10_000, lease_ms: 200 };
+        assert_eq!(keep_alive_ms(&cfg), 66);
+        let every = keep_alive_ms(&cfg);
+        let mut held = claim(None, FP, 0, &cfg);
+        let fence = held.version;
+        let mut next_renewal = every;
+        for now in 0..=700_u64 {
+            if now == next_renewal {
+                let renewed = renew(&held, now, &cfg);
+                assert_eq!(renewed.as_ref().map(|r| r.version), Some(held.version.saturating_add(1)));
+                held = renewed.unwrap_or(held);
+                next_renewal = next_renewal.saturating_add(every);
+            }
+            // Every look while the run goes on: in progress (never reconcile, so never the hook).
+            assert!(matches!(admit(Some(&held), FP, now), Admission::InProgress { .. }), "admit at {now}");
+            assert!(matches!(lookup(Some(&held), now), Lookup::InProgress { .. }), "lookup at {now}");
+            assert!(release(&held, now, &cfg).is_err(), "release at {now}");
+            // At least two thirds of the lease are left on the owner's clock.
+            assert!(held.lease_until_ms.saturating_sub(now) > every.saturating_mul(2), "lease left at {now}");
+        }
+        let done = finish(&held, RecordState::Succeeded, 700, &cfg);
+        assert_eq!(done.state, RecordState::Succeeded);
+        // Without renewals the same run's claim is reconciled at 200 ms: what issue 18 measured.
+        let unrenewed = claim(None, FP, 0, &cfg);
+        assert_eq!(admit(Some(&unrenewed), FP, 200), Admission::Reconcile);
+        // A later claim of the key (after release) is fenced above every renewal of this one.
+        let released = release(&Record { state: RecordState::Unknown, ..held.clone() }, 800, &cfg);
+        let later = claim(released.as_ref().ok(), FP, 900, &cfg);
+        assert!(later.version > held.version && held.version > fence);
+        // Only a pending record renews; a renewal never shortens the lease.
+        assert_eq!(renew(&done, 701, &cfg), None);
+        assert_eq!(renew(&rec(RecordState::Unknown), 701, &cfg), None);
+        let long = Record { lease_until_ms: 5_000, ..claim(None, FP, 0, &cfg) };
+        assert_eq!(renew(&long, 10, &cfg).map(|r| r.lease_until_ms), Some(5_000));
+        assert_eq!(keep_alive_ms(&LedgerConfig { ttl_ms: 2, lease_ms: 2 }), 1);
     }
 
     #[test]

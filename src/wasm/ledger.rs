@@ -17,8 +17,8 @@ use super::fail::{run, Fail, FailKind, Field};
 use super::JsResult;
 use crate::input::MAX_DURATION_MS;
 use crate::ledger::{
-    admit_matching, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, lookup, release,
-    valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record, RecordState, ReleaseRefusal,
+    admit_matching, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, keep_alive_ms, lookup, release,
+    renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record, RecordState, ReleaseRefusal,
     MAX_TEXT_BYTES,
 };
 
@@ -206,6 +206,36 @@ pub fn ledger_finish(
         let cfg = valid_config(ttl_ms, lease_ms)?;
         Ok(made(&finish(&claimed, to, now(now_ms)?, &cfg)))
     })
+}
+
+/// The claim renewed at `now_ms` by the run that holds it (a heartbeat): its state code (pending), its
+/// numbers through [`ledger_out`]. A record that is not pending is an `invalid_value` failure of
+/// `record.state` (the JS layer renews only the claim it holds).
+#[wasm_bindgen(js_name = ledgerRenew)]
+#[allow(clippy::too_many_arguments)]
+pub fn ledger_renew(
+    state: f64,
+    lease_until_ms: f64,
+    created_ms: f64,
+    expires_ms: f64,
+    version: f64,
+    now_ms: f64,
+    ttl_ms: f64,
+    lease_ms: f64,
+) -> f64 {
+    run(|| {
+        let claimed = record(state, lease_until_ms, created_ms, expires_ms, version)?;
+        let cfg = valid_config(ttl_ms, lease_ms)?;
+        let renewed = renew(&claimed, now(now_ms)?, &cfg);
+        renewed.map(|r| made(&r)).ok_or(Fail::new(FailKind::InvalidValue, Field::RecordState, state))
+    })
+}
+
+/// How often a running claim is renewed, and how long before its lease ends its owner gives up (ms): a
+/// third of `lease_ms`, or a failure for a lease out of range.
+#[wasm_bindgen(js_name = ledgerKeepAlive)]
+pub fn ledger_keep_alive(ttl_ms: f64, lease_ms: f64) -> f64 {
+    run(|| Ok(keep_alive_ms(&valid_config(ttl_ms, lease_ms)?) as f64))
 }
 
 /// An operator's release at `now_ms`: the released record's state code (numbers through [`ledger_out`]),

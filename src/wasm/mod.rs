@@ -27,7 +27,8 @@ mod packed;
 #[cfg(feature = "server")]
 pub use ledger::{
     fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_admit, ledger_claim, ledger_config,
-    ledger_default, ledger_finish, ledger_lookup, ledger_out, ledger_release, max_fingerprint_bytes,
+    ledger_default, ledger_finish, ledger_keep_alive, ledger_lookup, ledger_out, ledger_release, ledger_renew,
+    max_fingerprint_bytes,
 };
 
 /// The result of an exported function: a JS error value on failure.

@@ -312,6 +312,8 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'raw ledgerClaim': raw('ledgerClaim', 9),
     'raw ledgerFinish': raw('ledgerFinish', 9),
     'raw ledgerRelease': raw('ledgerRelease', 8),
+    'raw ledgerRenew': raw('ledgerRenew', 8),
+    'raw ledgerKeepAlive': raw('ledgerKeepAlive', 2),
     'raw ledgerOut': raw('ledgerOut', 1),
     'raw errorDetail': raw('errorDetail', 1),
     'raw maxFingerprintBytes': raw('maxFingerprintBytes', 1),
@@ -329,7 +331,7 @@ test('server face: every entry point survives hostile calls, then works, with bo
   assert.throws(() => doomed.ttlMs, (e) => e instanceof TypeError && e.code === 'freed', 'a getter freed those: later use is typed');
   const grown = memory() - before;
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
-  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['admit', 'claim', 'constructor', 'finish', 'free', 'leaseMs', 'lookup', 'release', 'ttlMs']);
+  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['admit', 'claim', 'constructor', 'finish', 'free', 'keepAliveMs', 'leaseMs', 'lookup', 'release', 'renew', 'ttlMs']);
   // Every raw export is covered above (the fingerprint ones by name), so one added later is noticed here.
   const exported = Object.keys(rawServer).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).flatMap((k) => (k.startsWith('raw ') ? [k.slice(4)] : ['fingerprintJson', 'fingerprintCanonical', 'isValidOperationId'].includes(k) ? [k] : [])).sort();

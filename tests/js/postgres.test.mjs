@@ -52,8 +52,10 @@ test('the schema: BIGINT milliseconds, the key as primary key, a partial expiry 
     lease_until_ms: 'bigint', created_ms: 'bigint', expires_ms: 'bigint', version: 'bigint', result: 'text',
   });
   const { rows: indexes } = await pool.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'mcp_operation_ledger' ORDER BY indexname`);
-  assert.equal(indexes.length, 2, JSON.stringify(indexes));
+  assert.equal(indexes.length, 3, JSON.stringify(indexes));
   assert.match(indexes[1].indexdef, /UNIQUE INDEX mcp_operation_ledger_pkey .*\(tenant, action, operation_id\)/);
+  // Operators' listing of unresolved rows (issue 18): a partial index over pending/unknown rows alone.
+  assert.match(indexes[2].indexdef, /INDEX mcp_operation_ledger_unresolved .*\(tenant, action, created_ms\) WHERE \(state = ANY \(ARRAY\['pending'::text, 'unknown'::text\]\)\)/);
   assert.match(indexes[0].indexdef, /INDEX mcp_operation_ledger_expiry .*\(expires_ms\) WHERE \(state = ANY \(ARRAY\['succeeded'::text, 'failed'::text\]\)\)/);
   // The planner can answer the purge from the index (sequential scans off: the table here is small).
   const client = await pool.connect();

@@ -152,7 +152,7 @@ export function unencodableResults() {
     ['a function', { content: [{ type: 'text', text: 'f' }], structuredContent: { cb() {} } }, /a function at "cb"/],
     ['a Symbol', { content: [{ type: 'text', text: 's' }], structuredContent: { s: Symbol('s') } }, /a Symbol at "s"/],
     ['a cycle', cyclic, /cycle/],
-    ['a toJSON that throws', { content: [], structuredContent: { toJSON() { throw new Error('boom'); } } }, /threw Error: boom/],
+    ['a toJSON that throws', { content: [], structuredContent: { toJSON() { throw new Error('boom'); } } }, /threw Error(?!: boom)/], // the error named, its message not shown
     ['nothing (undefined)', undefined, /no result/],
   ];
 }

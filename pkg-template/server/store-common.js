@@ -1,0 +1,53 @@
+// What every ledger store shares: the argument checks, the key's string form, which states purge may delete,
+// and CommitUnknown. The stores are in stores.js (memory, SQLite, D1), durable-object-store.js and postgres.js.
+import { rangeError, typeError } from '../errors.js';
+
+export function keyError(key) {
+  if (!key || typeof key.tenant !== 'string' || typeof key.action !== 'string' || typeof key.operationId !== 'string') {
+    throw typeError('key', 'a ledger key is { tenant, action, operationId }, all strings');
+  }
+}
+
+export function resultError(result) {
+  if (result !== undefined && typeof result !== 'string') {
+    throw typeError('result', 'a ledger store keeps a result as text: the ledger encodes it (OperationLedger.finish)');
+  }
+}
+
+/** A commit that failed without saying whether it took effect (the connection broke during COMMIT). */
+export class CommitUnknown extends Error {
+  constructor(cause) {
+    super(`the commit's outcome is unknown: ${cause?.message ?? cause}`, { cause });
+    this.name = 'CommitUnknown';
+  }
+}
+
+export const keyString = (k) => JSON.stringify([k.tenant, k.action, k.operationId]);
+
+/** The states `purge` may delete once expired. Everything else (pending, unknown, released) stays. */
+export const PURGEABLE = new Set(['succeeded', 'failed']);
+/** The states operators list as unresolved (`unresolved`, `countUnresolved`). */
+export const UNRESOLVED = new Set(['pending', 'unknown']);
+export const purgeable = (record, nowMs) => PURGEABLE.has(record?.state) && record.expiresMs <= nowMs;
+
+/** `nowMs` of a purge: whole milliseconds since the epoch, 0 … Number.MAX_SAFE_INTEGER. */
+export function checkNowMs(nowMs) {
+  if (typeof nowMs !== 'number') throw typeError('nowMs', `nowMs must be a number of milliseconds since the epoch, not ${typeof nowMs}`);
+  if (!Number.isFinite(nowMs)) throw rangeError('nowMs', `nowMs must be finite, not ${nowMs}`, 'not_finite');
+  if (nowMs < 0) throw rangeError('nowMs', `nowMs must not be negative (${nowMs})`, 'negative');
+  if (!Number.isInteger(nowMs)) throw rangeError('nowMs', `nowMs must be whole milliseconds (${nowMs})`, 'not_integer');
+  if (nowMs > Number.MAX_SAFE_INTEGER) throw rangeError('nowMs', `nowMs must be at most ${Number.MAX_SAFE_INTEGER} (${nowMs})`, 'too_large');
+}
+
+
+/** Count rows (tenant, action, state, n) folded into `{ tenant, action, pending, unknown }`. */
+export function foldCounts(rows) {
+  const out = new Map();
+  for (const r of rows) {
+    const k = JSON.stringify([r.tenant, r.action]);
+    const c = out.get(k) ?? { tenant: r.tenant, action: r.action, pending: 0, unknown: 0 };
+    c[r.state] += Number(r.n);
+    out.set(k, c);
+  }
+  return [...out.values()];
+}

@@ -1,0 +1,213 @@
+// withIdempotency: a tool handler behind the operation ledger, so that a replayed write returns its first
+// outcome. Checks before any claim (operation id, tenant, validation, fingerprint) answer `rejected`; the
+// claim is held (renewed) while the handler runs; every answer of the ledger's own has words for the model
+// and `_meta[LEDGER_META_KEY]` for clients. Store, driver and handler error messages never reach the model:
+// they go to the ledger's `onEvent` (only an `OutcomeUnknown`'s message, written for it, is shown).
+import { optionError as optError } from '../errors.js';
+import { isValidOperationId } from './rules.js';
+import { fingerprint } from './fingerprint.js';
+import { COUNTERS, INTERNALS, LedgerStoreError, OperationLedger, OutcomeUnknown } from './ledger.js';
+import {
+  LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED,
+  RECORD_UNKNOWN,
+} from '../generated/names.js';
+
+/** Each handler call's claim, for `claimOf(extra)`. */
+const CLAIMS = new WeakMap();
+
+/**
+ * The claim a handler runs under, from inside the handler: `claimOf(extra)` → `{ tenant, action,
+ * operationId, fence, signal }`. `fence` is the fencing token — the claim's version, higher for every later
+ * claim of the key: pass it downstream (a column, a conditional write) so that a stale run is refused there.
+ * `signal` aborts when the claim can no longer be kept (`lease_lost`): stop, and do not commit. `undefined`
+ * outside a handler wrapped by `withIdempotency`.
+ */
+export function claimOf(extra) {
+  return extra !== null && typeof extra === 'object' ? CLAIMS.get(extra) : undefined;
+}
+
+/** Refused before any claim: nothing was done. Clients read `status: 'rejected'` as "permanent, not processed". */
+export function rejected(reason, operationId, text) {
+  return reply(LEDGER_REJECTED, operationId, text, { reason });
+}
+
+function reply(status, operationId, text, extra = {}) {
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    _meta: { [LEDGER_META_KEY]: { status, ...(operationId !== undefined ? { operationId } : {}), ...extra } },
+  };
+}
+
+/** `unknown`: it may or may not have taken effect. Only an `OutcomeUnknown`'s own message is shown. */
+function unknownReply(operationId, arg, cause, extra) {
+  const why = cause instanceof OutcomeUnknown && cause.message ? ` (${cause.message})` : '';
+  return reply(LEDGER_UNKNOWN, operationId,
+    `The outcome of this operation (${arg} ${operationId}) is unknown${why}: it may or may not have taken effect. ` +
+      `Do not use a new ${arg}; check whether it happened, or call again with the same ${arg} later.`, extra);
+}
+
+/** The ledger's store failed before this call ran anything: unknown (an earlier call with the id may have). */
+function storeDown(operationId, arg) {
+  return reply(LEDGER_UNKNOWN, operationId,
+    `The server could not check its operation ledger just now; this call did nothing. Whether an earlier call with ${arg} ${operationId} ` +
+      `took effect is not known: call again with the same ${arg} in a moment; do not use a new one.`, { reason: 'store_unavailable' });
+}
+
+/**
+ * Wraps a tool handler for `McpServer.registerTool` so that a replayed write returns its first outcome.
+ * `tenant(extra)` reads the authenticated principal from the request context (`extra.authInfo`: the token's
+ * subject, not the app's client id) — never the arguments. The tool's input schema must declare the
+ * operation-id argument (default `operation_id`).
+ */
+export function withIdempotency(ledger, handler, options = {}) {
+  if (!(ledger instanceof OperationLedger)) throw optError('ledger', 'an OperationLedger');
+  if (typeof handler !== 'function') throw optError('handler', 'a function');
+  const { action, tenant, operationIdArgument = 'operation_id', validate, transaction = false } = options ?? {};
+  if (typeof action !== 'string' || !action) throw optError('action', 'a non-empty string');
+  if (typeof transaction !== 'boolean') throw optError('transaction', 'true or false');
+  if (transaction && !ledger.transactional) {
+    throw optError('transaction', 'false with this ledger: its store cannot run a transaction (a SQLite, Postgres, D1 or Durable Object ledger store can)');
+  }
+  if (typeof tenant !== 'function') throw optError('tenant', 'a function of the request context');
+  if (validate !== undefined && typeof validate !== 'function') throw optError('validate', 'a function');
+  const { emit, addAction } = INTERNALS.get(ledger);
+  addAction(action); // the status tool finds this action's records by tool name too (OperationLedger.locate)
+
+  // With OpenTelemetry: each answer counted by kind (the ledger's own answers carry it in `_meta`; a replayed
+  // result is marked here; anything else is the handler's own result: an execution).
+  const counter = COUNTERS.get(ledger)?.answers;
+  const replays = new WeakSet();
+
+  if (!counter) return respond;
+  return async function idempotentHandler(args, extra) {
+    const result = await respond(args, extra);
+    const meta = result?._meta?.[LEDGER_META_KEY];
+    const kind = meta?.status === LEDGER_REJECTED && meta.reason === 'rolled_back' ? 'rolled_back'
+      : meta?.status && meta.status !== 'result_not_stored' ? meta.status
+        : replays.has(result) ? 'replay' : 'execute';
+    counter.add(1, { 'mcp_retry_policy.ledger.answer': kind, 'mcp_retry_policy.ledger.action': action });
+    return result;
+  };
+
+  async function respond(args, extra) {
+    const operationId = args?.[operationIdArgument];
+    // Rejected before any claim: nothing attempted, nothing stored.
+    if (!isValidOperationId(operationId)) {
+      return rejected('invalid_operation_id', undefined,
+        `${operationIdArgument} must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works); nothing was done.`);
+    }
+    let who;
+    try {
+      who = await tenant(extra);
+    } catch {
+      who = undefined;
+    }
+    if (typeof who !== 'string' || !who) {
+      return rejected('unauthenticated', operationId, 'This request has no authenticated tenant; nothing was done.');
+    }
+    const key = { tenant: who, action, operationId };
+    if (validate) {
+      let problem;
+      try {
+        problem = await validate(args, extra);
+      } catch (error) {
+        // The validator itself failed: still before any claim, so nothing was done.
+        emit({ type: 'handler_error', during: 'validate', key, error });
+        return rejected('validation_failed', operationId,
+          `The input could not be validated just now; nothing was done. Call again with the same ${operationIdArgument}.`);
+      }
+      if (problem) return rejected('invalid_input', operationId, `${String(problem)} (nothing was done; fix the input and call again)`);
+    }
+    const { [operationIdArgument]: _, ...input } = args;
+    let inputFingerprint;
+    try {
+      inputFingerprint = fingerprint(input);
+    } catch (e) {
+      // Input the fingerprint refuses (too large, not JSON): refused before any claim.
+      return rejected('invalid_input', operationId, `The input cannot be fingerprinted (${e?.message ?? String(e)}); nothing was done.`);
+    }
+    if (transaction) return atomically(key, inputFingerprint, args, extra);
+    let admission;
+    try {
+      admission = await ledger.begin(key, inputFingerprint);
+    } catch (e) {
+      if (e instanceof LedgerStoreError) return storeDown(operationId, operationIdArgument);
+      throw e;
+    }
+    const answer = answerAdmission(admission, operationId);
+    if (answer) return answer;
+    const hold = ledger.hold(key, admission.claim);
+    const context = extra !== null && typeof extra === 'object' ? extra : {};
+    CLAIMS.set(context, Object.freeze({ tenant: who, action, operationId, fence: hold.fence, get signal() { return hold.signal; } }));
+    let result;
+    let state;
+    try {
+      result = await handler(args, context);
+      state = result?.isError ? RECORD_FAILED : RECORD_SUCCEEDED;
+    } catch (error) {
+      // OutcomeUnknown says so; any other exception after the claim cannot say whether it committed either.
+      if (!(error instanceof OutcomeUnknown)) emit({ type: 'handler_error', during: 'handler', key, error });
+      state = RECORD_UNKNOWN;
+      result = unknownReply(operationId, operationIdArgument, error);
+    }
+    try {
+      const claim = await hold.stop();
+      await ledger.finish(key, claim, state, state === RECORD_UNKNOWN ? undefined : result);
+    } catch {
+      // The record stays pending (told to onEvent): after its lease it is reconciled. The caller still gets the truth now.
+    }
+    return result;
+  }
+
+  /** The transaction option: the handler's writes and the record commit together (`executeAtomically`). */
+  async function atomically(key, inputFingerprint, args, extra) {
+    const { operationId } = key;
+    const context = extra !== null && typeof extra === 'object' ? extra : {};
+    let done;
+    try {
+      // (A signal that never aborts: the transaction holds no lease. Made here: workerd refuses one at module scope.)
+      done = await ledger.executeAtomically(key, inputFingerprint, (tx, claim) => {
+        CLAIMS.set(context, Object.freeze({ ...key, fence: claim.version, signal: new AbortController().signal }));
+        return handler(args, context, tx);
+      });
+    } catch (e) {
+      if (e instanceof LedgerStoreError) return storeDown(operationId, operationIdArgument);
+      throw e;
+    }
+    switch (done.action) {
+      case 'executed':
+        return done.result;
+      case 'rolled_back':
+        // Proof of "nothing took effect": the store rolled back the handler's writes with the claim.
+        emit({ type: 'handler_error', during: 'transaction', key, error: done.error });
+        return rejected('rolled_back', operationId,
+          `The operation failed and was rolled back: nothing took effect. It may be called again with the same ${operationIdArgument}.`);
+      case 'commit_unknown':
+        emit({ type: 'store_error', during: 'commit', key, error: done.error });
+        return unknownReply(operationId, operationIdArgument);
+      default:
+        return answerAdmission(done, operationId) ?? unknownReply(operationId, operationIdArgument);
+    }
+  }
+
+  /** The answer for an admission that does not execute here (a replay, a conflict, …); undefined for `execute`. */
+  function answerAdmission(admission, operationId) {
+    switch (admission.action) {
+      case 'replay':
+        if (counter && admission.result !== null && typeof admission.result === 'object') replays.add(admission.result);
+        return admission.result;
+      case 'conflict':
+        return reply(LEDGER_CONFLICT, operationId,
+          `${operationIdArgument} ${operationId} was already used for a different request; nothing was done. Use a new ${operationIdArgument} for a new request.`);
+      case 'in_progress':
+        return reply(LEDGER_IN_PROGRESS, operationId,
+          `This operation (${operationIdArgument} ${operationId}) is still running. Check back with the same ${operationIdArgument}; do not use a new one.`,
+          { retryAfterMs: admission.retryAfterMs });
+      case 'execute':
+        return undefined;
+      default:
+        return unknownReply(operationId, operationIdArgument);
+    }
+  }
+}
