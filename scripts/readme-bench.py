@@ -38,7 +38,7 @@ for title, table, _, _ in fresh:
     readme = readme[:start] + table + readme[end:]
     replaced += 1
 if stamp:
-    readme = re.sub(r"(measured in the same run; no test asserts a time\. )Latest run \([^)]*\)",
+    readme = re.sub(r"(measured in the same run; no test asserts a time\. )Latest run \(.*?read the ratios\)",
                     lambda m: m.group(1) + f"Latest run ({stamp.group(0)}; absolute times on this 2-core machine move by up to 2× between runs — read the ratios)",
                     readme)
 readme_path.write_text(readme)
