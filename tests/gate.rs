@@ -1,4 +1,4 @@
-//! The gate table of DESIGN.md, cell by cell, and every stop of `decide`, one test row each.
+//! The gate table (README "The rule that matters most"), cell by cell, and every stop of `decide`, one test row each.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use mcp_retry_policy::retry::{

@@ -109,7 +109,7 @@ export declare class RetryEngine {
    * (`handlerMissing`: it has no handler for one of the requests; else its handler failed): the stop to report.
    */
   inputUnanswered(call: RetryCall, options?: { handlerMissing?: boolean }): Decision;
-  /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */
+  /** `record` under the name the design gives the step: classify the outcome, then decide. */
   decide(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
   /** Frees the engine. Later use is a `freed` TypeError. */
   free(): void;

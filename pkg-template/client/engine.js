@@ -607,7 +607,7 @@ export class RetryEngine {
     return decision(meta, (packed - meta) / VALUE_SCALE);
   }
 
-  /** `record` under the name DESIGN.md gives the step: classify the outcome, then decide. */
+  /** `record` under the name the design gives the step: classify the outcome, then decide. */
   decide(call, outcome, safety, nowMs) {
     return this.record(call, outcome, safety, nowMs);
   }

@@ -1,6 +1,7 @@
 //! The classification table: what one attempt's outcome means, per spec revision.
 //!
-//! Every row cites the fact it rests on (`../shared/MCP-FACTS.md`). The question each row answers is
+//! Every row cites the fact it rests on (spec text or the documented behaviour of real software, beside the
+//! row; the README's "What proves 'not processed'" table lists them). The question each row answers is
 //! *did the server act on the request?* — [`Delivery`] — and *what could make a re-send succeed?* —
 //! [`Verdict`]. Whether a re-send is *allowed* is not decided here but in [`decide`](mod@super::decide), from
 //! the delivery and the tool's [`Safety`](super::Safety).
@@ -371,7 +372,7 @@ use Verdict::{Permanent, Transient};
 ///
 /// **Every row that says [`Delivery::NotProcessed`] cites its proof** (spec text, or documented behaviour of
 /// real software), because `not_processed` licenses re-sending an unsafe tool. A row without proof says
-/// [`Delivery::Unknown`]. See `../shared/MCP-FACTS.md`, "What a status or error does NOT prove".
+/// [`Delivery::Unknown`]. The README's "What proves 'not processed'" table lists every proof.
 pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification {
     match *outcome {
         AttemptOutcome::Result { is_error, result_type } => match (result_type, is_error) {
