@@ -72,9 +72,11 @@ export class OperationLedger {
   #now;
   #onEvent;
   #maxResultBytes;
-  #live = new Map();
+  #live = new Map(); // the claims this process holds, by key string: the in-process guard
   #actions = new Set();
   #inner;
+  #holdEnv; // what every ClaimHold of this ledger shares (made once: nothing per call)
+  #keepAliveMs;
 
   constructor(options = {}) {
     const { store, reconcile, now, opentelemetry, onEvent, maxResultBytes, ...rules } = options ?? {};
@@ -106,11 +108,14 @@ export class OperationLedger {
         }),
       });
     }
+    const emit = (e) => this.#emit(e);
     this.#inner = {
       store, rules: this.#rules, now: this.#now, io: (during, key, f) => this.#io(during, key, f),
-      emit: (e) => this.#emit(e), addAction: (a) => this.#actions.add(a),
+      emit, addAction: (a) => this.#actions.add(a),
     };
     INTERNALS.set(this, this.#inner);
+    this.#keepAliveMs = this.#rules.keepAliveMs;
+    this.#holdEnv = { store, rules: this.#rules, now: this.#now, emit, live: this.#live, every: this.#keepAliveMs };
   }
 
   /** Tells `onEvent` (a throw there is ignored) and counts the incident. */
@@ -130,10 +135,19 @@ export class OperationLedger {
     try {
       return await f();
     } catch (error) {
-      if (error?.field === 'key' || error?.field === 'result') throw error; // our own argument checks
-      this.#emit({ type: 'store_error', during, key, error });
-      throw new LedgerStoreError(during, error);
+      throw this.#failed(during, key, error);
     }
+  }
+
+  /**
+   * What a store's throw during `during` becomes: a `LedgerStoreError` after a `store_error` event (our own
+   * argument checks pass as they are). The hot path calls the store inline and this on a throw (no closure,
+   * no extra await per store call).
+   */
+  #failed(during, key, error) {
+    if (error?.field === 'key' || error?.field === 'result') return error;
+    this.#emit({ type: 'store_error', during, key, error });
+    return new LedgerStoreError(during, error);
   }
 
   #text(state, key, result) {
@@ -173,21 +187,13 @@ export class OperationLedger {
    * `await hold.stop()` resolves to the claim to `finish` with.
    */
   hold(key, claim) {
-    const k = keyString(key);
-    const h = new ClaimHold({
-      store: this.#store, rules: this.#rules, now: this.#now, key, claim, emit: (e) => this.#emit(e),
-      onStop: () => {
-        if (this.#live.get(k) === h) this.#live.delete(k);
-      },
-    });
-    this.#live.set(k, h);
-    return h;
+    return new ClaimHold(this.#holdEnv, key, keyString(key), claim);
   }
 
   /** A live claim of this process on `key` (its record is pending, its lease maybe behind): in progress. */
   #held(key, record) {
     return record?.state === 'pending' && this.#live.get(keyString(key))?.live
-      ? { retryAfterMs: Math.min(1000, this.#rules.keepAliveMs) } : undefined;
+      ? { retryAfterMs: Math.min(1000, this.#keepAliveMs) } : undefined;
   }
 
   /**
@@ -197,19 +203,16 @@ export class OperationLedger {
    */
   async #admit(key, inputFingerprint, mode) {
     const now = this.#now();
-    const stored = await this.#io('get', key, () => this.#store.get(key));
+    let stored;
+    try {
+      stored = await this.#store.get(key);
+    } catch (error) {
+      throw this.#failed('get', key, error);
+    }
     const a = this.#rules.admit(stored?.record, inputFingerprint, now);
-    const execute = async (previous) => {
-      const claim = this.#rules.claim(previous, inputFingerprint, now);
-      if (mode === 'atomic') return { action: 'execute', claim, expectedVersion: previous?.version ?? null };
-      const won = previous
-        ? await this.#io('replace', key, () => this.#store.replace(key, previous.version, claim))
-        : await this.#io('insert', key, () => this.#store.insert(key, claim));
-      return won ? { action: 'execute', claim } : RACED;
-    };
     switch (a.action) {
       case 'execute':
-        return execute(stored?.record);
+        return this.#claim(key, stored?.record, inputFingerprint, now, mode);
       case 'replay':
         return { action: 'replay', state: stored.record.state, result: decodeResult(stored.result, stored.record.state, key.operationId) };
       case 'conflict':
@@ -221,13 +224,26 @@ export class OperationLedger {
         if (held) return { action: 'in_progress', ...held };
         const r = await this.#reconcileStored(key, stored, now);
         if (r === RACED) return RACED;
-        if (r === LOOKUP_NOT_DONE) return execute(stored.record);
+        if (r === LOOKUP_NOT_DONE) return this.#claim(key, stored.record, inputFingerprint, now, mode);
         // The same replay every later call gets.
         return r.state ? { action: 'replay', ...r } : { action: 'unknown' };
       }
       default:
         return { action: 'unknown' };
     }
+  }
+
+  /** Claims `key` (over `previous`, if any): `{ action: 'execute', claim }`, or RACED; 'atomic' leaves the write to the transaction. */
+  async #claim(key, previous, inputFingerprint, now, mode) {
+    const claim = this.#rules.claim(previous, inputFingerprint, now);
+    if (mode === 'atomic') return { action: 'execute', claim, expectedVersion: previous?.version ?? null };
+    let won;
+    try {
+      won = previous ? await this.#store.replace(key, previous.version, claim) : await this.#store.insert(key, claim);
+    } catch (error) {
+      throw this.#failed(previous ? 'replace' : 'insert', key, error);
+    }
+    return won ? { action: 'execute', claim } : RACED;
   }
 
   /** Whether the store can run a handler's writes and the ledger's record in one transaction (`transaction`). */
@@ -363,21 +379,28 @@ export class OperationLedger {
    */
   async finish(key, claim, state, result) {
     const done = this.#rules.finish(claim, state, this.#now());
-    const write = async (text) => {
-      const ok = await this.#io('replace', key, () => this.#store.replace(key, claim.version, done, text));
-      if (!ok) this.#emit({ type: 'late_finish', key, version: claim.version, state });
-      return ok;
-    };
-    if (state === 'unknown') return write(undefined);
+    if (state === 'unknown') return this.#finishWrite(key, claim, state, done, undefined);
     try {
-      return await write(this.#text(state, key, result));
+      return await this.#finishWrite(key, claim, state, done, this.#text(state, key, result));
     } catch (e) {
       if (!(e instanceof LedgerStoreError)) throw e;
       // The store refused the result (too large for it, say): the outcome is recorded with a note instead.
       const why = 'the store refused it';
       this.#emit({ type: 'result_not_stored', key, state, why, error: e.cause });
-      return write(JSON.stringify(unstoredResult(state, key.operationId, why)));
+      return this.#finishWrite(key, claim, state, done, JSON.stringify(unstoredResult(state, key.operationId, why)));
     }
+  }
+
+  /** The finish's versioned write: false (and `late_finish` told) when the claim is no longer the record's. */
+  async #finishWrite(key, claim, state, done, text) {
+    let ok;
+    try {
+      ok = await this.#store.replace(key, claim.version, done, text);
+    } catch (error) {
+      throw this.#failed('replace', key, error);
+    }
+    if (!ok) this.#emit({ type: 'late_finish', key, version: claim.version, state });
+    return ok;
   }
 
   /**
