@@ -6,13 +6,14 @@ import { optionError as optError } from '../errors.js';
 import { LedgerRules } from './rules.js';
 import { countUnresolved, purge, release, releaseAll, unresolved } from './operators.js';
 import { ClaimHold } from './lease.js';
+import { checkUnresolvedCacheMs, ledgerInstruments } from './metrics.js';
 import { checkMaxResultBytes, decodeResult, storedText, unstoredResult } from './result.js';
 import {
   LEDGER_META_KEY, LOOKUP_FAILED, LOOKUP_IN_PROGRESS, LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED,
   OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED,
 } from '../generated/names.js';
 
-/** Each ledger's counters (OpenTelemetry), when it was given `opentelemetry`: `{ answers, incidents }`. */
+/** Each ledger's instruments (OpenTelemetry, metrics.js), when it was given `opentelemetry`: `{ answers, incidents, gauge? }`. */
 export const COUNTERS = new WeakMap();
 /** Each ledger's internals for withIdempotency and the status tool: `{ emit(event), addAction(action) }`. */
 export const INTERNALS = new WeakMap();
@@ -52,7 +53,7 @@ export class OutcomeUnknown extends Error {
 }
 
 /**
- * `new OperationLedger({ store, ttlMs?, leaseMs?, reconcile?, now?, onEvent?, maxResultBytes?, opentelemetry? })`.
+ * `new OperationLedger({ store, ttlMs?, leaseMs?, reconcile?, now?, onEvent?, maxResultBytes?, opentelemetry?, unresolvedCacheMs? })`.
  * `reconcile({ tenant, action, operationId, record, result })` is asked when an outcome is not known (a claim
  * whose lease ran out — its run's renewals stopped — or `unknown`): answer `{ status: 'succeeded' | 'failed',
  * result }` if you found out, `{ status: 'not_done' }` if it provably did not happen and cannot happen any
@@ -63,7 +64,8 @@ export class OutcomeUnknown extends Error {
  * operator calls `release(key, { reason })`. `ttlMs` (≥ `leaseMs`) is how long a resolved outcome is
  * replayed, counted from when it was recorded. `onEvent(event)` hears what operators must know:
  * `store_error`, `lease_lost`, `lease_late`, `late_finish`, `result_not_stored`, `handler_error`, `reconcile_error`,
- * `authorize_error`.
+ * `authorize_error`. With `opentelemetry`, the ledger counts its answers and incidents and observes a gauge of its
+ * unresolved records by action and state (metrics.js; `unresolvedCacheMs` bounds how often the store is asked).
  */
 export class OperationLedger {
   #store;
@@ -79,7 +81,7 @@ export class OperationLedger {
   #keepAliveMs;
 
   constructor(options = {}) {
-    const { store, reconcile, now, opentelemetry, onEvent, maxResultBytes, ...rules } = options ?? {};
+    const { store, reconcile, now, opentelemetry, onEvent, maxResultBytes, unresolvedCacheMs, ...rules } = options ?? {};
     for (const m of ['get', 'insert', 'replace']) {
       if (typeof store?.[m] !== 'function') throw optError('store', `a ledger store (missing ${m}())`);
     }
@@ -90,30 +92,19 @@ export class OperationLedger {
       throw optError('opentelemetry', "the @opentelemetry/api module (import * as api from '@opentelemetry/api')");
     }
     this.#maxResultBytes = checkMaxResultBytes(maxResultBytes);
+    const cacheMs = checkUnresolvedCacheMs(unresolvedCacheMs);
     this.#store = store;
     this.#rules = new LedgerRules(rules);
     this.#reconcile = reconcile;
     this.#now = now ?? (() => Date.now());
     this.#onEvent = onEvent;
-    if (opentelemetry !== undefined) {
-      const meter = opentelemetry.metrics.getMeter('mcp-retry-policy');
-      COUNTERS.set(this, {
-        answers: meter.createCounter('mcp_retry_policy.ledger.answers', {
-          unit: '{answer}',
-          description: 'What the operation ledger answered a keyed write: execute, replay, conflict, in_progress, unknown, rejected, rolled_back.',
-        }),
-        incidents: meter.createCounter('mcp_retry_policy.ledger.incidents', {
-          unit: '{incident}',
-          description: 'What an operator must look at: store_error, lease_lost, late_finish, result_not_stored, handler_error, reconcile_error.',
-        }),
-      });
-    }
     const emit = (e) => this.#emit(e);
     this.#inner = {
       store, rules: this.#rules, now: this.#now, io: (during, key, f) => this.#io(during, key, f),
       emit, addAction: (a) => this.#actions.add(a),
     };
     INTERNALS.set(this, this.#inner);
+    if (opentelemetry !== undefined) COUNTERS.set(this, ledgerInstruments(opentelemetry, this.#inner, this.#actions, cacheMs));
     this.#keepAliveMs = this.#rules.keepAliveMs;
     this.#holdEnv = { store, rules: this.#rules, now: this.#now, emit, live: this.#live, every: this.#keepAliveMs };
   }
