@@ -170,14 +170,24 @@ export interface OperationLedgerOptions extends LedgerRulesOptions {
    * Your `@opentelemetry/api` module: `withIdempotency` counts every answer in `mcp_retry_policy.ledger.answers`
    * (attributes `mcp_retry_policy.ledger.answer` — execute, replay, conflict, in_progress, unknown, rejected,
    * rolled_back — and `mcp_retry_policy.ledger.action`), and every event in `mcp_retry_policy.ledger.incidents`
-   * (attribute `mcp_retry_policy.ledger.incident`: the event's type). Without it nothing is recorded.
+   * (attribute `mcp_retry_policy.ledger.incident`: the event's type), and observes the gauge
+   * `mcp_retry_policy.ledger.unresolved` (unresolved records by `mcp_retry_policy.ledger.action` and
+   * `mcp_retry_policy.ledger.state` — pending, unknown —, never by tenant) from one `countUnresolved()` query
+   * per `unresolvedCacheMs`. Without it nothing is recorded.
    */
   opentelemetry?: { metrics: { getMeter(name: string, version?: string): unknown } };
+  /**
+   * How long the unresolved gauge reuses a count read from the store (ms on the ledger's clock; default 5,000,
+   * 0 … 3,600,000; 0 asks the store on every collection). A failed count is kept as long (no value observed).
+   */
+  unresolvedCacheMs?: number;
 }
 
 /** What `onEvent` hears. `error` is the store's, handler's or hook's own error: for logs, never for the model. */
 export type LedgerEvent =
   | { type: 'store_error'; during: 'get' | 'insert' | 'replace' | 'renew' | 'transaction' | 'commit'; key: LedgerKey; error: unknown }
+  /** An operators' listing or count failed (`unresolved`, `countUnresolved`, the unresolved gauge): no key. */
+  | { type: 'store_error'; during: 'unresolved' | 'countUnresolved'; key: undefined; error: unknown }
   | { type: 'lease_lost'; key: LedgerKey; fence: number; reason: 'record_changed' | 'not_renewed' }
   /** A renewal came late (the event loop stalled past two thirds of the lease) but held: the lease is too short for this process. */
   | { type: 'lease_late'; key: LedgerKey; fence: number; leftMs: number }

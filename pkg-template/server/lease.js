@@ -18,34 +18,34 @@ export class LeaseLost extends Error {
   }
 }
 
-/** A claim held while its handler runs. `stop()` ends the renewals and resolves to the claim as it is now. */
+/**
+ * A claim held while its handler runs. `stop()` ends the renewals and resolves to the claim as it is now.
+ * `env` is the ledger's, made once: `{ store, rules, now, emit, live, every }` — `live` the ledger's map of
+ * the claims this process holds (by key string `k`: the in-process guard), `every` the renewal period.
+ * Cheap on purpose (a call that ends before its first renewal is due is the common case): one timer, no
+ * closure per call but the timer's, the AbortController only when `signal` is read, nothing awaited by
+ * `stop()` unless a renewal is in flight.
+ */
 export class ClaimHold {
-  #store;
-  #rules;
-  #now;
+  #env;
   #key;
-  #emit;
-  #onStop;
+  #k;
   #current;
-  #every;
   #timer;
-  #renewing = Promise.resolve();
+  #renewing = null; // the renewal in flight, if any
   #stopped = false;
   #controller; // made when the handler first reads `signal` (an AbortController per call costs)
   #lost; // the LeaseLost, once lost
 
-  constructor({ store, rules, now, key, claim, emit, onStop }) {
-    this.#store = store;
-    this.#rules = rules;
-    this.#now = now;
+  constructor(env, key, k, claim) {
+    this.#env = env;
     this.#key = key;
-    this.#emit = emit;
-    this.#onStop = onStop;
+    this.#k = k;
     this.#current = claim;
-    this.#every = rules.keepAliveMs;
     /** The fencing token: the version the claim was made with. Every later claim of the key has a higher one. */
     this.fence = claim.version;
-    this.#schedule(this.#every);
+    env.live.set(k, this);
+    this.#schedule(env.every);
   }
 
   /** Aborts when the claim can no longer be kept (its `reason` is a `LeaseLost`). */
@@ -68,26 +68,33 @@ export class ClaimHold {
   #schedule(ms) {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
-      this.#renewing = this.#renew();
+      this.#renewing = this.#renew().catch((error) => {
+        // Not a store failure (those are handled in #renew): the claim cannot be renewed; say so, never hang.
+        this.#env.emit({ type: 'store_error', during: 'renew', key: this.#key, error });
+        this.#lose('not_renewed');
+      }).finally(() => {
+        this.#renewing = null;
+      });
     }, ms);
     this.#timer.unref?.();
   }
 
   async #renew() {
     if (!this.live) return;
-    const now = this.#now();
+    const { store, rules, now: clock, emit, every } = this.#env;
+    const now = clock();
     // Late (the event loop stalled past two thirds of the lease): still renewed if nobody took the claim —
     // the store's version check proves that — but operators hear that the lease is too short for this process.
-    const late = now >= this.#current.leaseUntilMs - this.#every;
-    const renewed = this.#rules.renew(this.#current, now);
+    const late = now >= this.#current.leaseUntilMs - every;
+    const renewed = rules.renew(this.#current, now);
     let won;
     try {
-      won = await this.#store.replace(this.#key, this.#current.version, renewed);
+      won = await store.replace(this.#key, this.#current.version, renewed);
     } catch (error) {
-      this.#emit({ type: 'store_error', during: 'renew', key: this.#key, error });
+      emit({ type: 'store_error', during: 'renew', key: this.#key, error });
       // Only a third of the lease left and not renewed: give up before anyone may reconcile it.
       if (late) return this.#lose('not_renewed');
-      return this.#schedule(Math.max(1, Math.floor(this.#every / 4)));
+      return this.#schedule(Math.max(1, Math.floor(every / 4)));
     }
     if (this.#stopped) {
       // Stopped while renewing: the renewal stands (finish uses it).
@@ -95,27 +102,67 @@ export class ClaimHold {
       return;
     }
     if (!won) return this.#lose('record_changed');
-    if (late) this.#emit({ type: 'lease_late', key: this.#key, fence: this.fence, leftMs: this.#current.leaseUntilMs - now });
+    if (late) emit({ type: 'lease_late', key: this.#key, fence: this.fence, leftMs: this.#current.leaseUntilMs - now });
     this.#current = renewed;
-    this.#schedule(this.#every);
+    this.#schedule(every);
   }
 
   #lose(reason) {
     if (this.#lost) return;
     this.#lost = new LeaseLost(reason, this.fence);
-    this.#emit({ type: 'lease_lost', key: this.#key, fence: this.fence, reason });
+    this.#env.emit({ type: 'lease_lost', key: this.#key, fence: this.fence, reason });
     this.#controller?.abort(this.#lost);
   }
 
+  /** No longer this process's live claim (the guard stops answering in_progress for it). */
+  #unlist() {
+    const { live } = this.#env;
+    if (live.get(this.#k) === this) live.delete(this.#k);
+  }
+
   /** Ends the renewals (waiting for one in flight) and resolves to the claim as it is now. */
-  async stop() {
+  stop() {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    try {
-      await this.#renewing;
-    } finally {
-      this.#onStop?.();
+    const renewing = this.#renewing;
+    if (renewing === null) {
+      this.#unlist();
+      return Promise.resolve(this.#current);
     }
-    return this.#current;
+    return renewing.finally(() => this.#unlist()).then(() => this.#current);
+  }
+}
+
+/**
+ * What `claimOf(extra)` gives the handler: the key, the fence and the signal of its hold — read-only, and
+ * without the hold's own controls (a handler cannot stop its renewals).
+ */
+export class HandlerClaim {
+  #key;
+  #hold;
+
+  constructor(key, hold) {
+    this.#key = key;
+    this.#hold = hold;
+  }
+
+  get tenant() {
+    return this.#key.tenant;
+  }
+
+  get action() {
+    return this.#key.action;
+  }
+
+  get operationId() {
+    return this.#key.operationId;
+  }
+
+  get fence() {
+    return this.#hold.fence;
+  }
+
+  get signal() {
+    return this.#hold.signal;
   }
 }

@@ -6,13 +6,14 @@ import { optionError as optError } from '../errors.js';
 import { LedgerRules } from './rules.js';
 import { countUnresolved, purge, release, releaseAll, unresolved } from './operators.js';
 import { ClaimHold } from './lease.js';
+import { checkUnresolvedCacheMs, ledgerInstruments } from './metrics.js';
 import { checkMaxResultBytes, decodeResult, storedText, unstoredResult } from './result.js';
 import {
   LEDGER_META_KEY, LOOKUP_FAILED, LOOKUP_IN_PROGRESS, LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED,
   OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED,
 } from '../generated/names.js';
 
-/** Each ledger's counters (OpenTelemetry), when it was given `opentelemetry`: `{ answers, incidents }`. */
+/** Each ledger's instruments (OpenTelemetry, metrics.js), when it was given `opentelemetry`: `{ answers, incidents, gauge? }`. */
 export const COUNTERS = new WeakMap();
 /** Each ledger's internals for withIdempotency and the status tool: `{ emit(event), addAction(action) }`. */
 export const INTERNALS = new WeakMap();
@@ -52,7 +53,7 @@ export class OutcomeUnknown extends Error {
 }
 
 /**
- * `new OperationLedger({ store, ttlMs?, leaseMs?, reconcile?, now?, onEvent?, maxResultBytes?, opentelemetry? })`.
+ * `new OperationLedger({ store, ttlMs?, leaseMs?, reconcile?, now?, onEvent?, maxResultBytes?, opentelemetry?, unresolvedCacheMs? })`.
  * `reconcile({ tenant, action, operationId, record, result })` is asked when an outcome is not known (a claim
  * whose lease ran out — its run's renewals stopped — or `unknown`): answer `{ status: 'succeeded' | 'failed',
  * result }` if you found out, `{ status: 'not_done' }` if it provably did not happen and cannot happen any
@@ -63,7 +64,8 @@ export class OutcomeUnknown extends Error {
  * operator calls `release(key, { reason })`. `ttlMs` (≥ `leaseMs`) is how long a resolved outcome is
  * replayed, counted from when it was recorded. `onEvent(event)` hears what operators must know:
  * `store_error`, `lease_lost`, `lease_late`, `late_finish`, `result_not_stored`, `handler_error`, `reconcile_error`,
- * `authorize_error`.
+ * `authorize_error`. With `opentelemetry`, the ledger counts its answers and incidents and observes a gauge of its
+ * unresolved records by action and state (metrics.js; `unresolvedCacheMs` bounds how often the store is asked).
  */
 export class OperationLedger {
   #store;
@@ -72,12 +74,14 @@ export class OperationLedger {
   #now;
   #onEvent;
   #maxResultBytes;
-  #live = new Map();
+  #live = new Map(); // the claims this process holds, by key string: the in-process guard
   #actions = new Set();
   #inner;
+  #holdEnv; // what every ClaimHold of this ledger shares (made once: nothing per call)
+  #keepAliveMs;
 
   constructor(options = {}) {
-    const { store, reconcile, now, opentelemetry, onEvent, maxResultBytes, ...rules } = options ?? {};
+    const { store, reconcile, now, opentelemetry, onEvent, maxResultBytes, unresolvedCacheMs, ...rules } = options ?? {};
     for (const m of ['get', 'insert', 'replace']) {
       if (typeof store?.[m] !== 'function') throw optError('store', `a ledger store (missing ${m}())`);
     }
@@ -88,29 +92,21 @@ export class OperationLedger {
       throw optError('opentelemetry', "the @opentelemetry/api module (import * as api from '@opentelemetry/api')");
     }
     this.#maxResultBytes = checkMaxResultBytes(maxResultBytes);
+    const cacheMs = checkUnresolvedCacheMs(unresolvedCacheMs);
     this.#store = store;
     this.#rules = new LedgerRules(rules);
     this.#reconcile = reconcile;
     this.#now = now ?? (() => Date.now());
     this.#onEvent = onEvent;
-    if (opentelemetry !== undefined) {
-      const meter = opentelemetry.metrics.getMeter('mcp-retry-policy');
-      COUNTERS.set(this, {
-        answers: meter.createCounter('mcp_retry_policy.ledger.answers', {
-          unit: '{answer}',
-          description: 'What the operation ledger answered a keyed write: execute, replay, conflict, in_progress, unknown, rejected, rolled_back.',
-        }),
-        incidents: meter.createCounter('mcp_retry_policy.ledger.incidents', {
-          unit: '{incident}',
-          description: 'What an operator must look at: store_error, lease_lost, late_finish, result_not_stored, handler_error, reconcile_error.',
-        }),
-      });
-    }
+    const emit = (e) => this.#emit(e);
     this.#inner = {
       store, rules: this.#rules, now: this.#now, io: (during, key, f) => this.#io(during, key, f),
-      emit: (e) => this.#emit(e), addAction: (a) => this.#actions.add(a),
+      emit, addAction: (a) => this.#actions.add(a),
     };
     INTERNALS.set(this, this.#inner);
+    if (opentelemetry !== undefined) COUNTERS.set(this, ledgerInstruments(opentelemetry, this.#inner, this.#actions, cacheMs));
+    this.#keepAliveMs = this.#rules.keepAliveMs;
+    this.#holdEnv = { store, rules: this.#rules, now: this.#now, emit, live: this.#live, every: this.#keepAliveMs };
   }
 
   /** Tells `onEvent` (a throw there is ignored) and counts the incident. */
@@ -130,10 +126,19 @@ export class OperationLedger {
     try {
       return await f();
     } catch (error) {
-      if (error?.field === 'key' || error?.field === 'result') throw error; // our own argument checks
-      this.#emit({ type: 'store_error', during, key, error });
-      throw new LedgerStoreError(during, error);
+      throw this.#failed(during, key, error);
     }
+  }
+
+  /**
+   * What a store's throw during `during` becomes: a `LedgerStoreError` after a `store_error` event (our own
+   * argument checks pass as they are). The hot path calls the store inline and this on a throw (no closure,
+   * no extra await per store call).
+   */
+  #failed(during, key, error) {
+    if (error?.field === 'key' || error?.field === 'result') return error;
+    this.#emit({ type: 'store_error', during, key, error });
+    return new LedgerStoreError(during, error);
   }
 
   #text(state, key, result) {
@@ -173,21 +178,13 @@ export class OperationLedger {
    * `await hold.stop()` resolves to the claim to `finish` with.
    */
   hold(key, claim) {
-    const k = keyString(key);
-    const h = new ClaimHold({
-      store: this.#store, rules: this.#rules, now: this.#now, key, claim, emit: (e) => this.#emit(e),
-      onStop: () => {
-        if (this.#live.get(k) === h) this.#live.delete(k);
-      },
-    });
-    this.#live.set(k, h);
-    return h;
+    return new ClaimHold(this.#holdEnv, key, keyString(key), claim);
   }
 
   /** A live claim of this process on `key` (its record is pending, its lease maybe behind): in progress. */
   #held(key, record) {
     return record?.state === 'pending' && this.#live.get(keyString(key))?.live
-      ? { retryAfterMs: Math.min(1000, this.#rules.keepAliveMs) } : undefined;
+      ? { retryAfterMs: Math.min(1000, this.#keepAliveMs) } : undefined;
   }
 
   /**
@@ -197,19 +194,16 @@ export class OperationLedger {
    */
   async #admit(key, inputFingerprint, mode) {
     const now = this.#now();
-    const stored = await this.#io('get', key, () => this.#store.get(key));
+    let stored;
+    try {
+      stored = await this.#store.get(key);
+    } catch (error) {
+      throw this.#failed('get', key, error);
+    }
     const a = this.#rules.admit(stored?.record, inputFingerprint, now);
-    const execute = async (previous) => {
-      const claim = this.#rules.claim(previous, inputFingerprint, now);
-      if (mode === 'atomic') return { action: 'execute', claim, expectedVersion: previous?.version ?? null };
-      const won = previous
-        ? await this.#io('replace', key, () => this.#store.replace(key, previous.version, claim))
-        : await this.#io('insert', key, () => this.#store.insert(key, claim));
-      return won ? { action: 'execute', claim } : RACED;
-    };
     switch (a.action) {
       case 'execute':
-        return execute(stored?.record);
+        return this.#claim(key, stored?.record, inputFingerprint, now, mode);
       case 'replay':
         return { action: 'replay', state: stored.record.state, result: decodeResult(stored.result, stored.record.state, key.operationId) };
       case 'conflict':
@@ -221,13 +215,26 @@ export class OperationLedger {
         if (held) return { action: 'in_progress', ...held };
         const r = await this.#reconcileStored(key, stored, now);
         if (r === RACED) return RACED;
-        if (r === LOOKUP_NOT_DONE) return execute(stored.record);
+        if (r === LOOKUP_NOT_DONE) return this.#claim(key, stored.record, inputFingerprint, now, mode);
         // The same replay every later call gets.
         return r.state ? { action: 'replay', ...r } : { action: 'unknown' };
       }
       default:
         return { action: 'unknown' };
     }
+  }
+
+  /** Claims `key` (over `previous`, if any): `{ action: 'execute', claim }`, or RACED; 'atomic' leaves the write to the transaction. */
+  async #claim(key, previous, inputFingerprint, now, mode) {
+    const claim = this.#rules.claim(previous, inputFingerprint, now);
+    if (mode === 'atomic') return { action: 'execute', claim, expectedVersion: previous?.version ?? null };
+    let won;
+    try {
+      won = previous ? await this.#store.replace(key, previous.version, claim) : await this.#store.insert(key, claim);
+    } catch (error) {
+      throw this.#failed(previous ? 'replace' : 'insert', key, error);
+    }
+    return won ? { action: 'execute', claim } : RACED;
   }
 
   /** Whether the store can run a handler's writes and the ledger's record in one transaction (`transaction`). */
@@ -363,21 +370,28 @@ export class OperationLedger {
    */
   async finish(key, claim, state, result) {
     const done = this.#rules.finish(claim, state, this.#now());
-    const write = async (text) => {
-      const ok = await this.#io('replace', key, () => this.#store.replace(key, claim.version, done, text));
-      if (!ok) this.#emit({ type: 'late_finish', key, version: claim.version, state });
-      return ok;
-    };
-    if (state === 'unknown') return write(undefined);
+    if (state === 'unknown') return this.#finishWrite(key, claim, state, done, undefined);
     try {
-      return await write(this.#text(state, key, result));
+      return await this.#finishWrite(key, claim, state, done, this.#text(state, key, result));
     } catch (e) {
       if (!(e instanceof LedgerStoreError)) throw e;
       // The store refused the result (too large for it, say): the outcome is recorded with a note instead.
       const why = 'the store refused it';
       this.#emit({ type: 'result_not_stored', key, state, why, error: e.cause });
-      return write(JSON.stringify(unstoredResult(state, key.operationId, why)));
+      return this.#finishWrite(key, claim, state, done, JSON.stringify(unstoredResult(state, key.operationId, why)));
     }
+  }
+
+  /** The finish's versioned write: false (and `late_finish` told) when the claim is no longer the record's. */
+  async #finishWrite(key, claim, state, done, text) {
+    let ok;
+    try {
+      ok = await this.#store.replace(key, claim.version, done, text);
+    } catch (error) {
+      throw this.#failed('replace', key, error);
+    }
+    if (!ok) this.#emit({ type: 'late_finish', key, version: claim.version, state });
+    return ok;
   }
 
   /**

@@ -24,6 +24,15 @@ export class CommitUnknown extends Error {
 
 export const keyString = (k) => JSON.stringify([k.tenant, k.action, k.operationId]);
 
+/**
+ * A copy of a record's fields — the six the SQL stores keep as columns — so that a caller's later change to
+ * its object never reaches a stored row (the memory store's copy in and out: a field-by-field copy costs
+ * ~10 ns where `structuredClone` costs ~1.4 µs, twice per first execution).
+ */
+export const copyRecord = (r) => ({
+  state: r.state, fingerprint: r.fingerprint, leaseUntilMs: r.leaseUntilMs, createdMs: r.createdMs, expiresMs: r.expiresMs, version: r.version,
+});
+
 /** The states `purge` may delete once expired. Everything else (pending, unknown, released) stays. */
 export const PURGEABLE = new Set(['succeeded', 'failed']);
 /** The states operators list as unresolved (`unresolved`, `countUnresolved`). */

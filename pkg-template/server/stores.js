@@ -25,7 +25,7 @@
 // records (an operator's `release`, with its reason) are kept too: only `succeeded` and `failed` go.
 import { rangeError, typeError } from '../errors.js';
 import { guarded, withTimeout } from './sqlite-guard.js';
-import { CommitUnknown, UNRESOLVED, checkNowMs, foldCounts, keyError, keyString, purgeable, resultError } from './store-common.js';
+import { CommitUnknown, UNRESOLVED, checkNowMs, copyRecord, foldCounts, keyError, keyString, purgeable, resultError } from './store-common.js';
 
 export { CommitUnknown, checkNowMs, foldCounts, keyError, resultError } from './store-common.js';
 export { DurableObjectLedgerStore } from './durable-object-store.js';
@@ -37,14 +37,14 @@ export class MemoryLedgerStore {
   async get(key) {
     keyError(key);
     const row = this.#rows.get(keyString(key));
-    return row && { record: structuredClone(row.record), ...(row.result !== undefined ? { result: row.result } : {}) };
+    return row && { record: copyRecord(row.record), ...(row.result !== undefined ? { result: row.result } : {}) };
   }
 
   async insert(key, record) {
     keyError(key);
     const k = keyString(key);
     if (this.#rows.has(k)) return false;
-    this.#rows.set(k, { record: structuredClone(record) });
+    this.#rows.set(k, { record: copyRecord(record) });
     return true;
   }
 
@@ -54,7 +54,7 @@ export class MemoryLedgerStore {
     const k = keyString(key);
     const row = this.#rows.get(k);
     if (!row || row.record.version !== expectedVersion) return false;
-    this.#rows.set(k, { record: structuredClone(record), result });
+    this.#rows.set(k, { record: copyRecord(record), result });
     return true;
   }
 
@@ -86,7 +86,7 @@ export class MemoryLedgerStore {
     for (const [k, row] of this.#rows) {
       const [t, a, operationId] = JSON.parse(k);
       if (!UNRESOLVED.has(row.record.state) || (tenant !== undefined && t !== tenant) || (action !== undefined && a !== action)) continue;
-      rows.push({ key: { tenant: t, action: a, operationId }, record: structuredClone(row.record) });
+      rows.push({ key: { tenant: t, action: a, operationId }, record: copyRecord(row.record) });
     }
     return rows.sort((x, y) => x.record.createdMs - y.record.createdMs);
   }

@@ -7,13 +7,22 @@ import { optionError as optError } from '../errors.js';
 import { isValidOperationId } from './rules.js';
 import { fingerprint } from './fingerprint.js';
 import { COUNTERS, INTERNALS, LedgerStoreError, OperationLedger, OutcomeUnknown } from './ledger.js';
+import { HandlerClaim } from './lease.js';
 import {
   LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED,
   RECORD_UNKNOWN,
 } from '../generated/names.js';
 
-/** Each handler call's claim, for `claimOf(extra)`. */
+// Each handler call's claim, for `claimOf(extra)`: on the call's own context object under a symbol (a
+// WeakMap entry per call costs about a microsecond in the garbage collector's ephemeron work), or in a WeakMap
+// when the context cannot take a property (frozen, sealed).
+const CLAIM = Symbol('mcp-retry-policy.claim');
 const CLAIMS = new WeakMap();
+
+function setClaim(context, claim) {
+  if (Object.isExtensible(context)) context[CLAIM] = claim;
+  else CLAIMS.set(context, claim);
+}
 
 /**
  * The claim a handler runs under, from inside the handler: `claimOf(extra)` → `{ tenant, action,
@@ -23,7 +32,8 @@ const CLAIMS = new WeakMap();
  * outside a handler wrapped by `withIdempotency`.
  */
 export function claimOf(extra) {
-  return extra !== null && typeof extra === 'object' ? CLAIMS.get(extra) : undefined;
+  if (extra === null || typeof extra !== 'object') return undefined;
+  return Object.hasOwn(extra, CLAIM) ? extra[CLAIM] : CLAIMS.get(extra);
 }
 
 /** Refused before any claim: nothing was done. Clients read `status: 'rejected'` as "permanent, not processed". */
@@ -139,7 +149,7 @@ export function withIdempotency(ledger, handler, options = {}) {
     if (answer) return answer;
     const hold = ledger.hold(key, admission.claim);
     const context = extra !== null && typeof extra === 'object' ? extra : {};
-    CLAIMS.set(context, Object.freeze({ tenant: who, action, operationId, fence: hold.fence, get signal() { return hold.signal; } }));
+    setClaim(context, new HandlerClaim(key, hold));
     let result;
     let state;
     try {
@@ -168,7 +178,7 @@ export function withIdempotency(ledger, handler, options = {}) {
     try {
       // (A signal that never aborts: the transaction holds no lease. Made here: workerd refuses one at module scope.)
       done = await ledger.executeAtomically(key, inputFingerprint, (tx, claim) => {
-        CLAIMS.set(context, Object.freeze({ ...key, fence: claim.version, signal: new AbortController().signal }));
+        setClaim(context, Object.freeze({ ...key, fence: claim.version, signal: new AbortController().signal }));
         return handler(args, context, tx);
       });
     } catch (e) {

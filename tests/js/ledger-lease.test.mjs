@@ -156,4 +156,42 @@ test('item 1: the handler\'s claim: fence, signal, key; an operator cannot relea
   assert.equal(claimOf(undefined), undefined);
 });
 
+test('item 1: a handler that ends while a renewal is in flight: stop waits for it, and the outcome is recorded (no late finish)', async () => {
+  // A store whose renewals land at once but answer late (a database that committed, then a slow reply).
+  const inner = new MemoryLedgerStore();
+  const events = [];
+  const store = {
+    get: (k) => inner.get(k),
+    insert: (k, r) => inner.insert(k, r),
+    replace: async (k, v, r, res) => {
+      const ok = await inner.replace(k, v, r, res);
+      if (r.state === 'pending') await sleep(200);
+      return ok;
+    },
+  };
+  const ledger = new OperationLedger({ store, leaseMs: 300, onEvent: (e) => events.push(e) });
+  // Renewed every 100 ms: the first renewal is in flight from 100 to 300 ms; the handler ends at 150.
+  const h = withIdempotency(ledger, async () => (await sleep(150), { content: [{ type: 'text', text: 'done' }] }), { action: 'w', tenant });
+  const id = `op-${crypto.randomUUID()}`;
+  await h({ operation_id: id }, extra());
+  assert.deepEqual(events.filter((e) => e.type === 'late_finish'), []);
+  const s = await ledger.status({ tenant: 'user-1', action: 'w', operationId: id });
+  assert.equal(s.status, 'succeeded');
+});
+
+test('item 1: claimOf on a frozen request context (kept aside, not on the object) and on a plain one', async () => {
+  const ledger = new OperationLedger({ store: new MemoryLedgerStore() });
+  const seen = [];
+  const h = withIdempotency(ledger, async (_args, ex) => {
+    const c = claimOf(ex);
+    seen.push([c.tenant, c.action, c.fence, c.signal.aborted, typeof c.stop]);
+    return { content: [] };
+  }, { action: 'w', tenant });
+  const frozen = Object.freeze(extra());
+  await h({ operation_id: `op-${crypto.randomUUID()}` }, frozen);
+  await h({ operation_id: `op-${crypto.randomUUID()}` }, extra());
+  assert.deepEqual(seen, [['user-1', 'w', 1, false, 'undefined'], ['user-1', 'w', 1, false, 'undefined']]);
+  assert.ok(claimOf(frozen), 'the frozen context still finds its claim');
+});
+
 after(() => {});

@@ -12,7 +12,8 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
-import { MemoryLedgerStore, OperationLedger, observeFetch, withIdempotency, withRetry } from '../../pkg/node.js';
+import Database from 'better-sqlite3';
+import { MemoryLedgerStore, OperationLedger, SqliteLedgerStore, observeFetch, withIdempotency, withRetry } from '../../pkg/node.js';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
 
@@ -188,4 +189,85 @@ test('the ledger counts its answers: execute, replay, conflict, in_progress, rej
   assert.deepEqual(counts, { execute: 2, replay: 1, conflict: 1, in_progress: 1, rejected: 1 });
   assert.ok(counter.dataPoints.every((p) => p.attributes['mcp_retry_policy.ledger.action'] === 'open_ticket'));
   assert.throws(() => new OperationLedger({ store: new MemoryLedgerStore(), opentelemetry: { metrics: {} } }), (e) => e instanceof TypeError && e.field === 'opentelemetry');
+});
+
+const ACTION = 'mcp_retry_policy.ledger.action';
+const STATE = 'mcp_retry_policy.ledger.state';
+
+/** The unresolved gauge's points for actions starting with `prefix`: `{ 'action/state': value }`, after a collection. */
+async function unresolvedPoints(prefix) {
+  const gauge = await histogram('mcp_retry_policy.ledger.unresolved');
+  const points = (gauge?.dataPoints ?? []).filter((p) => p.attributes[ACTION]?.startsWith(prefix));
+  for (const p of points) assert.deepEqual(Object.keys(p.attributes).sort(), [ACTION, STATE], 'by action and state only: never by tenant');
+  return Object.fromEntries(points.map((p) => [`${p.attributes[ACTION]}/${p.attributes[STATE]}`, p.value]));
+}
+
+test('the ledger observes its unresolved records: a gauge by action and state (not tenant), one count query per unresolvedCacheMs', async () => {
+  // The real memory store; its count is counted (and can be made to fail) to see what a collection costs.
+  const inner = new MemoryLedgerStore();
+  let counted = 0;
+  let down = false;
+  const store = {
+    get: (k) => inner.get(k),
+    insert: (k, r) => inner.insert(k, r),
+    replace: (k, v, r, res) => inner.replace(k, v, r, res),
+    countUnresolved: async (f) => {
+      counted++;
+      if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      return inner.countUnresolved(f);
+    },
+  };
+  let clock = 1_764_000_000_000;
+  const events = [];
+  const ledger = new OperationLedger({ store, opentelemetry: api, now: () => clock, onEvent: (e) => events.push(e) });
+  const tenant = (x) => x.sub;
+  const failing = withIdempotency(ledger, async () => { throw new Error('downstream timeout'); }, { action: 'gauge_charge', tenant });
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  const slow = withIdempotency(ledger, async () => (await gate, { content: [] }), { action: 'gauge_ship', tenant });
+  withIdempotency(ledger, async () => ({ content: [] }), { action: 'gauge_quiet', tenant });
+  await failing({ operation_id: 'op-gauge-0001' }, { sub: 'tenant-a' });
+  await failing({ operation_id: 'op-gauge-0002' }, { sub: 'tenant-b' });
+  const running = slow({ operation_id: 'op-gauge-0003' }, { sub: 'tenant-a' });
+  await new Promise((r) => setImmediate(r)); // its claim is written
+
+  const zero = { 'gauge_charge/pending': 0, 'gauge_ship/unknown': 0, 'gauge_quiet/pending': 0, 'gauge_quiet/unknown': 0 };
+  // Two tenants' unknown records summed into one series; a registered action with none reads 0.
+  assert.deepEqual(await unresolvedPoints('gauge_'), { ...zero, 'gauge_charge/unknown': 2, 'gauge_ship/pending': 1 });
+  assert.equal(counted, 1);
+  // Within the cache period another collection does not ask the store (and shows the cached count).
+  await failing({ operation_id: 'op-gauge-0004' }, { sub: 'tenant-c' });
+  assert.equal((await unresolvedPoints('gauge_'))['gauge_charge/unknown'], 2);
+  assert.equal(counted, 1, 'one count query per unresolvedCacheMs');
+  clock += 5_000;
+  release();
+  await running;
+  assert.deepEqual(await unresolvedPoints('gauge_'), { ...zero, 'gauge_charge/unknown': 3, 'gauge_ship/pending': 0 });
+  assert.equal(counted, 2);
+  // A store that fails: told (store_error, during countUnresolved), and not asked again within the period.
+  down = true;
+  clock += 5_000;
+  await reader.forceFlush();
+  await reader.forceFlush();
+  assert.equal(counted, 3);
+  assert.ok(events.some((e) => e.type === 'store_error' && e.during === 'countUnresolved'), JSON.stringify(events.map((e) => e.type)));
+  down = false;
+  clock += 5_000;
+  assert.equal((await unresolvedPoints('gauge_'))['gauge_charge/unknown'], 3);
+  assert.equal(counted, 4);
+  assert.throws(() => new OperationLedger({ store, opentelemetry: api, unresolvedCacheMs: -1 }), (e) => e instanceof TypeError && e.field === 'unresolvedCacheMs');
+});
+
+test('the unresolved gauge on a SQLite store (its count query), unresolvedCacheMs: 0 asks on every collection', async () => {
+  const db = new Database(':memory:');
+  try {
+    const ledger = new OperationLedger({ store: new SqliteLedgerStore(db), opentelemetry: api, unresolvedCacheMs: 0 });
+    const failing = withIdempotency(ledger, async () => { throw new Error('downstream timeout'); }, { action: 'gauge_sql', tenant: (x) => x.sub });
+    await failing({ operation_id: 'op-gauge-sql-1' }, { sub: 'tenant-a' });
+    assert.deepEqual(await unresolvedPoints('gauge_sql'), { 'gauge_sql/pending': 0, 'gauge_sql/unknown': 1 });
+    await failing({ operation_id: 'op-gauge-sql-2' }, { sub: 'tenant-b' });
+    assert.deepEqual(await unresolvedPoints('gauge_sql'), { 'gauge_sql/pending': 0, 'gauge_sql/unknown': 2 });
+  } finally {
+    db.close();
+  }
 });

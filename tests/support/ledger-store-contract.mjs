@@ -42,6 +42,14 @@ export async function runLedgerStoreContract(store, lib) {
     badResult = e;
   }
   check('a result that is not text is a TypeError (stores never encode)', badResult instanceof TypeError && badResult.field === 'result', String(badResult));
+  // The store keeps its own copy: a caller that changes its record object afterwards (or the one it read) changes nothing stored.
+  const alias = { ...key, operationId: `${key.operationId}-alias` };
+  const written = rec(1);
+  await store.insert(alias, written);
+  written.version = 99;
+  (await store.get(alias)).record.state = 'succeeded';
+  const stored = (await store.get(alias))?.record;
+  check('the stored record is the store\'s own copy (changing the written or the read object changes nothing)', stored?.version === 1 && stored?.state === 'pending', stored);
   const other = { ...key, tenant: 'globex' };
   check('tenants are separate keys', (await store.get(other)) === undefined && (await store.insert(other, rec(1))) === true);
   const otherAction = { ...key, action: 'close_ticket' };
