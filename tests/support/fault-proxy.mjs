@@ -8,6 +8,7 @@
 // let the server commit, then answer `status` like a gateway whose upstream failed after it forwarded) ·
 // { hold: ms } (forward, then delay the answer) · { jsonrpcError: code } (answer with a JSON-RPC error).
 import http from 'node:http';
+import { listenLocal } from './listen.mjs';
 
 export async function startFaultProxy(target) {
   const upstream = new URL(target);
@@ -89,17 +90,12 @@ export async function startFaultProxy(target) {
     up.on('error', () => req.socket.destroy());
     up.end(body);
   }
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
+  const { url, close } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url,
     faults,
     log,
     calls: () => log.filter((l) => l.method === 'tools/call'),
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections?.();
-        server.close(() => r());
-      }),
+    close,
   };
 }

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { listenLocal } from './listen.mjs';
 
 /** Starts the server; resolves to { url, close() }. */
 export async function startAuthServer({ tokens, register }) {
@@ -30,13 +31,6 @@ export async function startAuthServer({ tokens, register }) {
       if (!res.headersSent) res.writeHead(500).end(String(e));
     }
   });
-  await new Promise((r) => httpServer.listen(0, '127.0.0.1', r));
-  const { port } = httpServer.address();
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: () => new Promise((r) => {
-      httpServer.closeAllConnections?.();
-      httpServer.close(() => r());
-    }),
-  };
+  const { url, close } = await listenLocal(httpServer);
+  return { url, close };
 }

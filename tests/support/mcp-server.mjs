@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { OrderedEventStore } from './event-store.mjs';
+import { listenLocal } from './listen.mjs';
 import { z } from 'zod';
 import { withIdempotency, OutcomeUnknown, registerStatusTool } from '../../pkg/node.js';
 
@@ -179,16 +180,11 @@ export async function startMcpServer({ extraTools, sse = false, ledger, retryInt
       if (!res.headersSent) res.writeHead(500).end(String(e));
     }
   });
-  await new Promise((r) => httpServer.listen(0, '127.0.0.1', r));
-  const { port } = httpServer.address();
+  const { url, close } = await listenLocal(httpServer);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url,
     effects,
     expireSessions: () => sessions.clear(),
-    close: () =>
-      new Promise((r) => {
-        httpServer.closeAllConnections?.();
-        httpServer.close(() => r());
-      }),
+    close,
   };
 }

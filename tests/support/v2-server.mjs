@@ -8,6 +8,7 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { createMcpHandler, McpServer, inputRequired, acceptedContent } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { listenLocal } from './listen.mjs';
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -180,20 +181,16 @@ export async function startV2Server() {
       else req.socket.destroy();
     }
   });
-  await new Promise((r) => httpServer.listen(0, '127.0.0.1', r));
-  const { port } = httpServer.address();
+  const listening = await listenLocal(httpServer);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: listening.url,
     effects,
     log,
     cuts,
     calls: () => log.filter((l) => l.method === 'tools/call'),
     close: async () => {
       await handler.close().catch(() => {});
-      await new Promise((r) => {
-        httpServer.closeAllConnections?.();
-        httpServer.close(() => r());
-      });
+      await listening.close();
     },
   };
 }
