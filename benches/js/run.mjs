@@ -12,9 +12,10 @@ import { fingerprintSection } from './fingerprint.mjs';
 import { ledgerSection } from './ledger.mjs';
 import { fmt, median, measure, measureAsync } from './measure.mjs';
 import { stormSection } from './storms.mjs';
+import { e2eSection, wrapperSection } from './e2e.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// `--only=hot,instantiate,fingerprint,size,storms,ledger`: some sections (default: all).
+// `--only=hot,instantiate,fingerprint,size,storms,ledger,e2e,wrapper`: some sections (default: all).
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const want = (section) => !only || only.includes(section);
 const out = [];
@@ -131,6 +132,10 @@ if (want('storms')) stormSection({ say, RetryEngine });
 
 // 6. The operation ledger per store: benches/js/ledger.mjs (also runnable alone; starts its own Postgres).
 if (want('ledger')) await ledgerSection({ say });
+
+// 8. End to end against a real server, and 9. the wrapper alone: benches/js/e2e.mjs.
+if (want('e2e')) await e2eSection(say);
+if (want('wrapper')) await wrapperSection(say, measureAsync);
 
 // The whole run is the README's tables; a partial one is written beside them.
 mkdirSync(`${root}target`, { recursive: true });
