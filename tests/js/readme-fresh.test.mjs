@@ -1,0 +1,33 @@
+// The README's tables that the code alone decides cannot go stale: the retry-storm rows our engine produces
+// (deterministic — seeded arrivals and jitter; the rows that draw Math.random, cockatiel's and the modelled
+// peers', are not compared) must be what the simulation gives today. Regenerate with
+// `node benches/js/run.mjs --only=storms && python3 scripts/readme-bench.py target/bench-partial.md`.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { stormSection } from '../../benches/js/storms.mjs';
+import { RetryEngine } from '../../pkg/client.node.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const ours = (line) => /^\| (ours|no jitter)/.test(line);
+
+/** The storm tables of a markdown text: title → our engine's rows. */
+function storms(text) {
+  const out = [];
+  for (const m of text.matchAll(/^#+ (5\. Retry storm[^\n]*)\n\n((?:\|.*\n)+)/gm)) out.push([m[1], m[2].split('\n').filter(ours)]);
+  return out;
+}
+
+test("the README's retry-storm rows of our engine are what the simulation gives today", () => {
+  const lines = [];
+  stormSection({ say: (s = '') => lines.push(s), RetryEngine });
+  const fresh = storms(`${lines.join('\n')}\n`);
+  const readme = storms(readFileSync(`${root}README.md`, 'utf8'));
+  assert.equal(fresh.length, 3, 'three storm scenarios');
+  assert.deepEqual(readme.map(([t]) => t), fresh.map(([t]) => t), 'the same scenarios, in order');
+  for (const [i, [title, rows]] of fresh.entries()) {
+    assert.ok(rows.length >= 3, `${title}: our rows`);
+    assert.deepEqual(readme[i][1], rows, `${title}: README rows differ from the code's — regenerate them`);
+  }
+});
