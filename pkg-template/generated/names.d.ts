@@ -31,7 +31,7 @@ export declare const STATUS_FAILED: 'failed';
 export declare const STATUS_UNKNOWN: 'unknown';
 export declare const STATUS_PENDING: 'pending';
 /** Why a decision was taken. */
-export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'input_not_given' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown' | 'status_not_asked' | 'still_running' | 'polls_exhausted' | 'task_cancelled' | 'task_result_unavailable';
+export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'input_not_given' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown' | 'status_not_asked' | 'still_running' | 'polls_exhausted' | 'task_cancelled' | 'task_result_unavailable' | 'subrequest_budget';
 export declare const REASONS: readonly Reason[];
 export declare const REASON_SUCCEEDED: 'succeeded';
 export declare const REASON_TOOL_ERROR: 'tool_error';
@@ -62,6 +62,7 @@ export declare const REASON_STILL_RUNNING: 'still_running';
 export declare const REASON_POLLS_EXHAUSTED: 'polls_exhausted';
 export declare const REASON_TASK_CANCELLED: 'task_cancelled';
 export declare const REASON_TASK_RESULT_UNAVAILABLE: 'task_result_unavailable';
+export declare const REASON_SUBREQUEST_BUDGET: 'subrequest_budget';
 /** A recovery step. */
 export type Recover = 'reinitialize' | 'refresh_tools' | 'renegotiate' | 'resume_stream' | 'poll_task' | 'continue_input' | 'reauthenticate';
 export declare const RECOVERS: readonly Recover[];

@@ -73,6 +73,18 @@ impl Recover {
         matches!(self, Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)
     }
 
+    /// The outgoing HTTP requests this step makes before its re-send (or instead of it), as the MCP SDK
+    /// clients make them over Streamable HTTP: a new session is `initialize`, `notifications/initialized` and
+    /// the standalone GET stream the client opens after it (3); a fresh tool list one `tools/list` page; a resumed
+    /// stream one GET; a task poll one `tasks/get`; an input round nothing extra (its re-send is the attempt).
+    pub const fn subrequests(self) -> u32 {
+        match self {
+            Recover::Reinitialize | Recover::Renegotiate => 3,
+            Recover::RefreshTools | Recover::ResumeStream | Recover::PollTask => 1,
+            Recover::ContinueInput | Recover::Reauthenticate => 0,
+        }
+    }
+
     /// Every action, in declaration order (the order of the `as u8` codes).
     pub const ALL: [Recover; 7] = [
         Recover::Reinitialize,

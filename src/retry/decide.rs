@@ -148,6 +148,12 @@ reasons! {
         None;
     /// Not a branch of [`decide`]: the task finished, but its result could not be fetched.
     TaskResultUnavailable = "task_result_unavailable", "its task finished, but the result could not be fetched", None;
+    /// [`Engine::admit_within`](super::Engine::admit_within) / [`Engine::poll_within`](super::Engine::poll_within):
+    /// the next attempt (or look) needs more outgoing requests than the invocation has left (a Cloudflare
+    /// Worker's subrequest limit, less what the app keeps for itself).
+    SubrequestBudget = "subrequest_budget",
+        "this request has no outgoing requests left for another attempt",
+        Some("It is safe to call it again in a later request.");
 }
 
 /// What to do next.

@@ -89,6 +89,20 @@ impl Engine {
     /// Asks to send the next attempt at `now_ms`. `Err` is the stop to report instead (breaker open,
     /// deadline passed, attempts used up).
     pub fn admit(&mut self, call: &mut CallState, now_ms: u64) -> Result<Admission, Decision> {
+        self.admit_within(call, now_ms, None)
+    }
+
+    /// [`Engine::admit`] where outgoing requests are counted (a Cloudflare Worker's subrequests per
+    /// invocation): `room` is how many this call may still make. An attempt costs its request plus the
+    /// recovery step it follows ([`Recover::subrequests`]); when that is more than `room` the call stops
+    /// ([`Reason::SubrequestBudget`]: `failed` if nothing may have been delivered, else `unknown`) before it
+    /// takes a breaker probe or an attempt. `None`: not counted.
+    pub fn admit_within(
+        &mut self,
+        call: &mut CallState,
+        now_ms: u64,
+        room: Option<u32>,
+    ) -> Result<Admission, Decision> {
         let give_up = |call: &CallState, reason| {
             let ambiguous = call.maybe_delivered || call.input_processed;
             Decision::stop(if ambiguous { FinalStatus::Unknown } else { FinalStatus::Failed }, reason)
@@ -100,6 +114,10 @@ impl Engine {
         }
         if counts && call.attempts >= self.policy.max_attempts {
             return Err(give_up(call, Reason::MaxAttempts));
+        }
+        let cost = call.pending_recover.map_or(0, Recover::subrequests).saturating_add(1);
+        if room.is_some_and(|room| room < cost) {
+            return Err(give_up(call, Reason::SubrequestBudget));
         }
         let (allowed, transition) = match self.breaker.as_mut() {
             // A continuation answers a server that is up; it is not gated by the breaker.
@@ -130,6 +148,22 @@ impl Engine {
     /// again ([`decide_poll`]: a `Retry` with the wait, or a `pending` stop) and counts the look. Touches
     /// neither the budget nor the breaker.
     pub fn poll(&self, call: &mut CallState, hint_ms: Option<u64>, now_ms: u64, random: u64) -> Decision {
+        self.poll_within(call, hint_ms, now_ms, random, None)
+    }
+
+    /// [`Engine::poll`] where outgoing requests are counted: a look is one request, so with no `room` left the
+    /// operation is left running and the call ends `pending` ([`Reason::SubrequestBudget`]). `None`: not counted.
+    pub fn poll_within(
+        &self,
+        call: &mut CallState,
+        hint_ms: Option<u64>,
+        now_ms: u64,
+        random: u64,
+        room: Option<u32>,
+    ) -> Decision {
+        if room.is_some_and(|room| room < Recover::PollTask.subrequests()) {
+            return Decision::stop(FinalStatus::Pending, Reason::SubrequestBudget);
+        }
         let decision = decide_poll(&self.policy, call, hint_ms, now_ms, random);
         if decision.is_retry() {
             call.polls = call.polls.saturating_add(1);
