@@ -4,3 +4,4 @@ export { RetryEngine, RetryCall, newOperationId, revisionFor } from './client/en
 export { withRetry, OUTCOME_META_KEY } from './client/with-retry.js';
 export { observeFetch, parseRetryAfter, ATTEMPT_META_KEY } from './client/attempt.js';
 export { MemoryJournal, IndexedDbJournal, DurableObjectJournal } from './client/journal.js';
+export { SubrequestBudget, SUBREQUEST_BUDGET_SPENT } from './client/subrequests.js';

@@ -1,5 +1,7 @@
 // Public types of the client face ('mcp-retry-policy/client'). The entries hide the wasm initialization.
 export { RetryEngine, RetryCall, newOperationId, revisionFor } from './client/engine.js';
+export { SubrequestBudget, SUBREQUEST_BUDGET_SPENT } from './client/subrequests.js';
+export type { SubrequestBudgetOptions } from './client/subrequests.js';
 export type {
   PolicyOptions,
   Policy,

@@ -16,6 +16,9 @@ const NOT_SENT_ALWAYS = new Set([
   // This package's own: thrown by an adapter (mcp-retry-policy/agents) *instead of* calling the SDK, when the
   // connection has no transport — nothing was handed to any client, so nothing can have been sent.
   'ERR_MCP_RETRY_NOT_CONNECTED',
+  // This package's own: `SubrequestBudget#fetch` (client/subrequests.js) throws it *instead of* fetching once the
+  // invocation's subrequests are spent — the request was never made.
+  'ERR_MCP_RETRY_SUBREQUEST_BUDGET',
   'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL',
   'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
   'SELF_SIGNED_CERT_IN_CHAIN',
