@@ -2,7 +2,7 @@
 // Each is one function of the run's context (the tool, its arguments, tenant A's session through the proxy,
 // tenant B's when given, the baseline) → { status, reason, evidence? }. What cannot be seen from outside is
 // `not_testable`, never `pass`.
-import { describe, freshId, fromMessage, inProgress, refused, sameOutcome, succeeded } from './session.js';
+import { describe, freshId, fromMessage, inProgress, refused, sameOutcome, succeeded, throttled } from './session.js';
 import { FAIL, NOT_TESTABLE, PASS, SKIPPED, result } from './report.js';
 
 /** The baseline did not give two tells-apart results: no business identifier separates a replay from a second write. */
@@ -92,11 +92,12 @@ export async function concurrentCalls(ctx) {
   }
   if (distinct.length === 0) return result(NOT_TESTABLE, `no call succeeded (${evidence.answers.join(' · ')}; then ${evidence.after})`, evidence);
   const others = answers.filter((a) => !succeeded(a));
-  if (others.some((a) => !refused(a))) {
+  if (others.some((a) => !refused(a) && !throttled(a))) {
     return result(NOT_TESTABLE, `some of the ${CONCURRENT_CALLS} calls got no answer (${evidence.answers.join(' · ')})`, evidence);
   }
   if (!ctx.baseline.distinct) return result(NOT_TESTABLE, `one outcome came back, but ${indistinct(ctx)}`, evidence);
-  const told = others.length ? `; ${others.length} told ${others.every(inProgress) ? 'it is in progress' : 'no'}` : '';
+  const said = (a) => (inProgress(a) ? 'it is in progress' : throttled(a) ? `to come back later (HTTP ${a.status})` : 'no');
+  const told = [...new Set(others.map(said))].map((w) => `; ${others.filter((a) => said(a) === w).length} told ${w}`).join('');
   return result(PASS, `${CONCURRENT_CALLS} at once → one outcome (${describe(distinct[0])})${told}`, evidence);
 }
 

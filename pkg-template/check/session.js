@@ -69,6 +69,9 @@ export const succeeded = (a) => a?.kind === 'result' && !a.isError;
 /** A refusal: an `isError` result or a JSON-RPC error (the server said no; no new business result). */
 export const refused = (a) => (a?.kind === 'result' && a.isError) || a?.kind === 'rpc_error';
 
+/** Throttled: HTTP 429 or 503 (nothing done; come back later). */
+export const throttled = (a) => a?.kind === 'http_error' && (a.status === 429 || a.status === 503);
+
 /** The ledger's "still running" answer (withIdempotency's `in_progress`). */
 export const inProgress = (a) => a?.kind === 'result' && a.ledger?.status === 'in_progress';
 

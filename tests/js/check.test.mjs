@@ -12,6 +12,7 @@ import { MemoryLedgerStore, OperationLedger, registerStatusTool, withIdempotency
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startAuthServer } from '../support/ledger-auth-server.mjs';
 import { startBookingServer } from '../support/check-servers.mjs';
+import { startFaultProxy } from '../support/fault-proxy.mjs';
 
 const BIN = fileURLToPath(new URL('../../pkg/check/bin.js', import.meta.url));
 const KEYS = ['same_id_twice', 'same_id_changed_input', 'concurrent_calls', 'cut_response', 'other_tenant', 'downstream_timeout',
@@ -41,17 +42,19 @@ const doubled = (bookings) => {
 
 const run = (url, options = BOOKING) => checkServer(url, { headers: ALICE, otherTenantHeaders: BOB, ...options });
 
-test('a server that gets every window right — the package\'s withIdempotency and status tool — passes everything testable; 6 is not_testable', async () => {
-  const s = keep(await startMcpServer({ ledger: new OperationLedger({ store: new MemoryLedgerStore() }) }));
-  const report = await run(s.url, { tool: 'open_ticket', args: { title: 'checked' } });
-  assert.equal(row(report), 'PPPPPN PPPPPN', formatTable(report));
-  assert.equal(report.ok, true);
-  assert.match(report.checks[5].reason, /cannot be caused from outside/);
-  assert.match(report.checks[11].reason, /no 429 or 503/);
-  // Each operation executed once: the tickets the server opened are the distinct ids the checker used.
-  const ids = new Set(s.effects.tickets.map((t) => t.id));
-  assert.equal(ids.size, s.effects.tickets.length);
-});
+for (const sse of [false, true]) {
+  test(`a server that gets every window right — the package's withIdempotency and status tool, answering ${sse ? 'over SSE' : 'JSON'} — passes everything testable; 6 is not_testable`, async () => {
+    const s = keep(await startMcpServer({ sse, ledger: new OperationLedger({ store: new MemoryLedgerStore() }) }));
+    const report = await run(s.url, { tool: 'open_ticket', args: { title: 'checked' } });
+    assert.equal(row(report), 'PPPPPN PPPPPN', formatTable(report));
+    assert.equal(report.ok, true);
+    assert.match(report.checks[1].reason, /refused \(a ledger conflict\)/);
+    assert.match(report.checks[5].reason, /cannot be caused from outside/);
+    assert.match(report.checks[11].reason, /no 429 or 503/);
+    // What the checker wrote: 8 operations (2 baseline, 1 each for checks 2 and 3, 2 for check 4, one per tenant in 5).
+    assert.equal(s.effects.tickets.length, 8);
+  });
+}
 
 test('a server written by hand that gets every window right passes the same', async () => {
   const s = keep(await startBookingServer());
@@ -80,6 +83,30 @@ for (const [what, flags, expected, caughtBy] of WRONG) {
     if (flags.dedupe === false || flags.atomic === false) assert.ok(doubled(s.bookings) > 0, 'the server really booked an operation twice');
   });
 }
+
+test('a server that answers a lost session with 400 -32600 (not 404): caught; 400 -32000 is read as lost and passes, with a note', async () => {
+  const wrong = keep(await startBookingServer({ lostSession: [400, -32600, 'Invalid session'] }));
+  const report = await run(wrong.url);
+  assert.equal(row(report), 'PPPPPN PPPPFN', formatTable(report));
+  assert.match(report.checks[10].reason, /HTTP 400 .* the spec says 404/);
+  const old = keep(await startBookingServer({ lostSession: [400, -32000, 'Bad Request: No valid session ID provided'] }));
+  const note = (await run(old.url)).checks[10];
+  assert.equal(note.status, 'pass');
+  assert.match(note.reason, /not the spec's 404; withRetry reads it as a lost session too/);
+});
+
+test('Retry-After: a throttling answer (429) during the run is checked — with the header pass, a 503 without it fail', async () => {
+  // The server's front throttles one of check 3's concurrent calls (the ninth tools/call of a run; the checker's calls
+  // before it are sequential): support/fault-proxy.mjs answers it without forwarding.
+  for (const [fault, expected] of [[{ status: 429, retryAfter: 1 }, 'PPPPPN PPPPPP'], [{ status: 503 }, 'PPPPPN PPPPPF']]) {
+    const s = keep(await startBookingServer());
+    const front = keep(await startFaultProxy(s.url));
+    front.faults.push(...Array(8).fill('pass'), fault);
+    const report = await run(front.url);
+    assert.equal(row(report), expected, formatTable(report));
+    assert.match(report.checks[2].reason, /; 1 told to come back later \(HTTP (429|503)\)/);
+  }
+});
 
 test('what each wrong server is told: the reasons name what came back', async () => {
   const s = keep(await startBookingServer({ tenantScoped: false }));

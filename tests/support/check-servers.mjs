@@ -63,9 +63,12 @@ export function bookingTools(flags, bookings) {
   };
 }
 
-/** A server with `book_room` handled by `flags`; resolves to { url, bookings, close() }. */
+/**
+ * A server with `book_room` handled by `flags`; resolves to { url, bookings, close() }. `flags.lostSession`:
+ * what it answers to an unknown session id (support/mcp-server.mjs's option).
+ */
 export async function startBookingServer(flags = {}) {
   const bookings = [];
-  const s = await startMcpServer({ extraTools: bookingTools(flags, bookings) });
+  const s = await startMcpServer({ extraTools: bookingTools(flags, bookings), lostSession: flags.lostSession });
   return { url: s.url, bookings, close: s.close };
 }
