@@ -67,6 +67,14 @@ export async function sameIdChangedInput(ctx) {
     return result(FAIL, `after the refused change, the original input with the same id no longer returns the first outcome (${describe(original)}): the record was overwritten`, evidence);
   }
   const how = other.kind === 'result' && other.ledger?.status === 'conflict' ? 'a ledger conflict' : describe(other);
+  if (other.kind !== 'result' || other.ledger?.status !== 'conflict') {
+    // A refusal that does not say "conflict" may be the changed input's own fault: it must succeed under a fresh id.
+    const control = await ctx.a.call(ctx.tool, withId(ctx, freshId(), changed));
+    evidence.changedUnderFreshId = describe(control);
+    if (!succeeded(control)) {
+      return result(NOT_TESTABLE, `the changed input is refused under a fresh id too (${describe(control)}), so its refusal says nothing of the id; pass --changed-args with a valid different input`, evidence);
+    }
+  }
   if (!ctx.baseline.distinct) return result(NOT_TESTABLE, `the change was refused (${how}), but ${indistinct(ctx)}`, evidence);
   return result(PASS, `refused (${how}); the original id still returns the first outcome`, evidence);
 }

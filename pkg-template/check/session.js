@@ -9,8 +9,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { LEDGER_META_KEY } from '../generated/names.js';
 
-/** A fresh operation id for one check's intent (valid for the ledger's id form: a UUID with a prefix). */
-export const freshId = () => `check-${randomUUID()}`;
+/** A fresh operation id for one check's intent: a plain UUID (what servers that validate the id's form accept). */
+export const freshId = () => randomUUID();
 
 /**
  * Connects one MCP client to `url` sending `headers` on every request; resolves to { call(name, args) →

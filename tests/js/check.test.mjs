@@ -155,6 +155,22 @@ test('a tool whose results do not tell operations apart: the replay checks are n
   assert.ok(report.checks.every((c) => STATUSES.includes(c.status)));
 });
 
+test('check 2: a changed input the tool itself refuses is not_testable, never a pass; --changed-args makes it testable', async () => {
+  const ledger = new OperationLedger({ store: new MemoryLedgerStore() });
+  let n = 0;
+  const s = keep(await startMcpServer({
+    extraTools: (server) => server.registerTool('ship', { inputSchema: { speed: z.enum(['slow', 'fast']), operation_id: z.string() } },
+      withIdempotency(ledger, async ({ speed }) => ({ content: [{ type: 'text', text: 'shipped' }], structuredContent: { parcel: `P-${++n}`, speed } }),
+        { action: 'ship', tenant: (extra) => extra.authInfo?.clientId })),
+  }));
+  const invalid = (await run(s.url, { tool: 'ship', args: { speed: 'slow' } })).checks[1];
+  assert.equal(invalid.status, 'not_testable', invalid.reason);
+  assert.match(invalid.reason, /refused under a fresh id too/);
+  const chosen = (await run(s.url, { tool: 'ship', args: { speed: 'slow' }, changedArgs: { speed: 'fast' } })).checks[1];
+  assert.equal(chosen.status, 'pass', chosen.reason);
+  assert.match(chosen.reason, /a ledger conflict/);
+});
+
 test('checkServer: bad options are typed errors naming the field', async () => {
   await assert.rejects(checkServer('not a url', { tool: 'x' }), { name: 'TypeError', field: 'url' });
   await assert.rejects(checkServer('ftp://127.0.0.1/mcp', { tool: 'x' }), { name: 'TypeError', field: 'url' });
