@@ -5,13 +5,16 @@
 import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { checkServer, formatTable, STATUSES } from '../../pkg/check/index.js';
 import { MemoryLedgerStore, OperationLedger, registerStatusTool, withIdempotency } from '../../pkg/node.js';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startAuthServer } from '../support/ledger-auth-server.mjs';
-import { startBookingServer } from '../support/check-servers.mjs';
+import { startBookingServer, startTlsFront } from '../support/check-servers.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
 
 const BIN = fileURLToPath(new URL('../../pkg/check/bin.js', import.meta.url));
@@ -182,9 +185,9 @@ test('checkServer: bad options are typed errors naming the field', async () => {
 });
 
 /** Runs the installed command as a subprocess; resolves to { code, stdout, stderr }. */
-function cli(args) {
+function cli(args, env = process.env) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -241,4 +244,21 @@ test('the CLI: bad input is exit 2 with the flag named; a run that cannot start 
   const help = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0);
   assert.match(help.stdout, /never\s+at production/);
+});
+
+test('the CLI against an https server whose CA the user trusts through NODE_EXTRA_CA_CERTS (staging with its own CA)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'check-tls-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const s = keep(await startBookingServer());
+  const tls = keep(await startTlsFront(s.url, { key: readFileSync(key), cert: readFileSync(cert) }));
+  const untrusted = await cli(cliArgs(tls.url));
+  assert.equal(untrusted.code, 3, 'without the CA: the session cannot start');
+  const ok = await cli(cliArgs(tls.url), { ...process.env, NODE_EXTRA_CA_CERTS: cert });
+  assert.equal(ok.code, 0, ok.stderr + ok.stdout);
+  assert.match(ok.stdout, /^mcp-retry-policy check {2}https:\/\/127\.0\.0\.1:\d+\/mcp {2}tool book_room$/m);
+  assert.match(ok.stdout, /10 pass · 0 fail · 2 not testable · 0 skipped/);
 });

@@ -8,6 +8,8 @@
 //   statusTool: false   — no status tool;
 //   readOnlyHint: true  — annotated read-only (it writes).
 // `bookings` is the ground truth: what the booking system did.
+import http from 'node:http';
+import https from 'node:https';
 import { z } from 'zod';
 import { startMcpServer } from './mcp-server.mjs';
 
@@ -71,4 +73,25 @@ export async function startBookingServer(flags = {}) {
   const bookings = [];
   const s = await startMcpServer({ extraTools: bookingTools(flags, bookings), lostSession: flags.lostSession });
   return { url: s.url, bookings, close: s.close };
+}
+
+/** An https front on 127.0.0.1 for an http server (TLS with `key`/`cert`), streaming both ways; resolves to { url, close() }. */
+export async function startTlsFront(target, { key, cert }) {
+  const up = new URL(target);
+  const front = https.createServer({ key, cert }, (req, res) => {
+    const out = http.request({ hostname: up.hostname, port: up.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode, r.headers);
+      r.pipe(res);
+    });
+    out.on('error', () => req.socket.destroy());
+    req.pipe(out);
+  });
+  await new Promise((r) => front.listen(0, '127.0.0.1', r));
+  return {
+    url: `https://127.0.0.1:${front.address().port}${up.pathname}`,
+    close: () => new Promise((r) => {
+      front.closeAllConnections();
+      front.close(() => r());
+    }),
+  };
 }
