@@ -13,7 +13,8 @@ export async function startCheckProxy(target) {
   const upstream = new URL(target);
   const client = upstream.protocol === 'https:' ? https : http;
   const agent = new client.Agent({ keepAlive: false });
-  const armed = []; // { fault, resolve }
+  const armed = []; // { fault, resolve }: the next tools/call takes the first
+  const open = new Set(); // armed entries not yet resolved
   const responses = []; // { method, status, retryAfter }
   const sockets = new Set();
 
@@ -75,7 +76,16 @@ export async function startCheckProxy(target) {
   return {
     url: `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`,
     /** The next `tools/call` meets `fault`; resolves with what the server answered it (or that it was not forwarded). */
-    arm: (fault) => new Promise((resolve) => armed.push({ fault, resolve })),
+    arm: (fault) => new Promise((resolve) => {
+      const entry = { fault, resolve: (v) => (open.delete(entry), resolve(v)) };
+      open.add(entry);
+      armed.push(entry);
+    }),
+    /** Gives up on every armed fault still unanswered (the call never came, or the server never answered it). */
+    disarm: () => {
+      armed.splice(0);
+      for (const { resolve } of open) resolve({ forwarded: false, error: 'no answer from the server within the timeout' });
+    },
     responses,
     close: () =>
       new Promise((r) => {

@@ -101,7 +101,7 @@ export async function concurrentCalls(ctx) {
   if (distinct.length === 0) return result(NOT_TESTABLE, `no call succeeded (${evidence.answers.join(' · ')}; then ${evidence.after})`, evidence);
   const others = answers.filter((a) => !succeeded(a));
   if (others.some((a) => !refused(a) && !throttled(a))) {
-    return result(NOT_TESTABLE, `some of the ${CONCURRENT_CALLS} calls got no answer (${evidence.answers.join(' · ')})`, evidence);
+    return result(NOT_TESTABLE, `some of the ${CONCURRENT_CALLS} calls got no usable answer (${evidence.answers.join(' · ')})`, evidence);
   }
   if (!ctx.baseline.distinct) return result(NOT_TESTABLE, `one outcome came back, but ${indistinct(ctx)}`, evidence);
   const said = (a) => (inProgress(a) ? 'it is in progress' : throttled(a) ? `to come back later (HTTP ${a.status})` : 'no');
@@ -116,7 +116,9 @@ export async function cutResponse(ctx) {
     const id = freshId();
     const captured = ctx.proxy.arm(fault);
     const seen = await ctx.a.call(ctx.tool, withId(ctx, id));
+    const late = setTimeout(ctx.proxy.disarm, ctx.timeoutMs);
     const cap = await captured;
+    clearTimeout(late);
     const original = cap.answer ? fromMessage(cap.answer) : undefined;
     const label = fault === 'drop' ? 'closed before the answer' : 'cut mid-answer';
     if (!cap.forwarded) return result(NOT_TESTABLE, `the request could not be forwarded (${cap.error})`);
