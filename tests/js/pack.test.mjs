@@ -5,8 +5,8 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +108,15 @@ ${NODE_CHECK}`,
   assert.deepEqual(out.decision, EXPECTED);
   assert.equal(out.fingerprint.length, 64);
   report.install = { bytes: size(join(dir, 'node_modules/mcp-retry-policy')), peers: readdirSync(join(dir, 'node_modules')).filter((d) => d !== 'mcp-retry-policy' && !d.startsWith('.')) };
+  // The bin, linked by npm: its usage, or — without the optional MCP SDK, which the checker needs — what to install.
+  const cli = spawnSync(join(dir, 'node_modules/.bin/mcp-retry-policy'), ['--help'], { cwd: dir, encoding: 'utf8' });
+  if (existsSync(join(dir, 'node_modules/@modelcontextprotocol/sdk'))) {
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.match(cli.stdout, /^Usage: mcp-retry-policy check <url> --tool NAME/);
+  } else {
+    assert.equal(cli.status, 3, cli.stderr);
+    assert.match(cli.stderr, /needs @modelcontextprotocol\/sdk/);
+  }
   report['Node ESM'] = 'pass';
 });
 

@@ -140,8 +140,9 @@ function buildServer(effects, extraTools, ledger) {
  * Starts the server; resolves to { url, effects, expireSessions(), close() }. `sse: true` answers over SSE
  * with event ids and an event store (resumable, ≤ 2025-11-25); the default answers with plain JSON.
  * `retryInterval` (ms): the SDK transport's option that sends an SSE `retry:` field with its priming events.
+ * `lostSession`: [status, JSON-RPC code, message] answered to an unknown session id (default 404, -32001).
  */
-export async function startMcpServer({ extraTools, sse = false, ledger, retryInterval } = {}) {
+export async function startMcpServer({ extraTools, sse = false, ledger, retryInterval, lostSession } = {}) {
   const effects = makeEffects();
   const sessions = new Map();
   const httpServer = http.createServer(async (req, res) => {
@@ -157,8 +158,9 @@ export async function startMcpServer({ extraTools, sse = false, ledger, retryInt
       let transport = sid ? sessions.get(sid) : undefined;
       if (!transport) {
         if (sid) {
-          res.writeHead(404, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+          const [status, code, message] = lostSession ?? [404, -32001, 'Session not found'];
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
           return;
         }
         if (req.method !== 'POST' || !isInitializeRequest(body)) {

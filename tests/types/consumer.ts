@@ -151,3 +151,18 @@ function inAgent(agent: AgentLike): void {
   void [tickets.call({ name: 'create_ticket', arguments: {} }, { intent: 'tool-call-1' }), undo, prefix];
 }
 void inAgent;
+
+// The server checker (Node only): a report of twelve checks, each pass | fail | not_testable | skipped.
+import { checkServer, formatTable, type CheckStatus, type Report } from '../../pkg/check/index.js';
+async function checkStaging(): Promise<boolean> {
+  const report: Report = await checkServer('https://staging.example/mcp', {
+    tool: 'open_ticket',
+    args: { title: 'checked' },
+    headers: { authorization: 'Bearer staging-a' },
+    otherTenantHeaders: { authorization: 'Bearer staging-b' },
+  });
+  const failed: CheckStatus[] = report.checks.map((c) => c.status).filter((s) => s === 'fail');
+  void formatTable(report, { width: 80 });
+  return report.ok && failed.length === 0;
+}
+void checkStaging;

@@ -67,3 +67,11 @@ withIdempotency(txLedger, async () => ({}), { action: 'a', tenant: () => 't', tr
 // @ts-expect-error — a handler that takes the transaction needs { transaction: true }
 withIdempotency(txLedger, async (_a: { operation_id: string }, _e: unknown, _tx: unknown) => ({}), { action: 'a', tenant: () => 't' });
 withIdempotency(txLedger, async (_a: { operation_id: string }, _e: unknown, _tx: unknown) => ({}), { action: 'a', tenant: () => 't', transaction: true });
+
+// The checker needs the tool to check, and its statuses are the four.
+import { checkServer as checkServerNeg, type CheckStatus as CheckStatusNeg } from '../../pkg/check/index.js';
+// @ts-expect-error — `tool` is required
+void checkServerNeg('http://127.0.0.1:1/mcp', {});
+// @ts-expect-error — a check is never "passed"
+const notAStatus: CheckStatusNeg = 'passed';
+void notAStatus;

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// The `mcp-retry-policy` executable (package.json `bin`): the command line is check/cli.js's. The checker
+// speaks MCP through @modelcontextprotocol/sdk, an optional peer: without it, say so (exit 3) instead of a stack.
+let cli;
+try {
+  cli = await import('./cli.js');
+} catch (e) {
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes('@modelcontextprotocol/sdk')) throw e;
+  process.stderr.write('mcp-retry-policy: the checker needs @modelcontextprotocol/sdk (an optional peer): install it next to this package, ' +
+    'or run `npx -p mcp-retry-policy -p @modelcontextprotocol/sdk mcp-retry-policy check …`\n');
+  process.exit(3);
+}
+process.exitCode = await cli.main(process.argv.slice(2));
