@@ -8,7 +8,7 @@ export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, run: 3 });
 
 const USAGE = `Usage: mcp-retry-policy check <url> --tool NAME [options]
 
-Runs seed 002's failure-window checks against a live MCP server (Streamable HTTP), through a fault proxy
+Runs the failure-window checks against a live MCP server (Streamable HTTP), through a fault proxy
 it starts on 127.0.0.1. It CALLS THE TOOL FOR REAL, about 20 times: point it at a staging server, never
 at production.
 

@@ -9,7 +9,7 @@ export type CheckKey =
   | 'id_argument' | 'annotations' | 'status_tool' | 'status_tenant_scoped' | 'lost_session' | 'retry_after';
 
 export interface CheckResult {
-  /** Its row number in the table (1–6: seed 002's six). */
+  /** Its row number in the table (1–6: the six failure windows). */
   n: number;
   key: CheckKey;
   title: string;
@@ -60,7 +60,7 @@ export declare class CheckRunError extends Error {
 }
 
 /**
- * Runs seed 002's six failure-window checks and the client-dependence checks against the MCP server at `url`
+ * Runs the six failure-window checks and the client-dependence checks against the MCP server at `url`
  * (Streamable HTTP), through a fault proxy on 127.0.0.1. Bad options throw a TypeError/RangeError with `code`
  * and `field`; a run that cannot start rejects with a `CheckRunError`; otherwise the report (`ok`: no `fail`).
  */

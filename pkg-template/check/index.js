@@ -1,4 +1,4 @@
-// checkServer(url, options): seed 002's six failure-window checks and what a client depends on, run against a
+// checkServer(url, options): the six failure-window checks and what a client depends on, run against a
 // live (staging) MCP server through the checker's own fault proxy on 127.0.0.1. It CALLS THE TOOL FOR REAL,
 // several times (writes included): never point it at production.
 import { optionError, rangeError } from '../errors.js';

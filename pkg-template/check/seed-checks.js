@@ -1,4 +1,4 @@
-// The six failure-window checks a server author runs before an agent is connected to real accounts (seed 002).
+// The six failure-window checks a server author runs before an agent is connected to real accounts.
 // Each is one function of the run's context (the tool, its arguments, tenant A's session through the proxy,
 // tenant B's when given, the baseline) → { status, reason, evidence? }. What cannot be seen from outside is
 // `not_testable`, never `pass`.

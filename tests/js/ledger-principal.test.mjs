@@ -38,7 +38,7 @@ async function connect(url, token) {
   return client;
 }
 
-/** A server whose tool `tickets_create` records under the action `create_ticket` (seed 002: "the tool action"). */
+/** A server whose tool `tickets_create` records under the action `create_ticket`. */
 function ticketDesk(ledger, effects, tenant, statusOptions = {}) {
   return (server) => {
     registerStatusTool(server, ledger, { tenant, z, ...statusOptions });

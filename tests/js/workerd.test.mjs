@@ -173,3 +173,27 @@ test('D1LedgerStore meets the store contract in real workerd D1; the ledger runs
     conflict: 'conflict',
   });
 });
+
+test('a Worker invocation\'s subrequests (issue 20 §3): withRetry never starts an attempt the invocation cannot pay for, and the app keeps its reserve', async () => {
+  // Every tools/call answers 503 (retryable for a read); the invocation has 8 subrequests, 1 kept for the app.
+  const refusals = () => Array.from({ length: 20 }, () => ({ status: 503 }));
+  const calls = () => proxy.log.filter((l) => l.method === 'tools/call').length;
+  // Uncounted, the retries spend what the app needed for its own answer: its fetch is refused.
+  proxy.faults.push(...refusals());
+  let before = calls();
+  const blind = await get('/budget-call?limit=8&counted=0');
+  proxy.faults.length = 0;
+  assert.equal(blind.own, 'ERR_MCP_RETRY_SUBREQUEST_BUDGET', JSON.stringify(blind));
+  assert.equal(blind.spent, 8);
+  // Counted, the engine stops before the last room is gone: the app's own fetch goes out.
+  proxy.faults.push(...refusals());
+  before = calls();
+  const counted = await get('/budget-call?limit=8&counted=1');
+  proxy.faults.length = 0;
+  assert.equal(counted.status, 'failed', JSON.stringify(counted));
+  assert.equal(counted.reason, 'subrequest_budget');
+  assert.equal(calls() - before, counted.attempts, 'every attempt the engine admitted reached the server, no more');
+  assert.equal(counted.beforeOwn, 7, 'withRetry used the room (8 less the reserve of 1), not the reserve');
+  assert.equal(typeof counted.own, 'number', `the app's own fetch went out: ${JSON.stringify(counted)}`);
+  assert.equal(counted.spent, 8);
+});

@@ -1,7 +1,7 @@
 // A Cloudflare Worker that uses the package through its `workerd` entry, run in real workerd by miniflare.
 import {
   RetryEngine, newOperationId, withRetry, DurableObjectJournal, DurableObjectLedgerStore, D1LedgerStore, OperationLedger, MemoryLedgerStore, fingerprint,
-  withIdempotency, LEDGER_META_KEY,
+  withIdempotency, LEDGER_META_KEY, SubrequestBudget,
 } from '../../pkg/workerd.js';
 import { Client, StreamableHTTPClientTransport } from './sdk-bundle.js';
 import { runJournalContract } from '../support/journal-contract.mjs';
@@ -206,6 +206,29 @@ export default {
         const out = await mcp.call({ name, arguments: JSON.parse(url.searchParams.get('args') ?? '{}') });
         await client.close();
         return Response.json({ status: out.status, attempts: out.attempts.length, operationId: out.operationId, message: out.message, revision: mcp.engine.revision });
+      }
+      if (url.pathname === '/budget-call') {
+        // One invocation's subrequests, counted (the transport's and the app's own): withRetry with or without
+        // the budget, then the app's own fetch (its answer's) with what is left.
+        const budget = new SubrequestBudget({ limit: Number(url.searchParams.get('limit')), reserve: 1 });
+        const client = new Client({ name: 'worker-agent', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL), { fetch: budget.fetch }));
+        const atConnect = budget.spent;
+        const counted = url.searchParams.get('counted') === '1';
+        const mcp = withRetry(client, {
+          trusted: true,
+          policy: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 10, budget: false, breaker: false },
+          ...(counted ? { subrequestBudget: budget } : {}),
+        });
+        const out = await mcp.call({ name: 'search_tickets', arguments: { query: 'budget' } });
+        const beforeOwn = budget.spent;
+        let own;
+        try {
+          own = (await budget.fetch(env.MCP_URL, { method: 'GET' })).status;
+        } catch (e) {
+          own = e.code ?? String(e);
+        }
+        return Response.json({ status: out.status, reason: out.reason, attempts: out.attempts.length, atConnect, beforeOwn, spent: budget.spent, own });
       }
       return new Response('not found', { status: 404 });
     } catch (e) {
