@@ -6,8 +6,9 @@
 
 use core::fmt;
 
-/// The longest duration any option accepts: one day.
-pub const MAX_DURATION_MS: u64 = 86_400_000;
+pub use crate::text::Quoted;
+
+pub use crate::retry::MAX_DURATION_MS;
 
 /// What is wrong with a value a caller sent.
 #[derive(Clone, Debug, PartialEq)]
@@ -121,24 +122,6 @@ impl fmt::Display for Num {
             width = width.saturating_sub(1);
         }
         write!(f, "{sign}{whole}.{digits:0width$}")
-    }
-}
-
-/// Displays a string in double quotes without core's `Debug` escaping (which brings Unicode tables).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Quoted<'a>(pub &'a str);
-
-impl fmt::Display for Quoted<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"")?;
-        for c in self.0.chars().take(64) {
-            if c.is_control() {
-                f.write_str("?")?;
-            } else {
-                fmt::Write::write_char(f, c)?;
-            }
-        }
-        f.write_str(if self.0.chars().nth(64).is_some() { "…\"" } else { "\"" })
     }
 }
 

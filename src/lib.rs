@@ -35,6 +35,7 @@
 pub mod input;
 pub mod ledger;
 pub mod retry;
+pub mod text;
 pub mod vocab;
 
 #[cfg(target_arch = "wasm32")]

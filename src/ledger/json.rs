@@ -81,7 +81,7 @@ impl fmt::Display for JsonError {
             JsonError::TooDeep => write!(f, "nested deeper than {MAX_DEPTH} levels"),
             JsonError::LoneSurrogate { at } => write!(f, "a lone UTF-16 surrogate at byte {at} (not valid Unicode)"),
             JsonError::DuplicateKey(k) => {
-                write!(f, "the key {} appears twice in one object", crate::input::Quoted(k))
+                write!(f, "the key {} appears twice in one object", crate::text::Quoted(k))
             }
             JsonError::NumberOutOfRange(n) => write!(f, "the number {n} is out of the range of a double"),
             JsonError::TooLarge { bytes } => {

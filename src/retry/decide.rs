@@ -291,7 +291,7 @@ pub fn decide_poll(policy: &Policy, call: &CallState, hint_ms: Option<u64>, now_
         let doubled = policy.base_delay_ms.saturating_mul(1u64 << call.polls.min(32));
         doubled.min(policy.max_delay_ms)
     });
-    let wait = wait.clamp(MIN_POLL_MS, crate::input::MAX_DURATION_MS);
+    let wait = wait.clamp(MIN_POLL_MS, super::policy::MAX_DURATION_MS);
     // `wait / 10 + 1` is at least 1: the remainder is defined.
     let spread = wait.checked_div(10).unwrap_or(0).saturating_add(1);
     let delay_ms = wait.saturating_add(random.checked_rem(spread).unwrap_or(0));

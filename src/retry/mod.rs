@@ -28,6 +28,6 @@ pub use decide::{
 };
 pub use engine::Engine;
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
-pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyField, PolicyOptions};
+pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyField, PolicyOptions, MAX_DURATION_MS};
 pub use prng::SplitMix64;
 pub use safety::{safety, Safety, ToolFacts};

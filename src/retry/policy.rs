@@ -25,7 +25,8 @@ use super::backoff::Jitter;
 use super::breaker::BreakerConfig;
 use super::budget::BudgetConfig;
 
-pub use crate::input::MAX_DURATION_MS;
+/// The longest duration any option accepts: one day.
+pub const MAX_DURATION_MS: u64 = 86_400_000;
 /// The most attempts a call may make.
 pub const MAX_ATTEMPTS: u32 = 100;
 /// The largest token amount a budget option accepts.
