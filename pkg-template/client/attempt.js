@@ -1,6 +1,7 @@
 // How one attempt ended, mapped to the engine's outcome vocabulary. Observation only: no decision here.
 import { optionError as typeOptionError } from '../errors.js';
 import { ATTEMPT_META_KEY, LEDGER_META_KEY, LEDGER_STATUSES, RESULT_TYPES } from '../generated/names.js';
+import { ownSignal, releasingWhenDone } from './own-signal.js';
 
 /** The `_meta` key that tags each attempt, so `observeFetch` can tell which HTTP response belongs to it. */
 export { ATTEMPT_META_KEY };
@@ -76,12 +77,21 @@ export function parseRetryAfter(value, now = Date.now()) {
 
 /**
  * Wraps `fetch` for `StreamableHTTPClientTransport({ fetch })` so that `withRetry` sees what the SDK hides:
- * the HTTP status and `Retry-After` of a refused `tools/call`. It changes nothing about the request.
+ * the HTTP status and `Retry-After` of a refused `tools/call`. It changes nothing about the request but its
+ * abort signal: each request gets one of its own, tied to the transport's (own-signal.js), so the transport's
+ * shared signal does not collect a listener per request.
  */
 export function observeFetch(inner = globalThis.fetch) {
   if (typeof inner !== 'function') throw typeOptionError('fetch', 'a function');
   return async function observedFetch(input, init) {
-    const response = await inner(input, init);
+    const own = ownSignal(init);
+    let response;
+    try {
+      response = await inner(input, own ? own.init : init);
+    } catch (e) {
+      own?.release();
+      throw e;
+    }
     const body = init?.body;
     if (!response.ok && typeof body === 'string' && body.includes(ATTEMPT_META_KEY)) {
       try {
@@ -96,7 +106,7 @@ export function observeFetch(inner = globalThis.fetch) {
         // Not JSON we understand: nothing to observe.
       }
     }
-    return response;
+    return own ? releasingWhenDone(response, own.release) : response;
   };
 }
 
