@@ -12,8 +12,8 @@ import {
   ACTION_RETRY, ACTION_STOP, ADMIT_ADMITTED_MASK, ADMIT_ADMITTED_SHIFT, ADMIT_ATTEMPT_MASK, ADMIT_ATTEMPT_SHIFT, ADMIT_BREAKER_MASK, ADMIT_BREAKER_SHIFT,
   ADMIT_REASON_MASK, ADMIT_REASON_SHIFT, ADMIT_STATUS_MASK, ADMIT_STATUS_SHIFT, BOUNDARY_FIELDS, BREAKER_STATES, BREAKER_TRANSITIONS,
   CAUSES, CAUSE_RECOVERS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, DELIVERIES, ERROR_KINDS, JITTERS, KIND_ABORTED, KIND_HTTP,
-  KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, LEDGER_STATUSES, OUTCOME_FIELDS, OUTCOME_KINDS,
-  POLICY_VALUES, REASONS, RECOVERS, RESULT_TYPES, REVISIONS, SAFETIES, SENT, STATUSES, VERDICTS, STEP_CAUSE_MASK, STEP_CAUSE_SHIFT,
+  KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, LEDGER_STATUSES, OPERATION_STATUSES, OUTCOME_FIELDS, OUTCOME_KINDS,
+  POLICY_VALUES, TASK_STATUSES, REASONS, RECOVERS, RESULT_TYPES, REVISIONS, SAFETIES, SENT, STATUSES, VERDICTS, STEP_CAUSE_MASK, STEP_CAUSE_SHIFT,
   STEP_DELIVERY_MASK, STEP_DELIVERY_SHIFT, STEP_REASON_MASK, STEP_REASON_SHIFT, STEP_RECOVER_MASK, STEP_RECOVER_SHIFT,
   STEP_RETRY_AFTER_MASK, STEP_RETRY_AFTER_SHIFT, STEP_STOP_MASK, STEP_STOP_SHIFT, STEP_VERDICT_MASK, STEP_VERDICT_SHIFT,
   STEP_BREAKER_MASK, STEP_BREAKER_SHIFT, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT,
@@ -27,6 +27,10 @@ const RESULT_TYPE_CODES = codes(RESULT_TYPES);
 const SENT_CODES = codes(SENT);
 const LEDGER_CODES = codes(LEDGER_STATUSES);
 const JITTER_CODES = codes(JITTERS);
+const OPERATION_CODES = codes(OPERATION_STATUSES);
+const TASK_CODES = codes(TASK_STATUSES);
+const STATUS_CODES = codes(STATUSES);
+const REASON_CODES = codes(REASONS);
 const REVISION_SETTINGS = [...REVISIONS, UNKNOWN_REVISION];
 const REVISION_CODES = codes(REVISION_SETTINGS);
 const FIELDS = OUTCOME_FIELDS.map((keys) => ['kind', ...keys]);
@@ -293,6 +297,12 @@ function decision(meta, delayMs) {
   return { action: ACTION_RETRY, delayMs, recover: r ? RECOVERS[r - 1] : undefined, reason };
 }
 
+/** A packed decision (`pack_decision`): its bits, plus the delay as the value. */
+function unpackDecision(packed) {
+  const meta = packed % VALUE_SCALE;
+  return decision(meta, (packed - meta) / VALUE_SCALE);
+}
+
 function decodeAdmission(packed) {
   const meta = packed % VALUE_SCALE;
   if ((meta >>> ADMIT_ADMITTED_SHIFT) & ADMIT_ADMITTED_MASK) {
@@ -468,6 +478,24 @@ export class RetryEngine {
     };
   }
 
+  /** Encodes `outcome` into K…D (reading it may run a getter, which must not free this engine). */
+  #encode(outcome) {
+    this.#busy++;
+    try {
+      encode(outcome);
+    } finally {
+      this.#busy--;
+    }
+  }
+
+  /** Seeds the jitter generator from secure randomness before its first draw, unless `options.seed` did. */
+  #seed(h) {
+    if (!this.#seeded) {
+      ok(w.engineSeed(h, freshSeed()));
+      this.#seeded = true;
+    }
+  }
+
   /** The names behind the packed codes. */
   static codeTables() {
     return {
@@ -480,12 +508,7 @@ export class RetryEngine {
   /** Classifies one attempt's outcome under the engine's revision. Changes nothing. */
   classify(outcome) {
     const h = engineHandle(this);
-    this.#busy++; // reading the outcome may run a getter, which must not free this engine
-    try {
-      encode(outcome);
-    } finally {
-      this.#busy--;
-    }
+    this.#encode(outcome);
     const packed = ok(w.classify(h, K, A, B, C, D));
     const meta = packed % VALUE_SCALE;
     return classification(meta, (meta >>> STEP_RETRY_AFTER_SHIFT) & STEP_RETRY_AFTER_MASK ? (packed - meta) / VALUE_SCALE : undefined);
@@ -529,10 +552,7 @@ export class RetryEngine {
     }
     const s = safetyCode(safety);
     number(nowMs, 'nowMs');
-    if (!this.#seeded) {
-      ok(w.engineSeed(h, freshSeed()));
-      this.#seeded = true;
-    }
+    this.#seed(h);
     const packed = ok(w.record(h, c, K, A, B, C, D, s, nowMs));
     const meta = packed % VALUE_SCALE;
     // The classification's Retry-After is the core's answer: a step's value is its delay, so when the core
@@ -568,9 +588,7 @@ export class RetryEngine {
     } catch (e) {
       throw ours(e, at);
     }
-    const packed = ok(w.inputUnanswered(h, c, missing));
-    const meta = packed % VALUE_SCALE;
-    return decision(meta, (packed - meta) / VALUE_SCALE);
+    return unpackDecision(ok(w.inputUnanswered(h, c, missing)));
   }
 
   /**
@@ -598,13 +616,54 @@ export class RetryEngine {
       throw ours(e, at);
     }
     number(nowMs, 'nowMs');
-    if (!this.#seeded) {
-      ok(w.engineSeed(h, freshSeed()));
-      this.#seeded = true;
+    this.#seed(h);
+    return unpackDecision(ok(w.poll(h, c, has, hint, nowMs)));
+  }
+
+  /**
+   * A `tools/list` failed with `outcome` (read as a read-only attempt, through the budget and the breaker):
+   * `{ action: 'retry', delayMs, recover: 'reinitialize' | 'renegotiate' }` to recover and list again, or a
+   * stop (the list stays unknown).
+   */
+  listFailed(outcome, nowMs) {
+    const h = engineHandle(this);
+    this.#encode(outcome);
+    number(nowMs, 'nowMs');
+    this.#seed(h);
+    return unpackDecision(ok(w.listFailed(h, K, A, B, C, D, nowMs)));
+  }
+
+  /**
+   * What the server's status tool answered about an operation (`answer`: one of `OPERATION_STATUSES`, or
+   * `undefined` for no usable answer) makes of a call whose outcome was open (`before`: the engine's stop
+   * `{ status, reason }`; `undefined` when there is none, as in `resolve`). Returns the stop.
+   */
+  statusAnswer(answer, before) {
+    engineHandle(this);
+    const a = answer === undefined ? OPERATION_STATUSES.length : code(answer, 'answer', OPERATION_CODES, OPERATION_STATUSES);
+    let s = STATUSES.length;
+    let r = 0;
+    let at = 'before';
+    try {
+      fields(before, 'before', ['action', 'status', 'reason', 'delayMs', 'recover'], (key, v, field) => {
+        at = field;
+        if (key === 'status') s = code(required(v, field, STATUSES), field, STATUS_CODES, STATUSES);
+        else if (key === 'reason') r = code(required(v, field, REASONS), field, REASON_CODES, REASONS);
+      });
+    } catch (e) {
+      throw ours(e, at);
     }
-    const packed = ok(w.poll(h, c, has, hint, nowMs));
-    const meta = packed % VALUE_SCALE;
-    return decision(meta, (packed - meta) / VALUE_SCALE);
+    return unpackDecision(ok(w.statusAnswer(a, s, r)));
+  }
+
+  /**
+   * What a followed task's `status` (one of `TASK_STATUSES`) means for the call when no result was read:
+   * a stop (`completed` → succeeded, `failed` → tool_error, `cancelled` → unknown), or `{ action: 'retry',
+   * recover: 'poll_task', reason: 'still_running' }` while it runs (`poll` says when to look again).
+   */
+  taskEnd(status) {
+    engineHandle(this);
+    return unpackDecision(ok(w.taskEnd(code(required(status, 'task.status', TASK_STATUSES), 'task.status', TASK_CODES, TASK_STATUSES))));
   }
 
   /** `record` under the name the design gives the step: classify the outcome, then decide. */

@@ -14,9 +14,8 @@ import { telemetryFor } from './telemetry.js';
 import { RESULT_SCHEMA } from './result-schema.js';
 import { MAX_HINT_MS, createdTask, followTask, hintOf, taskRequest } from './tasks.js';
 import {
-  ACTION_STOP, OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND, OPERATION_STATUSES, OPERATION_SUCCEEDED,
-  OPERATION_UNKNOWN, OUTCOME_META_KEY, REASON_RESOLVED_BY_STATUS, REASON_STATUS_IN_PROGRESS, REASON_STATUS_NOT_ASKED, REASON_STATUS_NOT_FOUND, REASON_STATUS_UNKNOWN,
-  REASON_TASK_PENDING, SAFETIES, STATUS_PENDING,
+  ACTION_RETRY, ACTION_STOP, OPERATION_IN_PROGRESS, OPERATION_STATUSES, OUTCOME_META_KEY, REASON_TASK_PENDING, SAFETIES,
+  STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
 } from '../generated/names.js';
 
 /** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
@@ -165,24 +164,15 @@ export function withRetry(client, options = {}) {
     return list;
   }
 
-  // tools/list is a read. When it fails, the engine says whether the session must be re-initialized first (a
-  // session that expired before the first call): without the list the call would go out knowing nothing of the
-  // tool — unsafe, and without the operation id a keyed tool needs. Only that recovery is followed, once; any
-  // other failure leaves the list unknown, as before.
+  // tools/list is a read. When it fails, the engine says whether to recover and list again (a session that
+  // expired before the first call: re-initialize, once); any other failure leaves the list unknown.
   async function listTools() {
     try {
       return await refreshTools();
     } catch (error) {
-      const state = engine.begin(now(), { answersInput: false });
-      let decision;
-      try {
-        if (!engine.admit(state, now()).admitted) throw error;
-        const outcome = errorOutcome(error, { aborted: false, sent: true, hadSession: !!client.transport?.sessionId });
-        decision = engine.record(state, outcome, 'read_only', now()).decision;
-      } finally {
-        state.free();
-      }
-      if (decision.action !== 'retry' || (decision.recover !== 'reinitialize' && decision.recover !== 'renegotiate')) throw error;
+      const outcome = errorOutcome(error, { aborted: false, sent: true, hadSession: !!client.transport?.sessionId });
+      const decision = engine.listFailed(outcome, now());
+      if (decision.action !== ACTION_RETRY) throw error;
       if (decision.delayMs > 0) await sleep(decision.delayMs);
       await reconnect(client, { cause: error });
       return refreshTools();
@@ -221,7 +211,7 @@ export function withRetry(client, options = {}) {
   async function askStatus({ action, operationId }, { signal }) {
     try {
       const out = await call({ name: statusTool, arguments: { action, operation_id: operationId } }, { signal });
-      const res = out.status === 'succeeded' ? out.result : undefined;
+      const res = out.status === STATUS_SUCCEEDED ? out.result : undefined;
       const sc = res?.structuredContent;
       if (!sc || !OPERATION_STATUSES.includes(sc.status) || sc.operation_id !== operationId) return undefined;
       return sc;
@@ -332,7 +322,7 @@ export function withRetry(client, options = {}) {
       });
       // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline, before
       // answering. It never sends the write again to find out.
-      if (op.operationId && (outcome.status === 'unknown' || outcome.status === 'pending') && options.autoResolve !== false) {
+      if (op.operationId && (outcome.status === STATUS_UNKNOWN || outcome.status === STATUS_PENDING) && options.autoResolve !== false) {
         outcome = (await resolveOutcome({ ...ctx, emit: say }, outcome, { deadlineMs, signal, attempts })) ?? outcome;
       }
       if (op.operationId) {
@@ -342,7 +332,7 @@ export function withRetry(client, options = {}) {
           // The entry stays pending: pendingOperations() will list it.
         }
       }
-      if (outcome.status !== 'succeeded' && outcome.status !== 'tool_error') {
+      if (outcome.status !== STATUS_SUCCEEDED && outcome.status !== STATUS_TOOL_ERROR) {
         say({ type: 'give_up', tool: op.name, status: outcome.status, reason: outcome.reason, operationId: op.operationId });
       }
       say({ type: 'done', tool: op.name, status: outcome.status, reason: outcome.reason, attempts: attempts.length, durationMs: now() - callStarted });
@@ -356,8 +346,8 @@ export function withRetry(client, options = {}) {
 
   async function callTool(params, requestOptions) {
     const outcome = await call(params, requestOptions);
-    if (outcome.status === 'succeeded' || outcome.status === 'tool_error') return outcome.result;
-    if (outcome.status === 'pending' && outcome.result) return outcome.result;
+    if (outcome.status === STATUS_SUCCEEDED || outcome.status === STATUS_TOOL_ERROR) return outcome.result;
+    if (outcome.status === STATUS_PENDING && outcome.result) return outcome.result;
     return {
       isError: true,
       content: [{ type: 'text', text: outcome.message }],
@@ -382,7 +372,7 @@ export function withRetry(client, options = {}) {
       throw rangeError('operationId', `no pending journal entry for ${operationId.slice(0, 64)}: pass { tool }`, 'not_pending');
     }
     const base = assembleOutcome({
-      name: tool, safety: 'keyed', operationId, attempts: [], decision: { status: 'unknown', reason: REASON_STATUS_NOT_ASKED }, operationIdArgument: idArg,
+      name: tool, safety: 'keyed', operationId, attempts: [], decision: engine.statusAnswer(undefined), operationIdArgument: idArg,
     });
     const deadlineMs = now() + engine.policy.totalTimeoutMs;
     const outcome = (await resolveOutcome(ctx, base, { deadlineMs, signal: requestOptions.signal, attempts: [] })) ?? base;
@@ -442,16 +432,6 @@ export function withRetry(client, options = {}) {
   };
 }
 
-/** What a status answer makes of the call: its final status and reason. */
-const STATUS_OUTCOME = {
-  [OPERATION_SUCCEEDED]: ['succeeded', REASON_RESOLVED_BY_STATUS],
-  [OPERATION_FAILED]: ['tool_error', REASON_RESOLVED_BY_STATUS],
-  [OPERATION_NOT_DONE]: ['failed', REASON_RESOLVED_BY_STATUS],
-  [OPERATION_IN_PROGRESS]: ['pending', REASON_STATUS_IN_PROGRESS],
-  [OPERATION_NOT_FOUND]: ['unknown', REASON_STATUS_NOT_FOUND],
-  [OPERATION_UNKNOWN]: ['unknown', REASON_STATUS_UNKNOWN],
-};
-
 /**
  * Closing the unknown: asks the server's status tool (when the server lists one) about `outcome`'s operation,
  * polling while it is in progress with the waits the engine decides, until `deadlineMs`. Resolves to the
@@ -478,18 +458,16 @@ export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempt
   } finally {
     state.free();
   }
+  // No answer: nothing to change (the engine's stop stands: statusAnswer(undefined, before) is before).
   if (!answer) return undefined;
-  const by = STATUS_OUTCOME[answer.status];
-  if (!by) return undefined;
-  const [status, reason] = by;
-  const result = answer.result;
+  const decision = engine.statusAnswer(answer.status, { status: outcome.status, reason: outcome.reason });
   return assembleOutcome({
     name: outcome.tool,
     safety: outcome.safety,
     operationId: outcome.operationId,
     attempts,
-    result: status === 'succeeded' || status === 'tool_error' ? result : undefined,
-    decision: { status, reason },
+    result: decision.status === STATUS_SUCCEEDED || decision.status === STATUS_TOOL_ERROR ? answer.result : undefined,
+    decision,
     operationIdArgument: ctx.idArg,
   });
 }
@@ -646,8 +624,8 @@ export function assembleOutcome({ name, safety, operationId, attempts, result, l
   return {
     status,
     tool: name,
-    ...(result !== undefined && (status === 'succeeded' || status === 'tool_error' || status === 'pending') ? { result } : {}),
-    ...(lastError !== undefined && status !== 'succeeded' && status !== 'tool_error' ? { error: describeError(lastError) } : {}),
+    ...(result !== undefined && (status === STATUS_SUCCEEDED || status === STATUS_TOOL_ERROR || status === STATUS_PENDING) ? { result } : {}),
+    ...(lastError !== undefined && status !== STATUS_SUCCEEDED && status !== STATUS_TOOL_ERROR ? { error: describeError(lastError) } : {}),
     ...(operationId ? { operationId } : {}),
     safety,
     attempts,
