@@ -89,6 +89,7 @@ impl Engine {
 
     /// Asks to send the next attempt at `now_ms`. `Err` is the stop to report instead (breaker open,
     /// deadline passed, attempts used up).
+    #[inline(never)]
     pub fn admit(&mut self, call: &mut CallState, now_ms: u64) -> Result<Admission, Decision> {
         let give_up = |call: &CallState, reason| {
             let ambiguous = call.maybe_delivered || call.input_processed;
@@ -161,6 +162,7 @@ impl Engine {
     /// Records how an attempt ended and decides what comes next. `random` is 64 random bits for jitter.
     /// `revision` is the server's revision, or `None` when it is not known (then every row takes its most
     /// conservative reading across revisions: [`classify_conservatively`](super::classify_conservatively)).
+    #[inline(never)]
     pub fn record(
         &mut self,
         call: &mut CallState,
