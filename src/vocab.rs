@@ -11,10 +11,10 @@
 
 use core::fmt::Write as _;
 
-use crate::ledger::{Admission, Lookup, RecordState, ReleaseRefusal, OPERATION_STATUSES};
+use crate::ledger::{Admission, Lookup, RecordState, ReleaseRefusal};
 use crate::retry::{
-    BreakerState, Cause, Delivery, FinalStatus, Jitter, LedgerStatus, Reason, Recover, ResultType, Revision, Safety,
-    Sent, Verdict,
+    BreakerState, Cause, Delivery, FinalStatus, Jitter, LedgerStatus, OperationStatus, Reason, Recover, ResultType,
+    Revision, Safety, Sent, TaskStatus, Verdict,
 };
 
 /// The `_meta` key of the server ledger's own answers (in progress, unknown, conflict, rejected, …).
@@ -142,7 +142,7 @@ pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 /// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
 /// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
 /// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
-pub const BOUNDARY_FIELDS: [&str; 39] = [
+pub const BOUNDARY_FIELDS: [&str; 42] = [
     "maxAttempts",
     "baseDelayMs",
     "maxDelayMs",
@@ -182,6 +182,9 @@ pub const BOUNDARY_FIELDS: [&str; 39] = [
     "ttlMs",
     "leaseMs",
     "state",
+    "answer",
+    "before",
+    "task.status",
 ];
 
 /// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
@@ -247,6 +250,12 @@ pub enum ErrorField {
     LeaseMs = 37,
     /// The state a finish records.
     State = 38,
+    /// The status tool's answer (`statusAnswer`).
+    Answer = 39,
+    /// The decision a status answer may replace (`statusAnswer`).
+    Before = 40,
+    /// A task's status (`taskEnd`).
+    TaskStatus = 41,
 }
 
 /// What is wrong: its code is its index in [`ERROR_KINDS`].
@@ -395,8 +404,12 @@ fn lists() -> Vec<List> {
                 "OPERATION_STATUSES",
                 "OperationStatus",
                 "What the status tool answers about an operation.",
-                OPERATION_STATUSES.to_vec(),
+                names(&OperationStatus::ALL, OperationStatus::as_str),
             ),
+        ),
+        named(
+            "TASK",
+            list("TASK_STATUSES", "TaskStatus", "A task's status.", names(&TaskStatus::ALL, TaskStatus::as_str)),
         ),
         list("REVISIONS", "Revision", "An MCP revision this package knows.", names(&Revision::ALL, Revision::as_str)),
         list("JITTERS", "Jitter", "A jitter strategy.", names(&Jitter::ALL, Jitter::as_str)),
@@ -648,6 +661,9 @@ mod tests {
             (ErrorField::TtlMs, "ttlMs"),
             (ErrorField::LeaseMs, "leaseMs"),
             (ErrorField::State, "state"),
+            (ErrorField::Answer, "answer"),
+            (ErrorField::Before, "before"),
+            (ErrorField::TaskStatus, "task.status"),
         ];
         for (f, name) in fields {
             assert_eq!(BOUNDARY_FIELDS.get(f as usize), Some(&name), "{f:?}");

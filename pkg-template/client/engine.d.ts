@@ -3,10 +3,10 @@
 // (src/vocab.rs → generated/names.d.ts).
 import type {
   Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, BreakerStateName, Jitter, AttemptOutcome,
-  UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP,
+  UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP, OperationStatus, TaskStatus,
 } from '../generated/names.js';
 export type {
-  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter, AttemptOutcome, Action,
+  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter, AttemptOutcome, Action, OperationStatus, TaskStatus,
 } from '../generated/names.js';
 
 /** Retry policy options; every field optional. See the README for defaults and why. */
@@ -109,6 +109,18 @@ export declare class RetryEngine {
    * (`handlerMissing`: it has no handler for one of the requests; else its handler failed): the stop to report.
    */
   inputUnanswered(call: RetryCall, options?: { handlerMissing?: boolean }): Decision;
+  /**
+   * A `tools/list` failed with `outcome` (read as a read-only attempt): a retry to re-initialize or renegotiate
+   * and list again, or a stop (the list stays unknown).
+   */
+  listFailed(outcome: AttemptOutcome, nowMs: number): Decision;
+  /**
+   * What the server's status tool answered (`undefined`: no usable answer) makes of a call whose outcome was
+   * open (`before`: the engine's stop; `undefined` when there is none, as in `resolve`): the stop to report.
+   */
+  statusAnswer(answer: OperationStatus | undefined, before?: { status: FinalStatus; reason: Reason }): Decision;
+  /** What a followed task's status means when no result was read: a stop, or a `poll_task` retry while it runs. */
+  taskEnd(status: TaskStatus): Decision;
   /** `record` under the name the design gives the step: classify the outcome, then decide. */
   decide(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
   /** Frees the engine. Later use is a `freed` TypeError. */

@@ -1,341 +1,27 @@
-// RetryEngine and RetryCall: JS objects holding handles into the client wasm (src/wasm/client.rs), whose
-// exports take and return numbers only. Here: the JS-shaped reading (objects, names, types, unknown keys)
-// and the typed errors; there: every range check and every decision. `record`, `admit` and `classify`
-// encode the outcome as a kind code and four numbers, cross the boundary once, and decode one packed number.
-// The names, codes and bit layout are generated from the Rust definitions (../generated/names.js, from
-// src/vocab.rs). The client wasm imports nothing, so no JS runs inside a call into it: nothing can unwind
-// through its frames or re-enter it.
+// RetryEngine: a JS object holding a handle into the client wasm (src/wasm/client.rs), whose exports take and
+// return numbers only. Here: the handle's lifecycle and the methods, each reading its arguments
+// (engine-read.js), crossing the boundary once, and decoding one packed number (engine-codec.js); there: every
+// range check and every decision. The names, codes and bit layout are generated from the Rust definitions
+// (../generated/names.js, from src/vocab.rs). The client wasm imports nothing, so no JS runs inside a call into
+// it: nothing can unwind through its frames or re-enter it.
 import * as w from '../mcp_retry_policy_client.js';
-import { rangeError, typeError, typeName } from '../errors.js';
-import { wasmFailure } from '../wasm-failure.js';
+import { typeError, typeName } from '../errors.js';
 import {
-  ACTION_RETRY, ACTION_STOP, ADMIT_ADMITTED_MASK, ADMIT_ADMITTED_SHIFT, ADMIT_ATTEMPT_MASK, ADMIT_ATTEMPT_SHIFT, ADMIT_BREAKER_MASK, ADMIT_BREAKER_SHIFT,
-  ADMIT_REASON_MASK, ADMIT_REASON_SHIFT, ADMIT_STATUS_MASK, ADMIT_STATUS_SHIFT, BOUNDARY_FIELDS, BREAKER_STATES, BREAKER_TRANSITIONS,
-  CAUSES, CAUSE_RECOVERS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, DELIVERIES, ERROR_KINDS, JITTERS, KIND_ABORTED, KIND_HTTP,
-  KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, LEDGER_STATUSES, OUTCOME_FIELDS, OUTCOME_KINDS,
-  POLICY_VALUES, REASONS, RECOVERS, RESULT_TYPES, REVISIONS, SAFETIES, SENT, STATUSES, VERDICTS, STEP_CAUSE_MASK, STEP_CAUSE_SHIFT,
-  STEP_DELIVERY_MASK, STEP_DELIVERY_SHIFT, STEP_REASON_MASK, STEP_REASON_SHIFT, STEP_RECOVER_MASK, STEP_RECOVER_SHIFT,
-  STEP_RETRY_AFTER_MASK, STEP_RETRY_AFTER_SHIFT, STEP_STOP_MASK, STEP_STOP_SHIFT, STEP_VERDICT_MASK, STEP_VERDICT_SHIFT,
-  STEP_BREAKER_MASK, STEP_BREAKER_SHIFT, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT,
-  TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED, UNKNOWN_REVISION, VALUE_SCALE,
+  BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS, DELIVERIES, JITTERS, OPERATION_STATUSES,
+  POLICY_VALUES, TASK_STATUSES, REASONS, RECOVERS, REVISIONS, SAFETIES, STATUSES, VERDICTS, STEP_RETRY_AFTER_MASK,
+  STEP_RETRY_AFTER_SHIFT, STEP_BREAKER_MASK, STEP_BREAKER_SHIFT, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE,
+  TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT, TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
+  VALUE_SCALE,
 } from '../generated/names.js';
+import {
+  ARGS, OPERATION_CODES, POLICY_FIELDS, REASON_CODES, REVISION_SETTINGS, SECTIONS, STATUS_CODES, TASK_CODES, TOP,
+  bool, code, failure, fields, foreign, inUse, number, ok, ours, readPolicy, readRevision, required, revisionCode,
+} from './engine-read.js';
+import { A, B, C, D, K, classification, decodeAdmission, encode, safetyCode, transition, unpackDecision, decision } from './engine-codec.js';
+import { freshSeed, newOperationId } from './ids.js';
+import { RetryCall, callHandle, callRelease, newCall } from './retry-call.js';
 
-const codes = (names) => new Map(names.map((name, code) => [name, code]));
-const SAFETY_CODES = codes(SAFETIES);
-const KIND_CODES = codes(OUTCOME_KINDS);
-const RESULT_TYPE_CODES = codes(RESULT_TYPES);
-const SENT_CODES = codes(SENT);
-const LEDGER_CODES = codes(LEDGER_STATUSES);
-const JITTER_CODES = codes(JITTERS);
-const REVISION_SETTINGS = [...REVISIONS, UNKNOWN_REVISION];
-const REVISION_CODES = codes(REVISION_SETTINGS);
-const FIELDS = OUTCOME_FIELDS.map((keys) => ['kind', ...keys]);
-const oneOf = (names) => names.join(', ');
-
-const quote = (s) => `"${s.slice(0, 64)}"`;
-
-/** The typed error for a failure the wasm returned (`../wasm-failure.js`). */
-const failure = (r, what) => wasmFailure(r, w.errorDetail, what);
-
-/** `r`, or the typed error it encodes. */
-function ok(r, what = 'RetryEngine') {
-  if (r < 0) throw failure(r, what);
-  return r;
-}
-
-function number(v, field) {
-  if (typeof v !== 'number') throw typeError(field, `${field} must be a number, got ${typeName(v)}`);
-  return v;
-}
-function bool(v, field) {
-  if (v === undefined || v === false) return 0;
-  if (v === true) return 1;
-  throw typeError(field, `${field} must be a boolean, got ${typeName(v)}`);
-}
-/** `what`: a description, or the names it may be (joined only when it is missing). */
-function required(v, field, what) {
-  if (v === undefined) throw typeError(field, `${field} is required (${Array.isArray(what) ? `one of ${oneOf(what)}` : what})`, 'missing');
-  return v;
-}
-/** The code of a name in `names` (absent: 0, the first, when not required). */
-function code(v, field, table, names) {
-  if (v === undefined) return 0;
-  if (typeof v !== 'string') throw typeError(field, `${field} must be a string, got ${typeName(v)}`);
-  const c = table.get(v);
-  if (c === undefined) throw rangeError(field, `${field} must be one of ${oneOf(names)}, got ${quote(v)}`);
-  return c;
-}
-/** A typed error of ours passes; anything a getter or proxy trap threw becomes `unreadable` naming `at`. */
-function ours(e, at) {
-  if ((e instanceof TypeError || e instanceof RangeError) && Object.hasOwn(e, 'field') && typeof e.code === 'string') return e;
-  return typeError(at, `${at} could not be read`, 'unreadable');
-}
-
-/**
- * Reads an object's fields: `keys` are the ones it may have (any other own string key is `unknown_option`),
- * `read(key)` returns each value once. `undefined` reads as empty; anything but a plain object is a TypeError.
- */
-function fields(o, path, keys, read) {
-  if (o === undefined) return;
-  const what = path || 'policy';
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw typeError(what, `${what} must be an object, got ${typeName(o)}`);
-  const unreadable = (f) => typeError(f, `${f} could not be read`, 'unreadable');
-  let own;
-  try {
-    own = Reflect.ownKeys(o);
-  } catch {
-    throw unreadable(what);
-  }
-  for (const key of own) {
-    if (typeof key === 'string' && !keys.includes(key)) {
-      const f = path ? `${path}.${key.slice(0, 64)}` : key.slice(0, 64);
-      throw typeError(f, `${f} is not a known option`, 'unknown_option');
-    }
-  }
-  for (const key of keys) {
-    const f = path ? `${path}.${key}` : key;
-    let v;
-    try {
-      v = o[key];
-    } catch {
-      throw unreadable(f);
-    }
-    read(key, v, f);
-  }
-}
-
-// The policy fields in argument order (BOUNDARY_FIELDS 0..POLICY_VALUES), split into the top-level ones
-// and the two sections'.
-const POLICY_FIELDS = BOUNDARY_FIELDS.slice(0, POLICY_VALUES);
-const TOP = POLICY_FIELDS.filter((f) => !f.includes('.'));
-const section = (name) => POLICY_FIELDS.filter((f) => f.startsWith(`${name}.`)).map((f) => f.slice(name.length + 1));
-const SECTIONS = { budget: section('budget'), breaker: section('breaker') };
-
-// The engine's arguments: present bits, budget mode, breaker mode, revision, then the 16 values.
-const ARGS = new Array(4 + POLICY_VALUES).fill(0);
-
-/** Reads policy options into ARGS[0..3 + 16] (the revision, ARGS[3], is the caller's). */
-function readPolicy(policy) {
-  ARGS.fill(0);
-  ARGS[1] = 1;
-  ARGS[2] = 1;
-  let at = 'policy';
-  try {
-    const put = (field, v) => {
-      at = field;
-      if (v === undefined) return;
-      const i = POLICY_FIELDS.indexOf(field);
-      ARGS[4 + i] = field === 'jitter' ? code(v, field, JITTER_CODES, JITTERS) : number(v, field);
-      ARGS[0] |= 1 << i;
-    };
-    fields(policy, '', [...TOP, 'budget', 'breaker'], (key, v, field) => {
-      at = field;
-      if (!(key in SECTIONS)) return put(field, v);
-      const slot = key === 'budget' ? 1 : 2;
-      if (v === false) ARGS[slot] = 0;
-      else if (v === undefined || v === true) ARGS[slot] = 1;
-      else if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-        throw typeError(field, `${field} must be an object or false, got ${typeName(v)}`);
-      } else {
-        ARGS[slot] = 2;
-        fields(v, key, SECTIONS[key], (_, sv, sf) => put(sf, sv));
-      }
-    });
-  } catch (e) {
-    throw ours(e, at);
-  }
-}
-
-function readRevision(v, field) {
-  if (typeof v !== 'string') throw typeError(field, `${field} must be a string, got ${typeName(v)}`);
-  const c = REVISION_CODES.get(v);
-  if (c === undefined) throw rangeError(field, `${field} must be one of ${oneOf(REVISION_SETTINGS)}, got ${quote(v)}`);
-  return c;
-}
-
-/** The revision code a negotiated `protocolVersion` (any `YYYY-MM-DD`) behaves as. */
-function revisionCode(v) {
-  if (typeof v !== 'string') throw typeError('protocolVersion', `protocolVersion must be a string, got ${typeName(v)}`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) throw rangeError('protocolVersion', `protocolVersion must be a YYYY-MM-DD date, got ${quote(v)}`);
-  return ok(w.revisionOfDate(Number(v.slice(0, 4) + v.slice(5, 7) + v.slice(8))));
-}
-
-// The encoded outcome: a kind code and four numbers (src/vocab.rs, KIND_*), set by encode() after its last
-// read (a getter may call this engine again). Module slots, not an array: nothing is allocated on the way in.
-let K = 0;
-let A = 0;
-let B = 0;
-let C = 0;
-let D = 0;
-
-/**
- * Encodes an outcome object into K, A, B, C, D, or throws the typed error (`TypeError`/`RangeError` with
- * `code` and `field`) from the same tables. Each field is read once (a getter may answer differently
- * twice); numbers must be numbers (no coercion); their ranges are the core's to check.
- */
-function encode(o) {
-  if (o === undefined) throw typeError('outcome', 'outcome is required', 'missing');
-  if (o === null || typeof o !== 'object') throw typeError('outcome', `outcome must be an object, got ${typeName(o)}`);
-  let at = 'outcome';
-  try {
-    if (Array.isArray(o)) throw typeError('outcome', 'outcome must be an object, got array');
-    at = 'outcome.kind';
-    const kind = required(o.kind, at, OUTCOME_KINDS);
-    const k = code(kind, at, KIND_CODES, OUTCOME_KINDS);
-    let a = 0;
-    let b = 0;
-    let c = 0;
-    let d = 0;
-    let v;
-    switch (k) {
-      case KIND_RESULT:
-        at = 'outcome.isError';
-        a = bool(o.isError, at);
-        at = 'outcome.resultType';
-        b = code(o.resultType, at, RESULT_TYPE_CODES, RESULT_TYPES);
-        break;
-      case KIND_JSONRPC_ERROR:
-        at = 'outcome.code';
-        a = number(required(o.code, at, 'the JSON-RPC error code'), at);
-        break;
-      case KIND_HTTP:
-        at = 'outcome.status';
-        a = number(required(o.status, at, 'the HTTP status'), at);
-        at = 'outcome.retryAfterMs';
-        v = o.retryAfterMs;
-        if (v !== undefined) {
-          b = number(v, at);
-          c = C_B_PRESENT;
-        }
-        at = 'outcome.hadSession';
-        if (bool(o.hadSession, at)) c |= C_HAD_SESSION;
-        at = 'outcome.jsonrpcCode';
-        v = o.jsonrpcCode;
-        if (v !== undefined) {
-          d = number(v, at);
-          c |= C_D_PRESENT;
-        }
-        break;
-      case KIND_NETWORK:
-      case KIND_ABORTED:
-        at = 'outcome.sent';
-        a = code(required(o.sent, at, SENT), at, SENT_CODES, SENT);
-        break;
-      case KIND_STREAM_BROKEN:
-        at = 'outcome.eventIdSeen';
-        a = bool(o.eventIdSeen, at);
-        at = 'outcome.retryMs';
-        v = o.retryMs;
-        if (v !== undefined) {
-          b = number(v, at);
-          c = C_B_PRESENT;
-        }
-        break;
-      case KIND_LEDGER:
-        at = 'outcome.status';
-        a = code(required(o.status, at, LEDGER_STATUSES), at, LEDGER_CODES, LEDGER_STATUSES);
-        at = 'outcome.retryAfterMs';
-        v = o.retryAfterMs;
-        if (v !== undefined) {
-          b = number(v, at);
-          c = C_B_PRESENT;
-        }
-        break;
-      default: // KIND_TIMEOUT: no fields
-    }
-    at = 'outcome';
-    const keys = FIELDS[k];
-    for (const key in o) {
-      if (!keys.includes(key)) {
-        const f = `outcome.${key.slice(0, 64)}`;
-        throw typeError(f, `${f} is not a field of a "${kind}" outcome (${oneOf(keys)})`, 'unknown_option');
-      }
-    }
-    K = k;
-    A = a;
-    B = b;
-    C = c;
-    D = d;
-  } catch (e) {
-    throw ours(e, at);
-  }
-}
-
-function safetyCode(safety) {
-  const s = SAFETY_CODES.get(safety);
-  if (s !== undefined) return s;
-  if (typeof safety !== 'string') throw typeError('safety', `safety must be a string, got ${typeName(safety)}`);
-  throw rangeError('safety', `safety must be one of ${oneOf(SAFETIES)}, got ${quote(safety)}`);
-}
-
-function transition(c) {
-  const t = BREAKER_TRANSITIONS[c];
-  return t === undefined ? undefined : { from: t[0], to: t[1] };
-}
-
-/** The classification in `meta`; its Retry-After is `retryAfterMs` (the core's). */
-function classification(meta, retryAfterMs) {
-  const cause = (meta >>> STEP_CAUSE_SHIFT) & STEP_CAUSE_MASK;
-  return {
-    verdict: VERDICTS[(meta >>> STEP_VERDICT_SHIFT) & STEP_VERDICT_MASK],
-    delivery: DELIVERIES[(meta >>> STEP_DELIVERY_SHIFT) & STEP_DELIVERY_MASK],
-    recover: CAUSE_RECOVERS[cause],
-    retryAfterMs,
-    cause: CAUSES[cause],
-  };
-}
-
-function decision(meta, delayMs) {
-  const reason = REASONS[(meta >>> STEP_REASON_SHIFT) & STEP_REASON_MASK];
-  const stop = (meta >>> STEP_STOP_SHIFT) & STEP_STOP_MASK;
-  if (stop) return { action: ACTION_STOP, status: STATUSES[stop - 1], reason };
-  const r = (meta >>> STEP_RECOVER_SHIFT) & STEP_RECOVER_MASK;
-  return { action: ACTION_RETRY, delayMs, recover: r ? RECOVERS[r - 1] : undefined, reason };
-}
-
-function decodeAdmission(packed) {
-  const meta = packed % VALUE_SCALE;
-  if ((meta >>> ADMIT_ADMITTED_SHIFT) & ADMIT_ADMITTED_MASK) {
-    return {
-      admitted: true,
-      attempt: (meta >>> ADMIT_ATTEMPT_SHIFT) & ADMIT_ATTEMPT_MASK,
-      timeoutMs: (packed - meta) / VALUE_SCALE,
-      breaker: transition((meta >>> ADMIT_BREAKER_SHIFT) & ADMIT_BREAKER_MASK),
-    };
-  }
-  return {
-    admitted: false,
-    decision: { action: ACTION_STOP, status: STATUSES[(meta >>> ADMIT_STATUS_SHIFT) & ADMIT_STATUS_MASK], reason: REASONS[(meta >>> ADMIT_REASON_SHIFT) & ADMIT_REASON_MASK] },
-  };
-}
-
-/** 53 random bits for a jitter seed, drawn only inside a call (Workers refuse randomness at module load). */
-function freshSeed() {
-  const c = globalThis.crypto;
-  if (typeof c?.getRandomValues !== 'function') {
-    const e = new Error('no secure randomness available here (crypto.getRandomValues); pass options.seed');
-    e.code = 'no_randomness';
-    throw e;
-  }
-  const [hi, lo] = c.getRandomValues(new Uint32Array(2));
-  return hi * 2 ** 21 + (lo >>> 11);
-}
-
-/** A fresh operation id: a UUID v4 from secure randomness (`crypto.randomUUID` where the platform has it). */
-export function newOperationId() {
-  const c = globalThis.crypto;
-  if (typeof c?.randomUUID === 'function') return c.randomUUID();
-  if (typeof c?.getRandomValues !== 'function') {
-    const e = new Error('no secure randomness available here (crypto.getRandomValues)');
-    e.code = 'no_randomness';
-    throw e;
-  }
-  const b = c.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+export { RetryCall, newOperationId };
 
 /** The revision a negotiated `protocolVersion` behaves as. */
 export function revisionFor(protocolVersion) {
@@ -344,79 +30,6 @@ export function revisionFor(protocolVersion) {
 
 // Frees what the program dropped without free(). The handle is all it needs.
 const finalizeEngines = new FinalizationRegistry((h) => w.engineFree(h));
-const finalizeCalls = new FinalizationRegistry((h) => w.callFree(h));
-const MADE_BY_BEGIN = Symbol('RetryCall');
-
-function foreign(field, cls, v) {
-  return typeError(field, `${field} is not a ${cls} made by this module (got ${typeName(v)}; a cloned, forged or foreign object cannot be used)`, 'foreign_object');
-}
-function inUse(cls) {
-  return typeError('this', `this ${cls} is in use: it cannot be freed from inside one of its own calls`, 'in_use');
-}
-
-let callHandle;
-let callRelease;
-const callField = (call, i) => ok(w.callField(callHandle(call, 'this'), i), 'RetryCall');
-
-/** One call's state across its attempts, made by `RetryEngine.begin`. */
-export class RetryCall {
-  #h = 0;
-  #busy = 0;
-
-  /** @internal */
-  constructor(token, h) {
-    if (token !== MADE_BY_BEGIN) throw typeError('this', 'a RetryCall is made by RetryEngine.begin()', 'foreign_object');
-    this.#h = h;
-    finalizeCalls.register(this, h, this);
-  }
-
-  static {
-    /** The live handle of `call` (`field` names it in errors); `busy` ±1 marks it in use. */
-    callHandle = (call, field, busy = 0) => {
-      if (call === null || typeof call !== 'object' || !(#h in call)) throw foreign(field, 'RetryCall', call);
-      if (call.#h === 0) throw typeError(field, `${field} is a RetryCall that was freed`, 'freed');
-      call.#busy += busy;
-      return call.#h;
-    };
-    /** Ends the mark `callHandle(call, field, 1)` set (the call is live: marked, it could not be freed). */
-    callRelease = (call) => {
-      call.#busy--;
-    };
-  }
-
-  /** Attempts so far that count toward `maxAttempts`. */
-  get attempts() {
-    return callField(this, 0);
-  }
-
-  /** When the call must be over (ms, same clock as `nowMs`). */
-  get deadlineMs() {
-    return callField(this, 1);
-  }
-
-  /** Whether any attempt so far may have been delivered without an answer from the tool. */
-  get maybeDelivered() {
-    return callField(this, 2) === 1;
-  }
-
-  /** Looks taken so far at an operation still running (`RetryEngine.poll`). */
-  get polls() {
-    return callField(this, 3);
-  }
-
-  /** Frees the call's state (the engine forgets it). Later use is a `freed` TypeError. */
-  free() {
-    const h = callHandle(this, 'this');
-    if (this.#busy > 0) throw inUse('RetryCall');
-    this.#h = 0;
-    finalizeCalls.unregister(this);
-    w.callFree(h);
-  }
-
-  [Symbol.dispose]() {
-    RetryCall.prototype.free.call(this);
-  }
-}
 
 let engineHandle;
 
@@ -468,6 +81,24 @@ export class RetryEngine {
     };
   }
 
+  /** Encodes `outcome` into K…D (reading it may run a getter, which must not free this engine). */
+  #encode(outcome) {
+    this.#busy++;
+    try {
+      encode(outcome);
+    } finally {
+      this.#busy--;
+    }
+  }
+
+  /** Seeds the jitter generator from secure randomness before its first draw, unless `options.seed` did. */
+  #seed(h) {
+    if (!this.#seeded) {
+      ok(w.engineSeed(h, freshSeed()));
+      this.#seeded = true;
+    }
+  }
+
   /** The names behind the packed codes. */
   static codeTables() {
     return {
@@ -480,12 +111,7 @@ export class RetryEngine {
   /** Classifies one attempt's outcome under the engine's revision. Changes nothing. */
   classify(outcome) {
     const h = engineHandle(this);
-    this.#busy++; // reading the outcome may run a getter, which must not free this engine
-    try {
-      encode(outcome);
-    } finally {
-      this.#busy--;
-    }
+    this.#encode(outcome);
     const packed = ok(w.classify(h, K, A, B, C, D));
     const meta = packed % VALUE_SCALE;
     return classification(meta, (meta >>> STEP_RETRY_AFTER_SHIFT) & STEP_RETRY_AFTER_MASK ? (packed - meta) / VALUE_SCALE : undefined);
@@ -505,7 +131,7 @@ export class RetryEngine {
     } catch (e) {
       throw ours(e, at);
     }
-    return new RetryCall(MADE_BY_BEGIN, ok(w.callBegin(h, nowMs, answers)));
+    return newCall(ok(w.callBegin(h, nowMs, answers)));
   }
 
   /** Asks to send the next attempt of `call` at `nowMs`. */
@@ -529,10 +155,7 @@ export class RetryEngine {
     }
     const s = safetyCode(safety);
     number(nowMs, 'nowMs');
-    if (!this.#seeded) {
-      ok(w.engineSeed(h, freshSeed()));
-      this.#seeded = true;
-    }
+    this.#seed(h);
     const packed = ok(w.record(h, c, K, A, B, C, D, s, nowMs));
     const meta = packed % VALUE_SCALE;
     // The classification's Retry-After is the core's answer: a step's value is its delay, so when the core
@@ -568,9 +191,7 @@ export class RetryEngine {
     } catch (e) {
       throw ours(e, at);
     }
-    const packed = ok(w.inputUnanswered(h, c, missing));
-    const meta = packed % VALUE_SCALE;
-    return decision(meta, (packed - meta) / VALUE_SCALE);
+    return unpackDecision(ok(w.inputUnanswered(h, c, missing)));
   }
 
   /**
@@ -598,13 +219,54 @@ export class RetryEngine {
       throw ours(e, at);
     }
     number(nowMs, 'nowMs');
-    if (!this.#seeded) {
-      ok(w.engineSeed(h, freshSeed()));
-      this.#seeded = true;
+    this.#seed(h);
+    return unpackDecision(ok(w.poll(h, c, has, hint, nowMs)));
+  }
+
+  /**
+   * A `tools/list` failed with `outcome` (read as a read-only attempt, through the budget and the breaker):
+   * `{ action: 'retry', delayMs, recover: 'reinitialize' | 'renegotiate' }` to recover and list again, or a
+   * stop (the list stays unknown).
+   */
+  listFailed(outcome, nowMs) {
+    const h = engineHandle(this);
+    this.#encode(outcome);
+    number(nowMs, 'nowMs');
+    this.#seed(h);
+    return unpackDecision(ok(w.listFailed(h, K, A, B, C, D, nowMs)));
+  }
+
+  /**
+   * What the server's status tool answered about an operation (`answer`: one of `OPERATION_STATUSES`, or
+   * `undefined` for no usable answer) makes of a call whose outcome was open (`before`: the engine's stop
+   * `{ status, reason }`; `undefined` when there is none, as in `resolve`). Returns the stop.
+   */
+  statusAnswer(answer, before) {
+    engineHandle(this);
+    const a = answer === undefined ? OPERATION_STATUSES.length : code(answer, 'answer', OPERATION_CODES, OPERATION_STATUSES);
+    let s = STATUSES.length;
+    let r = 0;
+    let at = 'before';
+    try {
+      fields(before, 'before', ['action', 'status', 'reason', 'delayMs', 'recover'], (key, v, field) => {
+        at = field;
+        if (key === 'status') s = code(required(v, field, STATUSES), field, STATUS_CODES, STATUSES);
+        else if (key === 'reason') r = code(required(v, field, REASONS), field, REASON_CODES, REASONS);
+      });
+    } catch (e) {
+      throw ours(e, at);
     }
-    const packed = ok(w.poll(h, c, has, hint, nowMs));
-    const meta = packed % VALUE_SCALE;
-    return decision(meta, (packed - meta) / VALUE_SCALE);
+    return unpackDecision(ok(w.statusAnswer(a, s, r)));
+  }
+
+  /**
+   * What a followed task's `status` (one of `TASK_STATUSES`) means for the call when no result was read:
+   * a stop (`completed` → succeeded, `failed` → tool_error, `cancelled` → unknown), or `{ action: 'retry',
+   * recover: 'poll_task', reason: 'still_running' }` while it runs (`poll` says when to look again).
+   */
+  taskEnd(status) {
+    engineHandle(this);
+    return unpackDecision(ok(w.taskEnd(code(required(status, 'task.status', TASK_STATUSES), 'task.status', TASK_CODES, TASK_STATUSES))));
   }
 
   /** `record` under the name the design gives the step: classify the outcome, then decide. */

@@ -40,3 +40,13 @@ export function checkServerOption(server) {
  * nobody's for reconcile(): listed by pendingOperations(), resolved only when the app asks resolve(id). */
 export const ofServer = (entry, server) => entry.server === server;
 export const ofServerOrUnbound = (entry, server) => entry.server === undefined || entry.server === server;
+
+/** The server's name from its `initialize` answer, when the SDK client has one (events name it). */
+export function serverName(client) {
+  try {
+    const name = client.getServerVersion?.()?.name;
+    return typeof name === 'string' && name ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -9,6 +9,7 @@
 // ended hears of it, and no other. v1's transport ignores the option (its breaks stay `client.onerror`'s).
 // Mechanics only: what the end means for the call is the engine's.
 import { ATTEMPT_META_KEY } from '../generated/names.js';
+import { MAX_HINT_MS } from './tasks.js';
 
 const watched = new WeakMap(); // transport → Map(attempt tag → callback)
 
@@ -55,4 +56,37 @@ export function watchStreamEnd(client, tag, onEnd) {
     live = false;
     byTag.delete(tag);
   };
+}
+
+/**
+ * The SDK reports a broken SSE stream to `client.onerror`, not to the request: this notes when it happens (the
+ * handler is chained, not replaced), so a timeout after a break — and after an event id — can be resumed
+ * instead of re-sent. Returns `() => when the stream last broke` (`-Infinity`: never).
+ */
+export function watchStreamBreaks(client, now) {
+  let brokeAt = -Infinity;
+  const previous = client.onerror;
+  client.onerror = (error) => {
+    if (/SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/.test(String(error?.message ?? ''))) {
+      brokeAt = now();
+    }
+    previous?.call(client, error);
+  };
+  return () => brokeAt;
+}
+
+/**
+ * A broken stream as the engine's outcome, with the SSE `retry:` interval the server last sent on this
+ * transport (2025-11-25 transports.mdx: the client MUST respect it). Both SDK generations keep it as
+ * `_serverRetryMs` on the Streamable HTTP transport (the value their own reconnection waits); no public getter.
+ */
+export function brokenStream(client, eventIdSeen) {
+  let retryMs;
+  try {
+    retryMs = client.transport?._serverRetryMs;
+  } catch {
+    retryMs = undefined;
+  }
+  const ok = typeof retryMs === 'number' && retryMs >= 0 && retryMs !== Infinity;
+  return { kind: 'stream_broken', eventIdSeen, ...(ok ? { retryMs: Math.min(Math.round(retryMs), MAX_HINT_MS) } : {}) };
 }

@@ -5,18 +5,9 @@ import { rangeError, typeError } from '../errors.js';
 import { resultOutcome, typeOptionError } from './attempt.js';
 import { RESULT_SCHEMA } from './result-schema.js';
 import { sleep } from './sleep.js';
-import {
-  ACTION_STOP, REASON_TASK_CANCELLED, REASON_TASK_RESULT_UNAVAILABLE, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
-} from '../generated/names.js';
+import { ACTION_STOP, TASK_COMPLETED, TASK_FAILED, TASK_INPUT_REQUIRED, TASK_STATUSES } from '../generated/names.js';
 
-const TASK_STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
-// A task that ended without a result to fetch, or whose result could not be fetched: the status the task's own
-// status proves. `cancelled` (by the server, or by another client) may have run in part: unknown.
-const TASK_ENDED = {
-  completed: [STATUS_SUCCEEDED, REASON_TASK_RESULT_UNAVAILABLE],
-  failed: [STATUS_TOOL_ERROR, REASON_TASK_RESULT_UNAVAILABLE],
-  cancelled: [STATUS_UNKNOWN, REASON_TASK_CANCELLED],
-};
+const KNOWN = new Set(TASK_STATUSES);
 // The longest hint the engine takes (the core's MAX_DURATION_MS, a day): a longer one is capped, not refused.
 export const MAX_HINT_MS = 86_400_000;
 
@@ -42,7 +33,7 @@ export function taskRequest(task) {
 /** The task a `tools/call` result created (`{ task: { taskId, status, … } }`), if it is one. */
 export function createdTask(result) {
   const t = result?.task;
-  return t && typeof t.taskId === 'string' && t.taskId && TASK_STATUSES.has(t.status) ? t : undefined;
+  return t && typeof t.taskId === 'string' && t.taskId && KNOWN.has(t.status) ? t : undefined;
 }
 
 /** One `tasks/*` request about `taskId`: `{ value }` or `{ error }`. Never throws. */
@@ -76,25 +67,29 @@ export async function followTask(ctx, state, created, { tool, safety, signal }) 
   };
   for (;;) {
     if (signal?.aborted) return cancel();
-    const ended = TASK_ENDED[task.status];
-    if (task.status === 'completed' || task.status === 'failed' || task.status === 'input_required') {
-      // The result (for input_required, tasks/result first relays the server's input request to the client's
-      // handlers): held by the server until the task ends, so it may take until the deadline.
+    // The result is asked for once the task ended, or when it waits for input (tasks/result first relays the
+    // server's input request to the client's handlers); held by the server until the task ends, so it may
+    // take until the deadline.
+    const fetches = task.status === TASK_COMPLETED || task.status === TASK_FAILED || task.status === TASK_INPUT_REQUIRED;
+    if (fetches) {
       const r = await taskRpc(ctx, 'tasks/result', taskId, { timeout: state.deadlineMs - now(), signal });
       if (r.value !== undefined) {
         const step = engine.record(state, resultOutcome(r.value), safety, now());
-        emit({ type: 'task', tool, taskId, status: task.status === 'input_required' ? 'completed' : task.status });
+        emit({ type: 'task', tool, taskId, status: task.status === TASK_INPUT_REQUIRED ? TASK_COMPLETED : task.status });
         if (step.decision.action === ACTION_STOP) return { decision: step.decision, result: r.value };
         // A result the engine would not stop on (a transport-like answer): the task ended; its own status speaks.
       }
       if (signal?.aborted) return cancel();
       lastError = r.error ?? lastError;
-      if (ended) return { decision: { action: ACTION_STOP, status: ended[0], reason: ended[1] }, ...(lastError ? { error: lastError } : {}) };
-      looked = false; // input_required and no result yet: keep looking
-    } else if (ended) {
-      emit({ type: 'task', tool, taskId, status: task.status });
-      return { decision: { action: ACTION_STOP, status: ended[0], reason: ended[1] } };
     }
+    // No result read: the engine says what the task's own status means (an end, or follow on).
+    const end = engine.taskEnd(task.status);
+    if (end.action === ACTION_STOP) {
+      if (fetches) return { decision: end, ...(lastError ? { error: lastError } : {}) };
+      emit({ type: 'task', tool, taskId, status: task.status });
+      return { decision: end };
+    }
+    if (fetches) looked = false; // input_required and no result yet: keep looking
     // Still running: the engine says when to look again, or that the call ends pending within its deadline.
     const next = engine.poll(state, looked ? hintOf(task.pollInterval) : undefined, now());
     emit({ type: 'task', tool, taskId, status: task.status, ...(next.action === ACTION_STOP ? {} : { delayMs: next.delayMs }) });
@@ -102,7 +97,7 @@ export async function followTask(ctx, state, created, { tool, safety, signal }) 
     if (!(await sleep(next.delayMs, signal))) return cancel();
     const g = await taskRpc(ctx, 'tasks/get', taskId, { timeout: attemptTimeout(), signal });
     const t = g.value;
-    looked = !!t && t.taskId === taskId && TASK_STATUSES.has(t.status);
+    looked = !!t && t.taskId === taskId && KNOWN.has(t.status);
     if (looked) task = t;
     else lastError = g.error ?? new TypeError('tasks/get answered something that is not this task');
   }

@@ -11,6 +11,7 @@ use super::decide::{
     decide, decide_poll, decide_unanswered, recover_bit, retry_cost, CallOptions, CallState, Decision, DecisionInput,
     FinalStatus, Reason,
 };
+use super::ends::decide_list_recovery;
 use super::outcome::{AttemptOutcome, Revision};
 use super::policy::Policy;
 use super::safety::Safety;
@@ -88,6 +89,7 @@ impl Engine {
 
     /// Asks to send the next attempt at `now_ms`. `Err` is the stop to report instead (breaker open,
     /// deadline passed, attempts used up).
+    #[inline(never)]
     pub fn admit(&mut self, call: &mut CallState, now_ms: u64) -> Result<Admission, Decision> {
         self.admit_within(call, now_ms, None)
     }
@@ -171,9 +173,30 @@ impl Engine {
         decision
     }
 
+    /// A `tools/list` (a read) failed with `outcome`: whether to recover and list again
+    /// ([`decide_list_recovery`]: a `Retry` to re-initialize or renegotiate, else a stop and the list stays
+    /// unknown). The read goes through the gate like an attempt (admitted, recorded as read-only), so the
+    /// budget and the breaker see it; its call state is its own and ends here.
+    pub fn list_failed(
+        &mut self,
+        outcome: &AttemptOutcome,
+        revision: impl Into<Option<Revision>>,
+        now_ms: u64,
+        random: u64,
+    ) -> Decision {
+        let mut call = self.begin_with(now_ms, CallOptions { answers_input: false });
+        match self.admit(&mut call, now_ms) {
+            Err(stop) => stop,
+            Ok(_) => decide_list_recovery(
+                self.record(&mut call, outcome, Safety::ReadOnly, revision, now_ms, random).decision,
+            ),
+        }
+    }
+
     /// Records how an attempt ended and decides what comes next. `random` is 64 random bits for jitter.
     /// `revision` is the server's revision, or `None` when it is not known (then every row takes its most
     /// conservative reading across revisions: [`classify_conservatively`](super::classify_conservatively)).
+    #[inline(never)]
     pub fn record(
         &mut self,
         call: &mut CallState,

@@ -9,6 +9,7 @@ pub mod breaker;
 pub mod budget;
 pub mod classify;
 pub mod decide;
+pub mod ends;
 pub mod engine;
 pub mod operation_id;
 pub mod outcome;
@@ -26,6 +27,7 @@ pub use decide::{
     decide, decide_poll, decide_unanswered, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason,
     MAX_POLLS, MIN_POLL_MS,
 };
+pub use ends::{decide_list_recovery, decide_status, decide_task_end, OperationStatus, TaskStatus};
 pub use engine::Engine;
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
 pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyField, PolicyOptions, MAX_DURATION_MS};

@@ -21,8 +21,8 @@ use super::packed::{
 use crate::input::MAX_DURATION_MS;
 use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, PolicyField, Section};
 use crate::retry::{
-    classify_under, safety, CallOptions, CallState, Engine, Jitter, Policy, PolicyError, PolicyOptions, Revision,
-    SplitMix64, ToolFacts,
+    classify_under, decide_status, decide_task_end, safety, CallOptions, CallState, Engine, FinalStatus, Jitter,
+    OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision, SplitMix64, TaskStatus, ToolFacts,
 };
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
 use crate::vocab::{
@@ -471,6 +471,49 @@ pub fn input_unanswered(engine: f64, call: f64, handler_missing: f64) -> f64 {
             with_call(call, Field::Call, |c| Ok(pack_decision(&e.engine.input_unanswered(c, handler_missing == 1.0))))
         })
     })
+}
+
+/// A `tools/list` failed with an outcome (kind code + four numbers): whether to recover and list again
+/// ([`Engine::list_failed`]). One packed decision: a retry to re-initialize or renegotiate, or a stop.
+#[wasm_bindgen(js_name = listFailed)]
+#[allow(clippy::too_many_arguments)]
+pub fn list_failed(engine: f64, kind: f64, a: f64, b: f64, c: f64, d: f64, now_ms: f64) -> f64 {
+    run(|| {
+        let outcome = unpack_outcome(kind, a, b, c, d)?;
+        let now = time(now_ms)?;
+        with_engine(engine, |e| {
+            let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
+            let revision = e.revision;
+            Ok(pack_decision(&e.engine.list_failed(&outcome, revision, now, random)))
+        })
+    })
+}
+
+/// What the status tool's answer (`OPERATION_STATUSES` code; their count: no answer) makes of a call whose
+/// outcome was open: `before_status` and `before_reason` are the engine's stop (a `STATUSES` code and a
+/// `REASONS` code; the count of statuses: none). One packed decision: a stop ([`decide_status`]).
+#[wasm_bindgen(js_name = statusAnswer)]
+pub fn status_answer(answer: f64, before_status: f64, before_reason: f64) -> f64 {
+    run(|| {
+        let none = OperationStatus::ALL.len() as f64;
+        let answer = if answer == none { None } else { Some(code(&OperationStatus::ALL, answer, Field::Answer)?) };
+        let before = if before_status == FinalStatus::ALL.len() as f64 {
+            None
+        } else {
+            Some((
+                code(&FinalStatus::ALL, before_status, Field::Before)?,
+                code(Reason::ALL, before_reason, Field::Before)?,
+            ))
+        };
+        Ok(pack_decision(&decide_status(answer, before)))
+    })
+}
+
+/// What a followed task's status (`TASK_STATUSES` code) means for the call when no result was read: one
+/// packed decision ([`decide_task_end`]: a stop, or a `poll_task` retry while it runs).
+#[wasm_bindgen(js_name = taskEnd)]
+pub fn task_end(status: f64) -> f64 {
+    run(|| Ok(pack_decision(&decide_task_end(code(&TaskStatus::ALL, status, Field::TaskStatus)?))))
 }
 
 /// Classifies an outcome under the engine's revision (changes nothing): classification bits + Retry-After.

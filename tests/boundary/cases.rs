@@ -241,6 +241,13 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
         count(c::admit(h, call, n));
         count(c::admit(n, call, 0.0));
         count(c::admit(h, n, 0.0));
+        count(c::status_answer(n, n, n));
+        count(c::status_answer(n, 3.0, 0.0));
+        count(c::status_answer(6.0, n, 0.0));
+        count(c::status_answer(6.0, 3.0, n));
+        count(c::task_end(n));
+        count(c::list_failed(n, f64::from(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, 0.0));
+        count(c::list_failed(h, f64::from(KIND_HTTP), 404.0, 0.0, 1.0, 0.0, n));
         for kind in 0..9 {
             let k = f64::from(kind);
             count(c::classify(h, k, n, n, n, n));
@@ -248,6 +255,7 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
             count(c::record(h, call, k, n, n, n, n, 3.0, 1000.0));
             count(c::record(h, call, k, 503.0, n, 7.0, n, n, 1000.0));
             count(c::record(n, call, k, 0.0, 0.0, 0.0, 0.0, 0.0, 1000.0));
+            count(c::list_failed(h, k, n, n, n, n, 1000.0));
         }
         if n != h && n != call {
             count(c::engine_free(n));
@@ -488,4 +496,44 @@ fn long_strings_are_refused_before_they_are_copied() {
     assert_eq!(fingerprint_json(js(&format!("'\"' + 'a'.repeat({}) + '\"'", max - 2.0))).unwrap().len(), 64);
     let e = fingerprint_json(js(&format!("'\"' + 'é'.repeat({}) + '\"'", max / 2.0))).err().unwrap();
     assert_eq!(code_of(&e).1, "too_large");
+}
+
+#[wasm_bindgen_test]
+fn the_end_tables_answer_through_the_numeric_exports() {
+    use mcp_retry_policy::retry::{OperationStatus, TaskStatus};
+    let none = FinalStatus::ALL.len() as f64;
+    let answer = |a: OperationStatus| f64::from(a as u32);
+    let unknown = f64::from(FinalStatus::Unknown as u32);
+    let unsafe_after = f64::from(Reason::UnsafeAfterUnknown as u32);
+    for (a, status, why) in [
+        (OperationStatus::Succeeded, FinalStatus::Succeeded, "resolved_by_status"),
+        (OperationStatus::Failed, FinalStatus::ToolError, "resolved_by_status"),
+        (OperationStatus::NotDone, FinalStatus::Failed, "resolved_by_status"),
+        (OperationStatus::InProgress, FinalStatus::Pending, "status_in_progress"),
+        (OperationStatus::NotFound, FinalStatus::Unknown, "status_not_found"),
+        (OperationStatus::Unknown, FinalStatus::Unknown, "status_unknown"),
+    ] {
+        let p = c::status_answer(answer(a), unknown, unsafe_after);
+        assert_eq!((stop_status(p), reason(p)), (Some(status), why), "{a:?}");
+    }
+    let no_answer = OperationStatus::ALL.len() as f64;
+    let kept = c::status_answer(no_answer, unknown, unsafe_after);
+    assert_eq!((stop_status(kept), reason(kept)), (Some(FinalStatus::Unknown), "unsafe_after_unknown"));
+    let not_asked = c::status_answer(no_answer, none, 0.0);
+    assert_eq!((stop_status(not_asked), reason(not_asked)), (Some(FinalStatus::Unknown), "status_not_asked"));
+    assert_eq!(failure(c::status_answer(7.0, none, 0.0)), Some(("invalid_value", "answer")));
+    assert_eq!(failure(c::status_answer(0.0, 9.0, 0.0)), Some(("invalid_value", "before")));
+    assert_eq!(failure(c::status_answer(0.0, unknown, 99.0)), Some(("invalid_value", "before")));
+    let cancelled = c::task_end(f64::from(TaskStatus::Cancelled as u32));
+    assert_eq!((stop_status(cancelled), reason(cancelled)), (Some(FinalStatus::Unknown), "task_cancelled"));
+    let working = c::task_end(f64::from(TaskStatus::Working as u32));
+    assert_eq!((stop_status(working), reason(working)), (None, "still_running"));
+    assert_eq!(failure(c::task_end(5.0)), Some(("invalid_value", "task.status")));
+    let h = engine(&[], 3.0);
+    c::engine_set_revision(h, f64::from(Revision::V2025_11_25 as u32));
+    let lost = c::list_failed(h, f64::from(KIND_HTTP), 404.0, 0.0, f64::from(mcp_retry_policy::vocab::C_HAD_SESSION), 0.0, 0.0);
+    assert_eq!((stop_status(lost), reason(lost)), (None, "recover"));
+    let timeout = c::list_failed(h, f64::from(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, 0.0);
+    assert_eq!(stop_status(timeout), Some(FinalStatus::Unknown), "a transient failure of the list is not followed");
+    assert_eq!(c::engine_free(h), 0.0);
 }

@@ -200,6 +200,12 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'poll (hostile this)': (p) => EP.poll.call(p.rnd() < 0.5 ? engine : p(), p.rnd() < 0.7 ? call : p(), { hintMs: p() }, p()),
     'inputUnanswered': (p) => engine.inputUnanswered(p.rnd() < 0.7 ? call : p(), p.rnd() < 0.3 ? p() : { handlerMissing: p() }),
     'inputUnanswered (hostile this)': (p) => EP.inputUnanswered.call(p.rnd() < 0.5 ? engine : p(), p.rnd() < 0.7 ? call : p(), { handlerMissing: p() }),
+    'listFailed': (p) => engine.listFailed(p.rnd() < 0.2 ? freeing : outcomeOf(p), p.rnd() < 0.7 ? t0 : p()),
+    'listFailed (hostile this)': (p) => EP.listFailed.call(p(), { kind: 'timeout' }, t0),
+    'statusAnswer': (p) => engine.statusAnswer(p.rnd() < 0.5 ? p() : 'succeeded', p.rnd() < 0.5 ? p() : { status: p(), reason: p() }),
+    'statusAnswer (hostile this)': (p) => EP.statusAnswer.call(p(), 'unknown'),
+    'taskEnd': (p) => engine.taskEnd(p()),
+    'taskEnd (hostile this)': (p) => EP.taskEnd.call(p(), 'working'),
     'RetryEngine getters (hostile this)': (p) => engineGetters[Math.floor(p.rnd() * 4)].call(p.rnd() < 0.1 ? engine : p()),
     'RetryEngine free / dispose (hostile this)': (p) => {
       const v = p();
@@ -234,6 +240,9 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw classify': raw('classify', 6),
     'raw poll': raw('poll', 5),
     'raw inputUnanswered': raw('inputUnanswered', 3),
+    'raw listFailed': raw('listFailed', 7),
+    'raw statusAnswer': raw('statusAnswer', 3),
+    'raw taskEnd': raw('taskEnd', 1),
     'raw safetyOf': raw('safetyOf', 2),
     'raw errorDetail': raw('errorDetail', 1),
   };
@@ -252,7 +261,8 @@ test('client face: every entry point survives hostile calls, then works, with bo
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
   // Every method and every raw export is covered above, so one added later is noticed here.
   assert.deepEqual(Object.getOwnPropertyNames(EP).sort(), ['admit', 'begin', 'breakerState', 'budgetTokens', 'classify', 'constructor',
-    'decide', 'free', 'inputUnanswered', 'policy', 'poll', 'record', 'revision', 'safety', 'setProtocolVersion']);
+    'decide', 'free', 'inputUnanswered', 'listFailed', 'policy', 'poll', 'record', 'revision', 'safety', 'setProtocolVersion',
+    'statusAnswer', 'taskEnd']);
   assert.deepEqual(Object.getOwnPropertyNames(CP).sort(), ['attempts', 'constructor', 'deadlineMs', 'free', 'maybeDelivered', 'polls']);
   const exported = Object.keys(rawClient).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).filter((k) => k.startsWith('raw ')).flatMap((k) => k.slice(4).split(' / ')).sort();

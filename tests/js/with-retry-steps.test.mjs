@@ -1,10 +1,20 @@
-// withRetry's named steps, each alone (no server): resolve the tool, recover, run one attempt, assemble the
-// outcome. The loop that strings them together is tested end to end in with-retry.test.mjs.
+// withRetry's named steps, each alone (no server): options, the tools cache, resolve the tool, recover, run one
+// attempt, the status resolution, the outcome, the model-facing tools. Each step gets a stand-in client (an
+// object with the one or two SDK methods the step calls): a step alone has no server to talk to. The loop
+// that strings them together is tested end to end, with real SDK clients and servers, in with-retry.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveTool, recoverStep, runAttempt, assembleOutcome, RESULT_SCHEMA } from '../../pkg/client/with-retry.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { RetryEngine, MemoryJournal } from '../../pkg/node.js';
+import { checkOptions, settingsOf } from '../../pkg/client/options.js';
+import { toolsCache } from '../../pkg/client/tools-cache.js';
+import { toolsForModel } from '../../pkg/client/model-tools.js';
+import { resolveOutcome } from '../../pkg/client/status-resolution.js';
+import { finishCall } from '../../pkg/client/call-loop.js';
+import { toolResultOf } from '../../pkg/client/outcome.js';
+import { watchStreamBreaks } from '../../pkg/client/stream-end.js';
 
 const baseCtx = (over = {}) => ({
   client: { transport: {} },
@@ -105,4 +115,118 @@ test('assembleOutcome: the status and reason are the decision\'s; a result only 
   assert.deepEqual(ok.result, { content: [] });
   assert.equal(ok.operationId, 'op-12345678');
   assert.equal(ok.error, undefined);
+});
+
+test('options: unknown keys and wrong types are refused by name; the settings have their defaults', () => {
+  const client = { request() {} };
+  assert.throws(() => checkOptions(client, { retries: 3 }), (e) => e instanceof TypeError && e.code === 'unknown_option' && e.field === 'retries');
+  assert.throws(() => checkOptions(client, { tools: { t: 'safe' } }), (e) => e instanceof RangeError && e.field === 'tools.t');
+  assert.throws(() => checkOptions(client, { reconnect() {}, transport() {} }), (e) => e.code === 'conflicting_options');
+  assert.deepEqual(settingsOf({}), { trusted: false, overrides: {}, idArg: 'operation_id', statusTool: 'operation_status' });
+  assert.equal(settingsOf({ statusTool: false }).statusTool, false);
+});
+
+test('toolsCache: a session lost before the first list is re-initialized once, as the engine says; a refused list is not retried', async () => {
+  const engine = new RetryEngine(undefined, { seed: 1, revision: '2025-11-25' });
+  const pages = { undefined: { tools: [{ name: 'a' }], nextCursor: 'p2' }, p2: { tools: [{ name: 'b' }] } };
+  let fail = new StreamableHTTPError(404, 'Error POSTing to endpoint: session not found');
+  let listed = 0;
+  const reconnected = [];
+  const client = {
+    transport: { sessionId: 'old' },
+    listTools: async (p) => {
+      listed++;
+      if (fail) {
+        const e = fail;
+        fail = undefined;
+        throw e;
+      }
+      return pages[p?.cursor];
+    },
+  };
+  const cache = toolsCache({ client, engine, now: () => 0, reconnect: async (cause) => reconnected.push(cause.code) });
+  const [a, b] = await Promise.all([cache.info('a'), cache.info('b')]);
+  assert.deepEqual([a, b], [{ name: 'a' }, { name: 'b' }], 'both pages, one shared listing');
+  assert.deepEqual(reconnected, [404], 're-initialized once, for the lost session');
+  assert.equal(listed, 3, 'the failed list, then two pages');
+  assert.equal(cache.has('b'), true);
+  // A 400 is the server refusing the read: no recovery, the list stays unknown.
+  fail = new StreamableHTTPError(400, 'Error POSTing to endpoint: bad request');
+  const refused = toolsCache({ client, engine, now: () => 0, reconnect: async () => reconnected.push('again') });
+  assert.equal(await refused.info('a'), undefined);
+  assert.deepEqual(reconnected, [404]);
+  engine.free();
+});
+
+test('resolveOutcome: the engine turns the status answer into the end; polled while in progress; no answer changes nothing', async () => {
+  const engine = new RetryEngine({ baseDelayMs: 1, maxDelayMs: 1 }, { seed: 1 });
+  let t = 1_000;
+  const answers = [{ status: 'in_progress', operation_id: 'op-1', retryAfterMs: 0 }, { status: 'succeeded', operation_id: 'op-1', result: { content: [] } }];
+  const seen = [];
+  const ctx = baseCtx({
+    engine, now: () => t, statusTool: 'operation_status', toolInfo: async () => ({ name: 'operation_status' }), emit: (e) => seen.push(e.answer),
+    askStatus: async () => (t += 10, answers.shift()),
+  });
+  const open = { tool: 'pay', safety: 'keyed', operationId: 'op-1', status: 'unknown', reason: 'unsafe_after_unknown', attempts: [] };
+  const done = await resolveOutcome(ctx, open, { deadlineMs: 60_000, attempts: [] });
+  assert.deepEqual([done.status, done.reason, done.result], ['succeeded', 'resolved_by_status', { content: [] }]);
+  assert.deepEqual(seen, ['in_progress', 'succeeded']);
+  const notFound = await resolveOutcome({ ...ctx, askStatus: async () => ({ status: 'not_found', operation_id: 'op-1' }) }, open, { deadlineMs: 60_000, attempts: [] });
+  assert.deepEqual([notFound.status, notFound.reason], ['unknown', 'status_not_found'], 'not found stays unknown');
+  assert.equal(await resolveOutcome({ ...ctx, askStatus: async () => undefined }, open, { deadlineMs: 60_000, attempts: [] }), undefined);
+  assert.equal(await resolveOutcome({ ...ctx, statusTool: false }, open, { deadlineMs: 60_000, attempts: [] }), undefined, 'no status tool: not asked');
+  engine.free();
+});
+
+test('finishCall: the outcome is the decision\'s; an open keyed outcome is asked about unless autoResolve is off; the journal is settled', async () => {
+  const journal = new MemoryJournal();
+  await journal.begin({ tool: 'pay', server: 'test-server', operationId: 'op-2', createdAt: 0 });
+  let asked = 0;
+  const ctx = baseCtx({ journal, options: { autoResolve: false }, statusTool: 'operation_status', askStatus: async () => (asked++, undefined) });
+  const op = { name: 'pay', safety: 'keyed', operationId: 'op-2' };
+  const ended = { decision: { action: 'stop', status: 'unknown', reason: 'unsafe_after_unknown' }, attempts: [] };
+  const events = [];
+  const outcome = await finishCall(ctx, op, ended, { say: (e) => events.push(e.type), deadlineMs: 60_000 });
+  assert.deepEqual([outcome.status, outcome.reason, asked], ['unknown', 'unsafe_after_unknown', 0]);
+  assert.deepEqual(events, ['give_up']);
+  assert.deepEqual((await journal.pending()).map((e) => e.operationId), ['op-2'], 'unknown stays pending in the journal');
+  await finishCall(ctx, op, { decision: { action: 'stop', status: 'succeeded', reason: 'succeeded' }, result: { content: [] }, attempts: [] }, { say: () => {}, deadlineMs: 0 });
+  assert.deepEqual(await journal.pending(), [], 'settled');
+});
+
+test('toolResultOf: the tool\'s own result when it answered; otherwise an error result carrying the outcome', () => {
+  const result = { content: [{ type: 'text', text: 'ok' }] };
+  assert.equal(toolResultOf({ status: 'succeeded', result }), result);
+  assert.equal(toolResultOf({ status: 'pending', result }), result, 'the task a pending call created');
+  const failed = assembleOutcome({ name: 'pay', safety: 'unsafe', attempts: [], decision: { action: 'stop', status: 'unknown', reason: 'unsafe_after_unknown' } });
+  const r = toolResultOf(failed);
+  assert.equal(r.isError, true);
+  assert.equal(r.content[0].text, failed.message);
+  assert.deepEqual(Object.values(r._meta)[0].status, 'unknown');
+});
+
+test('toolsForModel: the operation-id argument is taken out of keyed tools, and the status tool named when listed', () => {
+  const keyed = { name: 'pay', description: 'Pays.', inputSchema: { type: 'object', properties: { amount: {}, operation_id: {} }, required: ['amount', 'operation_id'] } };
+  const status = { name: 'operation_status', inputSchema: { type: 'object', properties: { operation_id: {} } } };
+  const [pay, st] = toolsForModel([keyed, status], { idArg: 'operation_id', statusTool: 'operation_status', statusListed: true });
+  assert.deepEqual(Object.keys(pay.inputSchema.properties), ['amount']);
+  assert.deepEqual(pay.inputSchema.required, ['amount']);
+  assert.match(pay.description, /^Pays\. \(Repeating this exact call is safe.*use operation_status/);
+  assert.equal(st, status, 'the status tool keeps its argument');
+  const [quiet] = toolsForModel([keyed], { idArg: 'operation_id', statusTool: 'operation_status', statusListed: false });
+  assert.doesNotMatch(quiet.description, /operation_status/);
+});
+
+test('watchStreamBreaks: notes when the SDK reports a broken SSE stream, and chains the onerror it found', () => {
+  const theirs = [];
+  const client = { onerror: (e) => theirs.push(e.message) };
+  let t = 5;
+  const brokeAt = watchStreamBreaks(client, () => t);
+  assert.equal(brokeAt(), -Infinity);
+  client.onerror(new Error('something else'));
+  assert.equal(brokeAt(), -Infinity);
+  t = 9;
+  client.onerror(new Error('SSE stream disconnected: reset'));
+  assert.equal(brokeAt(), 9);
+  assert.deepEqual(theirs, ['something else', 'SSE stream disconnected: reset']);
 });

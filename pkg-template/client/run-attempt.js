@@ -1,0 +1,86 @@
+// Step 2 of a call — one attempt: the recovery step the engine asked for, then one `tools/call` with the
+// attempt's timeout and the caller's signal, observed as an outcome for the engine. Decides nothing.
+import { ATTEMPT_META_KEY, errorOutcome, resultOutcome } from './attempt.js';
+import { RESULT_SCHEMA } from './result-schema.js';
+import { brokenStream, watchStreamEnd } from './stream-end.js';
+
+/**
+ * Step 2a — recover: the step the engine asked for before the re-send (a new session, a fresh tool list).
+ * `cause`: the error of the attempt that made the engine ask (handed to `reconnect`, which may find that
+ * someone else already replaced the session it came from).
+ */
+export async function recoverStep(ctx, action, cause) {
+  if (action === 'reinitialize' || action === 'renegotiate') {
+    await ctx.reconnect(ctx.client, { cause });
+    ctx.learnRevision();
+  } else if (action === 'refresh_tools') {
+    await ctx.refreshTools();
+  }
+}
+
+/**
+ * Step 2 — run one attempt: recover if asked, send `tools/call` with the attempt's timeout and the caller's
+ * signal, and observe how it ended. Returns `{ outcome, result?, error? }`; decides nothing.
+ */
+export async function runAttempt(ctx, run, { admission, recover, cause, started, streamBrokeAt }) {
+  const { client, options, now } = ctx;
+  const { params, requestOptions, args } = run;
+  const { signal } = requestOptions;
+  const tag = `${started.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  // The attempt's own signal: the caller's, and the end of this attempt's response stream (stream-end.js).
+  const attempt = new AbortController();
+  const onAbort = () => attempt.abort(signal.reason);
+  if (signal?.aborted) attempt.abort(signal.reason);
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  let streamEnded = false;
+  const unwatch = watchStreamEnd(client, tag, () => {
+    streamEnded = true;
+    attempt.abort(new Error('the response stream of this tools/call ended without an answer'));
+  });
+  let sent = false;
+  try {
+    await recoverStep(ctx, recover, cause);
+    sent = !signal?.aborted;
+    const send = (f) => (ctx.session ? ctx.session.send(f) : f());
+    const result = await send(() => client.request(
+      {
+        method: 'tools/call',
+        // run.round: a continuation's inputResponses and requestState (input-rounds.js).
+        params: { ...params, arguments: args, ...run.round, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, ...run.traceMeta, [ATTEMPT_META_KEY]: tag } },
+      },
+      RESULT_SCHEMA,
+      {
+        timeout: admission.timeoutMs,
+        signal: attempt.signal,
+        // The v2 SDK client (@modelcontextprotocol/client; agents turns this on) would otherwise answer a
+        // 2026-07-28 input request itself and send tools/call again: the engine would see only the last leg,
+        // and a refused last leg could read "not processed" after the first leg ran. Handed back, the input
+        // request is the answer the engine stops on (`answersInput: false`). v1 ignores the option.
+        allowInputRequired: true,
+        // With progress resets, attemptTimeoutMs is the longest silence; the call's deadline stays the hard cap.
+        ...(options.resetTimeoutOnProgress
+          ? { resetTimeoutOnProgress: true, maxTotalTimeout: Math.max(1, run.state.deadlineMs - now()), onprogress: requestOptions.onprogress ?? (() => {}) }
+          : {}),
+        ...(recover === 'resume_stream' && run.resumptionToken ? { resumptionToken: run.resumptionToken } : {}),
+        onresumptiontoken: (t) => (run.resumptionToken = t),
+        ...(requestOptions.onprogress && !options.resetTimeoutOnProgress ? { onprogress: requestOptions.onprogress } : {}),
+      },
+    ));
+    return { outcome: resultOutcome(result), result };
+  } catch (error) {
+    let outcome = sent || signal?.aborted
+      ? errorOutcome(error, { tag, aborted: !!signal?.aborted, sent, hadSession: !!client.transport?.sessionId })
+      : { kind: 'network', sent: 'no' }; // the recovery step failed: the call itself never left
+    // The v2 transport said this attempt's stream ended without an answer (and without the SDK resuming it):
+    // a broken stream, at once rather than at the attempt's timeout. With v1, a stream that broke during this
+    // attempt after the server gave an event id is seen at the timeout. Either can be resumed (≤ 2025-11-25,
+    // an event id seen) instead of re-sent; the server's SSE `retry:` goes with it. A plain timeout on a live
+    // stream stays a timeout.
+    if (streamEnded && !signal?.aborted && sent) outcome = brokenStream(client, !!run.resumptionToken);
+    else if (outcome.kind === 'timeout' && run.resumptionToken && streamBrokeAt() >= started) outcome = brokenStream(client, true);
+    return { outcome, error };
+  } finally {
+    unwatch();
+    signal?.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,97 @@
+// The JS layer makes no decision of its own: every final status and every reason a call ends with comes from a
+// decoded engine answer (client/engine.js decodes them from the wasm's packed numbers, by the generated code
+// tables). This reads every JS file of pkg-template/ (generated/ aside) and fails on a status or a reason
+// written into an object or a variable — a literal name ('unknown', 'status_not_found', …) or a generated
+// constant (STATUS_UNKNOWN, REASON_TASK_CANCELLED, …) — anywhere but a comparison: `status: 'unknown'`,
+// `reason = REASON_X`, a table `[STATUS_X, REASON_Y]`. Comparing an engine answer with a name
+// (`decision.status === STATUS_PENDING`) is acting on it, and allowed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { REASONS, STATUSES } from '../../pkg-template/generated/names.js';
+
+const root = new URL('../../pkg-template/', import.meta.url).pathname;
+const NAMES = new Set([...STATUSES, ...REASONS]);
+
+function files(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'generated' || e.name === 'node_modules' ? [] : files(p);
+    return e.name.endsWith('.js') ? [p] : [];
+  });
+}
+
+/** The source without comments (a `//` inside a string cuts the rest of its line: that only hides code). */
+function code(src) {
+  return src.replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' ')).replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+}
+
+// The generated constants of the two lists (STATUS_TOOL_NAME, REASON_WORDS, … are other things).
+const upper = (prefix, names) => names.map((n) => `${prefix}_${n.toUpperCase()}`);
+const CONSTANT = new RegExp(`\\b(?:${[...upper('STATUS', STATUSES), ...upper('REASON', REASONS)].join('|')})\\b`, 'g');
+const LITERAL = /(['"`])([a-z_]+)\1/g;
+// Right before or after a value: a comparison (acting on an engine answer), or an import/export list.
+const COMPARED_BEFORE = /(?:[!=]==?|\bcase)\s*$/;
+const COMPARED_AFTER = /^\s*[!=]==?/;
+
+/** Every place in `src` that writes a status or a reason instead of comparing one: `[{ line, text }]`. */
+export function decisionsIn(src) {
+  const text = code(src);
+  const found = [];
+  const lineOf = (i) => text.slice(0, i).split('\n').length;
+  const imports = [];
+  // Import and export lists name constants; a `new Set([…])` of names is a membership test (a comparison).
+  for (const m of text.matchAll(/\b(?:import|export)\s*(?:type\s*)?\{[^}]*\}|\bnew Set\(\[[^\]]*\]\)/g)) imports.push([m.index, m.index + m[0].length]);
+  const inImport = (i) => imports.some(([a, b]) => i >= a && i < b);
+  const compared = (i, len) => COMPARED_BEFORE.test(text.slice(Math.max(0, i - 12), i)) || COMPARED_AFTER.test(text.slice(i + len, i + len + 5));
+  for (const m of text.matchAll(CONSTANT)) {
+    if (inImport(m.index) || compared(m.index, m[0].length)) continue;
+    found.push({ line: lineOf(m.index), text: m[0] });
+  }
+  // A literal name is a decision where it is the value of a `status`/`reason` key or variable (directly, or
+  // as a branch of a conditional).
+  for (const m of text.matchAll(LITERAL)) {
+    if (!NAMES.has(m[2]) || inImport(m.index) || compared(m.index, m[0].length)) continue;
+    const before = text.slice(Math.max(0, m.index - 160), m.index);
+    const target = before.match(/\b(status|reason)\s*(?::|=(?!=))[^,;{}()]*$/);
+    if (target) found.push({ line: lineOf(m.index), text: `${target[1]} ← ${m[0]}` });
+    // The head of a tuple in a table: `[OPERATION_X]: ['unknown', …]`.
+    else if (/\[\s*$/.test(before) && /^\s*,/.test(text.slice(m.index + m[0].length))) found.push({ line: lineOf(m.index), text: `[${m[0]}, …]` });
+  }
+  return found;
+}
+
+test('the detector sees each way of writing a status or a reason, and passes comparisons', () => {
+  const red = [
+    "return { status: 'unknown', reason: 'status_not_found' };",
+    'const d = { action: ACTION_STOP, status: STATUS_UNKNOWN, reason: REASON_TASK_CANCELLED };',
+    "const T = { completed: [STATUS_SUCCEEDED, REASON_TASK_RESULT_UNAVAILABLE] };",
+    "outcome.status = 'failed';",
+    "let reason = cond ? 'deadline' : x;",
+    "const by = { x: ['tool_error', REASON_RESOLVED_BY_STATUS] };",
+    "const by = { [OPERATION_NOT_FOUND]: ['unknown', why] };",
+  ];
+  for (const src of red) assert.ok(decisionsIn(src).length > 0, src);
+  const green = [
+    "import { STATUS_UNKNOWN, REASON_TASK_PENDING } from '../generated/names.js';",
+    'if (decision.status === STATUS_PENDING && decision.reason === REASON_TASK_PENDING) follow();',
+    "if (outcome.status !== 'succeeded' && 'tool_error' !== outcome.status) say();",
+    "emit({ type: 'task', status: task.status });",
+    'const d = engine.statusAnswer(answer.status, { status: outcome.status, reason: outcome.reason });',
+    "// status: 'unknown' in a comment",
+    "const e = { status: 'result_not_stored', reason: 'store_unavailable' };", // not a status nor a reason name
+    'const SPEAKS = new Set([REASON_PERMANENT, REASON_MAX_ATTEMPTS]);',
+    "const UNRESOLVED = new Set(['pending', 'unknown']);",
+    "for (const m of ['begin', 'settle', 'pending']) check(m);",
+    'const T = new Map(names.map((n, i) => [n, REASON_WORDS[i]]));',
+  ];
+  for (const src of green) assert.deepEqual(decisionsIn(src), [], src);
+});
+
+test('no JS file of the package writes a status or a reason of its own: they come from the engine', () => {
+  const all = files(root);
+  assert.ok(all.length > 40 && all.some((f) => f.endsWith('client/with-retry.js')), 'the package was read');
+  const offences = all.flatMap((f) => decisionsIn(readFileSync(f, 'utf8')).map((d) => `${relative(root, f)}:${d.line}: ${d.text}`));
+  assert.deepEqual(offences, [], 'a JS file decides a status or a reason: ask the engine (src/retry/ends.rs, decide.rs) instead');
+});
