@@ -142,7 +142,7 @@ pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 /// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
 /// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
 /// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
-pub const BOUNDARY_FIELDS: [&str; 42] = [
+pub const BOUNDARY_FIELDS: [&str; 43] = [
     "maxAttempts",
     "baseDelayMs",
     "maxDelayMs",
@@ -185,6 +185,7 @@ pub const BOUNDARY_FIELDS: [&str; 42] = [
     "answer",
     "before",
     "task.status",
+    "options.subrequests",
 ];
 
 /// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
@@ -256,6 +257,8 @@ pub enum ErrorField {
     Before = 40,
     /// A task's status (`taskEnd`).
     TaskStatus = 41,
+    /// `options.subrequests` of `admit` and `poll`: the outgoing requests the call may still make.
+    Subrequests = 42,
 }
 
 /// What is wrong: its code is its index in [`ERROR_KINDS`].
@@ -664,6 +667,7 @@ mod tests {
             (ErrorField::Answer, "answer"),
             (ErrorField::Before, "before"),
             (ErrorField::TaskStatus, "task.status"),
+            (ErrorField::Subrequests, "options.subrequests"),
         ];
         for (f, name) in fields {
             assert_eq!(BOUNDARY_FIELDS.get(f as usize), Some(&name), "{f:?}");

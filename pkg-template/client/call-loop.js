@@ -8,6 +8,7 @@ import { runAttempt } from './run-attempt.js';
 import { sleep } from './sleep.js';
 import { resolveOutcome } from './status-resolution.js';
 import { createdTask, followTask } from './tasks.js';
+import { subrequestRoom } from './options.js';
 
 /**
  * Sends the call's attempts until the engine stops it, then follows the task it created, if any (never
@@ -24,7 +25,7 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
   let previousError; // the error of the attempt just before: what a recovery step answers
   let decision;
   for (;;) {
-    const admission = engine.admit(run.state, now());
+    const admission = engine.admit(run.state, now(), subrequestRoom(ctx.options));
     if (!admission.admitted) {
       decision = admission.decision;
       break;
@@ -82,8 +83,13 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
 export async function finishCall(ctx, op, ended, { say, signal, deadlineMs }) {
   const { engine, now } = ctx;
   let outcome = assembleOutcome({
-    ...op,
-    ...ended,
+    name: op.name,
+    safety: op.safety,
+    operationId: op.operationId,
+    attempts: ended.attempts,
+    result: ended.result,
+    lastError: ended.lastError,
+    decision: ended.decision,
     operationIdArgument: ctx.idArg,
     breakerOpenForMs: engine.breakerState === 'open' ? engine.policy.breaker?.openMs : undefined,
   });

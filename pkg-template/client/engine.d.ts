@@ -95,7 +95,11 @@ export declare class RetryEngine {
   /** Classifies one attempt's outcome under the engine's revision. Changes nothing. */
   classify(outcome: AttemptOutcome): Classification;
   /** Asks to send the next attempt of `call` at `nowMs`. */
-  admit(call: RetryCall, nowMs: number): Admission;
+  /**
+   * `options.subrequests`: the outgoing requests the call may still make (`SubrequestBudget#room`); an attempt it
+   * cannot pay for (its request and the recovery before it) is a stop, `subrequest_budget`. Omitted: not counted.
+   */
+  admit(call: RetryCall, nowMs: number, options?: { subrequests?: number }): Admission;
   /** Records how an attempt of `call` ended and decides what comes next. */
   record(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
   /**
@@ -103,7 +107,7 @@ export declare class RetryEngine {
    * reports `in_progress`): when to look again. `hintMs`: the server's own interval, if it gave one. A look
    * is not a retry (no budget, no attempt); the stop is `pending` (`deadline` or `polls_exhausted`).
    */
-  poll(call: RetryCall, options: { hintMs?: number } | undefined, nowMs: number): Decision;
+  poll(call: RetryCall, options: { hintMs?: number; subrequests?: number } | undefined, nowMs: number): Decision;
   /**
    * `call` was told to answer the server's input request (`recover: 'continue_input'`) and the caller could not
    * (`handlerMissing`: it has no handler for one of the requests; else its handler failed): the stop to report.

@@ -19,7 +19,7 @@ import {
 } from './engine-read.js';
 import { A, B, C, D, K, classification, decodeAdmission, encode, safetyCode, transition, unpackDecision, decision } from './engine-codec.js';
 import { freshSeed, newOperationId } from './ids.js';
-import { RetryCall, callHandle, callRelease, newCall } from './retry-call.js';
+import { RetryCall, callHandle, callRelease, newCall, newOwnedCall } from './retry-call.js';
 
 export { RetryCall, newOperationId };
 
@@ -134,12 +134,26 @@ export class RetryEngine {
     return newCall(ok(w.callBegin(h, nowMs, answers)));
   }
 
-  /** Asks to send the next attempt of `call` at `nowMs`. */
-  admit(call, nowMs) {
+  /**
+   * Asks to send the next attempt of `call` at `nowMs`. `options.subrequests`: the outgoing requests the call
+   * may still make (a Worker invocation's, `SubrequestBudget#room`); an attempt it cannot pay for is not
+   * admitted (`subrequest_budget`). Without it, requests are not counted.
+   */
+  admit(call, nowMs, options) {
     const h = engineHandle(this);
     const c = callHandle(call, 'call');
     number(nowMs, 'nowMs');
-    return decodeAdmission(ok(w.admit(h, c, nowMs)));
+    let room;
+    let at = 'options';
+    try {
+      fields(options, 'options', ['subrequests'], (_, v, field) => {
+        at = field;
+        if (v !== undefined) room = number(v, field);
+      });
+    } catch (e) {
+      throw ours(e, at);
+    }
+    return decodeAdmission(ok(room === undefined ? w.admit(h, c, nowMs, 0, 0) : w.admit(h, c, nowMs, 1, room)));
   }
 
   /** Records how an attempt of `call` ended and decides what comes next. */
@@ -206,11 +220,14 @@ export class RetryEngine {
     const c = callHandle(call, 'call');
     let hint = 0;
     let has = 0;
+    let room;
     let at = 'options';
     try {
-      fields(options, 'options', ['hintMs'], (_, v, field) => {
+      fields(options, 'options', ['hintMs', 'subrequests'], (key, v, field) => {
         at = field;
-        if (v !== undefined) {
+        if (v === undefined) return;
+        if (key === 'subrequests') room = number(v, field);
+        else {
           hint = number(v, field);
           has = 1;
         }
@@ -220,7 +237,7 @@ export class RetryEngine {
     }
     number(nowMs, 'nowMs');
     this.#seed(h);
-    return unpackDecision(ok(w.poll(h, c, has, hint, nowMs)));
+    return unpackDecision(ok(room === undefined ? w.poll(h, c, has, hint, nowMs, 0, 0) : w.poll(h, c, has, hint, nowMs, 1, room)));
   }
 
   /**
@@ -385,4 +402,14 @@ export class RetryEngine {
   [Symbol.dispose]() {
     RetryEngine.prototype.free.call(this);
   }
+}
+
+/**
+ * `engine.begin(nowMs, { answersInput })` for withRetry's own calls, which free their state on every path:
+ * the options are not read from an object and the call is not registered for finalization.
+ */
+export function beginOwned(engine, nowMs, answersInput) {
+  const h = engineHandle(engine);
+  number(nowMs, 'nowMs');
+  return newOwnedCall(ok(w.callBegin(h, nowMs, answersInput ? 1 : 0)));
 }

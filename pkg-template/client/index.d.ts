@@ -154,6 +154,13 @@ export interface WithRetryOptions {
   /** Keep the call's arguments in the journal (default true: `pendingOperations()` shows them). They are stored in
    * plaintext (IndexedDB, Durable Object storage); `false` keeps only tool, server, intent, id and state. */
   journalArguments?: boolean;
+  /**
+   * A Cloudflare Worker invocation's outgoing requests (a `SubrequestBudget`, or a function returning the current
+   * invocation's): before each attempt the engine is told the budget's `room`, and never starts an attempt the
+   * invocation cannot pay for (stop `subrequest_budget`). Give the transport `budget.fetch` so that what the SDK
+   * sends is counted.
+   */
+  subrequestBudget?: import('./subrequests.js').SubrequestBudget | (() => import('./subrequests.js').SubrequestBudget);
   onEvent?: (event: RetryEvent) => void;
   /** The server's revision when it cannot be learned from the transport (stdio cannot tell it). Without one, and
    * until a negotiated version is seen, each outcome gets its most conservative reading across revisions. */

@@ -10,6 +10,7 @@
 // elicitation/sampling checks included) a JSON-RPC-shaped request and a context from `buildContext`. It has no
 // public equivalent; without it (the v1 client, which never negotiates 2026-07-28, or an adapter's face) the
 // caller answers no input and the engine stops the call `input_required_unhandled`, as before.
+import { subrequestRoom } from './options.js';
 
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
@@ -103,7 +104,7 @@ export async function continueInput(ctx, run, payload, { safety, signal, say }) 
   const got = await gatherInput(client, payload?.inputRequests, { signal, untilMs: run.state.deadlineMs, now });
   if (got.aborted) return { decision: engine.record(run.state, { kind: 'aborted', sent: 'no' }, safety, now()).decision };
   if (got.timedOut) {
-    const admission = engine.admit(run.state, now());
+    const admission = engine.admit(run.state, now(), subrequestRoom(ctx.options));
     if (!admission.admitted) return { decision: admission.decision };
   }
   if (got.missing !== undefined || got.error !== undefined || got.timedOut) {

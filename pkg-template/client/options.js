@@ -3,12 +3,13 @@
 import { rangeError, typeError } from '../errors.js';
 import { typeOptionError } from './attempt.js';
 import { checkServerOption } from './scope.js';
+import { SubrequestBudget } from './subrequests.js';
 import { SAFETIES } from '../generated/names.js';
 
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
   'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent', 'opentelemetry',
-  'server', 'journalArguments',
+  'server', 'journalArguments', 'subrequestBudget',
 ]);
 
 /** The status tool's default name (the server's `registerStatusTool`). */
@@ -42,6 +43,10 @@ export function checkOptions(client, o) {
   if (o.idFromIntent !== undefined && typeof o.idFromIntent !== 'boolean') throw typeOptionError('idFromIntent', 'a boolean');
   if (o.journalArguments !== undefined && typeof o.journalArguments !== 'boolean') throw typeOptionError('journalArguments', 'a boolean');
   checkServerOption(o.server);
+  const budget = o.subrequestBudget;
+  if (budget !== undefined && typeof budget !== 'function' && !(budget instanceof SubrequestBudget)) {
+    throw typeOptionError('subrequestBudget', 'a SubrequestBudget, or a function returning the invocation\'s');
+  }
   if (o.journal !== undefined) {
     for (const m of ['begin', 'settle', 'pending']) {
       if (typeof o.journal?.[m] !== 'function') throw typeOptionError('journal', `a journal (missing ${m}())`);
@@ -64,4 +69,17 @@ export function settingsOf(options) {
     idArg: options.operationIdArgument ?? 'operation_id',
     statusTool: options.statusTool === undefined ? DEFAULT_STATUS_TOOL : options.statusTool,
   };
+}
+
+/**
+ * What the engine is told of the invocation's outgoing requests before an attempt or a look:
+ * `{ subrequests: room }` with a `subrequestBudget` (a SubrequestBudget, or a function returning the current
+ * invocation's), else `undefined` (not counted).
+ */
+export function subrequestRoom(options) {
+  const o = options?.subrequestBudget;
+  if (o === undefined) return undefined;
+  const budget = typeof o === 'function' ? o() : o;
+  if (!(budget instanceof SubrequestBudget)) throw typeOptionError('subrequestBudget', 'a function returning a SubrequestBudget');
+  return { subrequests: budget.room };
 }

@@ -10,26 +10,25 @@ import { messageFor } from './messages.js';
  */
 export function assembleOutcome({ name, safety, operationId, attempts, result, lastError, decision, operationIdArgument, breakerOpenForMs }) {
   const { status, reason } = decision;
-  return {
-    status,
+  // Built field by field, in this order (the spreads of conditional objects were measured on the hot path).
+  const outcome = { status, tool: name };
+  if (result !== undefined && (status === STATUS_SUCCEEDED || status === STATUS_TOOL_ERROR || status === STATUS_PENDING)) outcome.result = result;
+  if (lastError !== undefined && status !== STATUS_SUCCEEDED && status !== STATUS_TOOL_ERROR) outcome.error = describeError(lastError);
+  if (operationId) outcome.operationId = operationId;
+  outcome.safety = safety;
+  outcome.attempts = attempts;
+  outcome.reason = reason;
+  outcome.message = messageFor({
     tool: name,
-    ...(result !== undefined && (status === STATUS_SUCCEEDED || status === STATUS_TOOL_ERROR || status === STATUS_PENDING) ? { result } : {}),
-    ...(lastError !== undefined && status !== STATUS_SUCCEEDED && status !== STATUS_TOOL_ERROR ? { error: describeError(lastError) } : {}),
-    ...(operationId ? { operationId } : {}),
-    safety,
-    attempts,
+    status,
     reason,
-    message: messageFor({
-      tool: name,
-      status,
-      reason,
-      taskId: typeof result?.task?.taskId === 'string' ? result.task.taskId : undefined,
-      cause: attempts.at(-1)?.classification?.cause,
-      operationId,
-      operationIdArgument,
-      breakerOpenForMs,
-    }),
-  };
+    taskId: typeof result?.task?.taskId === 'string' ? result.task.taskId : undefined,
+    cause: attempts.at(-1)?.classification?.cause,
+    operationId,
+    operationIdArgument,
+    breakerOpenForMs,
+  });
+  return outcome;
 }
 
 function describeError(error) {

@@ -14,11 +14,15 @@ export async function resolveTool(ctx, params, intent) {
   ctx.learnRevision();
   // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise.
   const override = ctx.overrides[name] ?? (name === ctx.statusTool ? 'read_only' : undefined);
-  const safety = ctx.engine.safety(tool ?? {}, {
-    trusted: ctx.trusted,
-    ...(override ? { override } : {}),
-    operationIdArgument: ctx.idArg,
-  });
+  // The engine's answer for this tool object, kept while tools/list gives the same object (a refresh makes
+  // new ones); the overrides and the trust are the wrapper's, fixed.
+  const known = ctx.safetyOf?.get(name);
+  let safety;
+  if (known !== undefined && known.tool === tool) safety = known.safety;
+  else {
+    safety = ctx.engine.safety(tool ?? {}, { trusted: ctx.trusted, ...(override ? { override } : {}), operationIdArgument: ctx.idArg });
+    ctx.safetyOf?.set(name, { tool, safety });
+  }
   const declares = !!tool?.inputSchema?.properties && Object.hasOwn(tool.inputSchema.properties, ctx.idArg);
   const args = { ...(params.arguments ?? {}) };
   let operationId;

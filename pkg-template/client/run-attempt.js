@@ -2,7 +2,7 @@
 // attempt's timeout and the caller's signal, observed as an outcome for the engine. Decides nothing.
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome } from './attempt.js';
 import { RESULT_SCHEMA } from './result-schema.js';
-import { brokenStream, watchStreamEnd } from './stream-end.js';
+import { brokenStream, reportsStreamEnd, watchStreamEnd } from './stream-end.js';
 
 /**
  * Step 2a — recover: the step the engine asked for before the re-send (a new session, a fresh tool list).
@@ -18,6 +18,12 @@ export async function recoverStep(ctx, action, cause) {
   }
 }
 
+// Each attempt's tag (its `_meta` key, how observeFetch and stream-end.js tell attempts apart): unique in the
+// process — a random prefix drawn once, on the first attempt (never at module load: Workers forbid it), and a count.
+let TAG_PREFIX;
+let tagSeq = 0;
+const noWatch = () => {};
+
 /**
  * Step 2 — run one attempt: recover if asked, send `tools/call` with the attempt's timeout and the caller's
  * signal, and observe how it ended. Returns `{ outcome, result?, error? }`; decides nothing.
@@ -26,46 +32,54 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
   const { client, options, now } = ctx;
   const { params, requestOptions, args } = run;
   const { signal } = requestOptions;
-  const tag = `${started.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-  // The attempt's own signal: the caller's, and the end of this attempt's response stream (stream-end.js).
-  const attempt = new AbortController();
-  const onAbort = () => attempt.abort(signal.reason);
-  if (signal?.aborted) attempt.abort(signal.reason);
-  else signal?.addEventListener('abort', onAbort, { once: true });
+  TAG_PREFIX ??= `${Math.random().toString(36).slice(2, 10)}-`;
+  const tag = `${TAG_PREFIX}${(++tagSeq).toString(36)}`;
+  // The attempt's own signal: the caller's, and the end of this attempt's response stream (stream-end.js). A
+  // client whose transport cannot report that end (v1) is given the caller's signal as it is: no controller.
+  let attempt;
+  let onAbort;
   let streamEnded = false;
-  const unwatch = watchStreamEnd(client, tag, () => {
-    streamEnded = true;
-    attempt.abort(new Error('the response stream of this tools/call ended without an answer'));
-  });
+  let unwatch = noWatch;
+  if (reportsStreamEnd(client)) {
+    attempt = new AbortController();
+    onAbort = () => attempt.abort(signal.reason);
+    if (signal?.aborted) attempt.abort(signal.reason);
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    unwatch = watchStreamEnd(client, tag, () => {
+      streamEnded = true;
+      attempt.abort(new Error('the response stream of this tools/call ended without an answer'));
+    });
+  }
   let sent = false;
   try {
     await recoverStep(ctx, recover, cause);
     sent = !signal?.aborted;
     const send = (f) => (ctx.session ? ctx.session.send(f) : f());
-    const result = await send(() => client.request(
-      {
-        method: 'tools/call',
-        // run.round: a continuation's inputResponses and requestState (input-rounds.js).
-        params: { ...params, arguments: args, ...run.round, ...(run.task ? { task: run.task } : {}), _meta: { ...params._meta, ...run.traceMeta, [ATTEMPT_META_KEY]: tag } },
-      },
-      RESULT_SCHEMA,
-      {
-        timeout: admission.timeoutMs,
-        signal: attempt.signal,
-        // The v2 SDK client (@modelcontextprotocol/client; agents turns this on) would otherwise answer a
-        // 2026-07-28 input request itself and send tools/call again: the engine would see only the last leg,
-        // and a refused last leg could read "not processed" after the first leg ran. Handed back, the input
-        // request is the answer the engine stops on (`answersInput: false`). v1 ignores the option.
-        allowInputRequired: true,
-        // With progress resets, attemptTimeoutMs is the longest silence; the call's deadline stays the hard cap.
-        ...(options.resetTimeoutOnProgress
-          ? { resetTimeoutOnProgress: true, maxTotalTimeout: Math.max(1, run.state.deadlineMs - now()), onprogress: requestOptions.onprogress ?? (() => {}) }
-          : {}),
-        ...(recover === 'resume_stream' && run.resumptionToken ? { resumptionToken: run.resumptionToken } : {}),
-        onresumptiontoken: (t) => (run.resumptionToken = t),
-        ...(requestOptions.onprogress && !options.resetTimeoutOnProgress ? { onprogress: requestOptions.onprogress } : {}),
-      },
-    ));
+    // Built field by field: the spreads of conditional objects were a sixth of a call's cost.
+    const callParams = { ...params, arguments: args, ...run.round };
+    if (run.task) callParams.task = run.task;
+    const meta = params._meta || run.traceMeta ? { ...params._meta, ...run.traceMeta } : {};
+    meta[ATTEMPT_META_KEY] = tag;
+    callParams._meta = meta;
+    const sendOptions = {
+      timeout: admission.timeoutMs,
+      signal: attempt ? attempt.signal : signal,
+      // The v2 SDK client (@modelcontextprotocol/client; agents turns this on) would otherwise answer a
+      // 2026-07-28 input request itself and send tools/call again: the engine would see only the last leg,
+      // and a refused last leg could read "not processed" after the first leg ran. Handed back, the input
+      // request is the answer the engine stops on (`answersInput: false`). v1 ignores the option.
+      allowInputRequired: true,
+      onresumptiontoken: (t) => (run.resumptionToken = t),
+    };
+    if (options.resetTimeoutOnProgress) {
+      // With progress resets, attemptTimeoutMs is the longest silence; the call's deadline stays the hard cap.
+      sendOptions.resetTimeoutOnProgress = true;
+      sendOptions.maxTotalTimeout = Math.max(1, run.state.deadlineMs - now());
+      sendOptions.onprogress = requestOptions.onprogress ?? (() => {});
+    } else if (requestOptions.onprogress) sendOptions.onprogress = requestOptions.onprogress;
+    if (recover === 'resume_stream' && run.resumptionToken) sendOptions.resumptionToken = run.resumptionToken;
+    // run.round: a continuation's inputResponses and requestState (input-rounds.js).
+    const result = await send(() => client.request({ method: 'tools/call', params: callParams }, RESULT_SCHEMA, sendOptions));
     return { outcome: resultOutcome(result), result };
   } catch (error) {
     let outcome = sent || signal?.aborted
@@ -81,6 +95,6 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     return { outcome, error };
   } finally {
     unwatch();
-    signal?.removeEventListener('abort', onAbort);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }

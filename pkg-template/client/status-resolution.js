@@ -9,6 +9,7 @@ import { ofServer, ofServerOrUnbound } from './scope.js';
 import { sleep } from './sleep.js';
 import { hintOf } from './tasks.js';
 import { ACTION_STOP, OPERATION_IN_PROGRESS, OPERATION_STATUSES, STATUS_SUCCEEDED, STATUS_TOOL_ERROR } from '../generated/names.js';
+import { subrequestRoom } from './options.js';
 
 /**
  * One status query through `call` (withRetry's own loop, so a lost session is re-initialized and a transient
@@ -48,7 +49,7 @@ export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempt
       ctx.emit({ type: 'resolve', tool: action, operationId: outcome.operationId, answer: answer?.status ?? 'no_answer' });
       if (!answer || answer.status !== OPERATION_IN_PROGRESS) break;
       // Still running: the engine says when to look again (the ledger's hint, jittered; within the deadline).
-      const next = engine.poll(state, hintOf(answer.retryAfterMs), now());
+      const next = engine.poll(state, { ...hintOf(answer.retryAfterMs), ...subrequestRoom(ctx.options) }, now());
       if (next.action === ACTION_STOP || now() + next.delayMs >= deadlineMs) break;
       if (!(await sleep(next.delayMs, signal))) break;
     }

@@ -90,3 +90,17 @@ export function brokenStream(client, eventIdSeen) {
   const ok = typeof retryMs === 'number' && retryMs >= 0 && retryMs !== Infinity;
   return { kind: 'stream_broken', eventIdSeen, ...(ok ? { retryMs: Math.min(Math.round(retryMs), MAX_HINT_MS) } : {}) };
 }
+
+/**
+ * Whether `client` may hear that a request's response stream ended: the v2 SDK client and anything this does
+ * not recognize — not the v1 SDK client (its Protocol keeps `_requestHandlers` and has no
+ * `_getRequestHandler`), whose transport ignores `onRequestStreamEnd`. Wrong either way costs only time: an
+ * end not heard is seen at the attempt's timeout.
+ */
+export function reportsStreamEnd(client) {
+  try {
+    return !(client._requestHandlers instanceof Map) || typeof client._getRequestHandler === 'function';
+  } catch {
+    return true;
+  }
+}

@@ -6,6 +6,7 @@ import { resultOutcome, typeOptionError } from './attempt.js';
 import { RESULT_SCHEMA } from './result-schema.js';
 import { sleep } from './sleep.js';
 import { ACTION_STOP, TASK_COMPLETED, TASK_FAILED, TASK_INPUT_REQUIRED, TASK_STATUSES } from '../generated/names.js';
+import { subrequestRoom } from './options.js';
 
 const KNOWN = new Set(TASK_STATUSES);
 // The longest hint the engine takes (the core's MAX_DURATION_MS, a day): a longer one is capped, not refused.
@@ -91,7 +92,7 @@ export async function followTask(ctx, state, created, { tool, safety, signal }) 
     }
     if (fetches) looked = false; // input_required and no result yet: keep looking
     // Still running: the engine says when to look again, or that the call ends pending within its deadline.
-    const next = engine.poll(state, looked ? hintOf(task.pollInterval) : undefined, now());
+    const next = engine.poll(state, { ...(looked ? hintOf(task.pollInterval) : undefined), ...subrequestRoom(ctx.options) }, now());
     emit({ type: 'task', tool, taskId, status: task.status, ...(next.action === ACTION_STOP ? {} : { delayMs: next.delayMs }) });
     if (next.action === ACTION_STOP) return { decision: next, ...(lastError ? { error: lastError } : {}) };
     if (!(await sleep(next.delayMs, signal))) return cancel();

@@ -420,12 +420,26 @@ pub fn call_field(call: f64, which: f64) -> f64 {
 
 /// Asks to send the next attempt of `call` at `now_ms`: one packed admission (`packed.rs`).
 #[wasm_bindgen]
-pub fn admit(engine: f64, call: f64, now_ms: f64) -> f64 {
+pub fn admit(engine: f64, call: f64, now_ms: f64, has_room: f64, room: f64) -> f64 {
     run(|| {
         let now = time(now_ms)?;
-        with_engine(engine, |e| with_call(call, Field::Call, |c| Ok(pack_admission(&e.engine.admit(c, now)))))
+        let room = subrequest_room(has_room, room)?;
+        with_engine(engine, |e| {
+            with_call(call, Field::Call, |c| Ok(pack_admission(&e.engine.admit_within(c, now, room))))
+        })
     })
 }
+
+/// The outgoing requests a call may still make (`has_room` 1), a whole number; else they are not counted.
+fn subrequest_room(has_room: f64, room: f64) -> Result<Option<u32>, Fail> {
+    if has_room != 1.0 {
+        return Ok(None);
+    }
+    Fail::number(Field::Subrequests, room, 0, MAX_SUBREQUESTS, true).map(|r| Some(u32::try_from(r).unwrap_or(u32::MAX)))
+}
+
+/// The most outgoing requests one invocation may be said to have left (a million: far above any platform's).
+const MAX_SUBREQUESTS: u64 = 1_000_000;
 
 /// Records how an attempt of `call` ended (kind code + four numbers) and decides: one packed step.
 #[wasm_bindgen]
@@ -450,14 +464,16 @@ pub fn record(engine: f64, call: f64, kind: f64, a: f64, b: f64, c: f64, d: f64,
 /// The operation `call` waits on is still running: when to look again (`hint_ms`: the server's interval,
 /// used when `has_hint` is 1). One packed decision (`pack_decision`): a wait, or a `pending` stop.
 #[wasm_bindgen]
-pub fn poll(engine: f64, call: f64, has_hint: f64, hint_ms: f64, now_ms: f64) -> f64 {
+#[allow(clippy::too_many_arguments)]
+pub fn poll(engine: f64, call: f64, has_hint: f64, hint_ms: f64, now_ms: f64, has_room: f64, room: f64) -> f64 {
     run(|| {
         let now = time(now_ms)?;
+        let room = subrequest_room(has_room, room)?;
         let hint =
             if has_hint == 1.0 { Some(Fail::number(Field::HintMs, hint_ms, 0, MAX_DURATION_MS, false)?) } else { None };
         with_engine(engine, |e| {
             let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
-            with_call(call, Field::Call, |c| Ok(pack_decision(&e.engine.poll(c, hint, now, random))))
+            with_call(call, Field::Call, |c| Ok(pack_decision(&e.engine.poll_within(c, hint, now, random, room))))
         })
     })
 }

@@ -238,9 +238,12 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
         if begun > 0.0 {
             c::call_free(begun);
         }
-        count(c::admit(h, call, n));
-        count(c::admit(n, call, 0.0));
-        count(c::admit(h, n, 0.0));
+        count(c::admit(h, call, n, 0.0, 0.0));
+        count(c::admit(n, call, 0.0, 0.0, 0.0));
+        count(c::admit(h, n, 0.0, 0.0, 0.0));
+        count(c::admit(h, call, 0.0, 1.0, n));
+        count(c::poll(h, call, 0.0, 0.0, 0.0, 1.0, n));
+        count(c::poll(h, call, 1.0, n, 0.0, 0.0, 0.0));
         count(c::status_answer(n, n, n));
         count(c::status_answer(n, 3.0, 0.0));
         count(c::status_answer(6.0, n, 0.0));
@@ -266,18 +269,18 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
     // Still alive and still right.
     let h2 = engine(&[], 9.0);
     let call2 = c::call_begin(h2, 0.0, 1.0);
-    c::admit(h2, call2, 0.0);
+    c::admit(h2, call2, 0.0, 0.0, 0.0);
     let step = c::record(h2, call2, f64::from(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, 5.0);
     assert_eq!(stop_status(step), Some(FinalStatus::Unknown));
     // Freed handles are refused by name, and a slot reused later does not revive an old handle.
     assert_eq!(c::call_free(call2), 0.0);
     assert_eq!(failure(c::call_field(call2, 0.0)), Some(("freed", "this")));
-    assert_eq!(failure(c::admit(h2, call2, 0.0)), Some(("freed", "call")));
+    assert_eq!(failure(c::admit(h2, call2, 0.0, 0.0, 0.0)), Some(("freed", "call")));
     let reused = c::call_begin(h2, 0.0, 1.0);
     assert_ne!(reused, call2);
     assert_eq!(failure(c::call_free(call2)), Some(("freed", "this")));
     assert_eq!(c::engine_free(h2), 0.0);
-    assert_eq!(failure(c::admit(h2, reused, 0.0)), Some(("freed", "this")));
+    assert_eq!(failure(c::admit(h2, reused, 0.0, 0.0, 0.0)), Some(("freed", "this")));
     assert_eq!(failure(c::engine_free(h2)), Some(("freed", "this")));
 }
 
@@ -362,7 +365,7 @@ fn the_engine_runs_a_call_through_the_numeric_exports() {
     let mut now = 0.0;
     let mut actions = Vec::new();
     loop {
-        let adm = c::admit(h, call, now);
+        let adm = c::admit(h, call, now, 0.0, 0.0);
         if ADMIT_ADMITTED.get(meta(adm)) == 0 {
             actions.push(format!("refused:{}", Reason::ALL[ADMIT_REASON.get(meta(adm)) as usize].as_str()));
             break;

@@ -175,19 +175,19 @@ test('D1LedgerStore meets the store contract in real workerd D1; the ledger runs
 });
 
 test('a Worker invocation\'s subrequests (issue 20 §3): withRetry never starts an attempt the invocation cannot pay for, and the app keeps its reserve', async () => {
-  // Every tools/call answers 503 (retryable for a read); the invocation has 8 subrequests, 1 kept for the app.
-  const refusals = () => Array.from({ length: 20 }, () => ({ status: 503 }));
+  // Every tools/call is refused with 503 + Retry-After: 0 (not processed: retryable even for a write); the
+  // invocation has 8 subrequests, 1 kept for the app.
+  const refusals = () => Array.from({ length: 20 }, () => ({ status: 503, retryAfter: 0 }));
   const calls = () => proxy.log.filter((l) => l.method === 'tools/call').length;
   // Uncounted, the retries spend what the app needed for its own answer: its fetch is refused.
   proxy.faults.push(...refusals());
-  let before = calls();
   const blind = await get('/budget-call?limit=8&counted=0');
   proxy.faults.length = 0;
   assert.equal(blind.own, 'ERR_MCP_RETRY_SUBREQUEST_BUDGET', JSON.stringify(blind));
   assert.equal(blind.spent, 8);
   // Counted, the engine stops before the last room is gone: the app's own fetch goes out.
   proxy.faults.push(...refusals());
-  before = calls();
+  const before = calls();
   const counted = await get('/budget-call?limit=8&counted=1');
   proxy.faults.length = 0;
   assert.equal(counted.status, 'failed', JSON.stringify(counted));

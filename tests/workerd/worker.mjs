@@ -1,7 +1,7 @@
 // A Cloudflare Worker that uses the package through its `workerd` entry, run in real workerd by miniflare.
 import {
   RetryEngine, newOperationId, withRetry, DurableObjectJournal, DurableObjectLedgerStore, D1LedgerStore, OperationLedger, MemoryLedgerStore, fingerprint,
-  withIdempotency, LEDGER_META_KEY, SubrequestBudget,
+  withIdempotency, LEDGER_META_KEY, SubrequestBudget, observeFetch,
 } from '../../pkg/workerd.js';
 import { Client, StreamableHTTPClientTransport } from './sdk-bundle.js';
 import { runJournalContract } from '../support/journal-contract.mjs';
@@ -212,7 +212,8 @@ export default {
         // the budget, then the app's own fetch (its answer's) with what is left.
         const budget = new SubrequestBudget({ limit: Number(url.searchParams.get('limit')), reserve: 1 });
         const client = new Client({ name: 'worker-agent', version: '1.0.0' });
-        await client.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL), { fetch: budget.fetch }));
+        // observeFetch over the budget's fetch: withRetry sees Retry-After, and every request is counted.
+        await client.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL), { fetch: observeFetch(budget.fetch) }));
         const atConnect = budget.spent;
         const counted = url.searchParams.get('counted') === '1';
         const mcp = withRetry(client, {
