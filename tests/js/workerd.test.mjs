@@ -197,3 +197,20 @@ test('a Worker invocation\'s subrequests (issue 20 §3): withRetry never starts 
   assert.equal(typeof counted.own, 'number', `the app's own fetch went out: ${JSON.stringify(counted)}`);
   assert.equal(counted.spent, 8);
 });
+
+test('deadlines on a Worker\'s clock (issue 20 §3): it stands still during CPU work (stood in for: local workerd\'s does not), and a call still ends at its deadline on it', async () => {
+  for (const burn of [0, 30_000_000]) {
+    const t0 = performance.now();
+    const body = await get(`/clock-call?burn=${burn}`);
+    const wall = performance.now() - t0;
+    assert.equal(body.reason, 'deadline', JSON.stringify(body));
+    assert.equal(body.status, 'unknown', 'attempts that timed out may have been delivered');
+    assert.ok(body.attempts >= 2, JSON.stringify(body));
+    // The deadline holds on the Worker's clock: not before 600 ms, and not later than one attempt past it.
+    assert.ok(body.elapsed >= 590 && body.elapsed <= 600 + 250 + 150, `ended at ${body.elapsed} ms on the Worker's clock`);
+    if (burn) {
+      assert.equal(body.frozen, 0, 'the clock did not move during CPU work');
+      assert.ok(wall >= body.elapsed, `wall ${wall} ms ≥ the Worker's ${body.elapsed} ms`);
+    }
+  }
+});

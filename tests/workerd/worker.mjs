@@ -207,6 +207,39 @@ export default {
         await client.close();
         return Response.json({ status: out.status, attempts: out.attempts.length, operationId: out.operationId, message: out.message, revision: mcp.engine.revision });
       }
+      if (url.pathname === '/clock-call') {
+        // A call that cannot finish (a slow tool, attempts shorter than it) under a 600 ms deadline, with CPU
+        // work after each attempt: the deadline on the Worker's own clock, which stands still during CPU work.
+        // Production Workers move Date.now() only across I/O; local workerd does not (measured: 289 ms passed on
+        // it during these loops), so that clock is stood in for by one refreshed between tasks — still during
+        // CPU work, as production's — and given to withRetry as its `now`.
+        let clock = Date.now();
+        const tick = setInterval(() => (clock = Date.now()), 1);
+        const now = () => clock;
+        const iterations = Number(url.searchParams.get('burn'));
+        let frozen = 0;
+        const burn = () => {
+          const before = now();
+          let x = 0;
+          for (let i = 0; i < iterations; i++) x = (x * 31 + i) % 1_000_003;
+          frozen += now() - before; // 0: the clock stood still through the loop
+          return x;
+        };
+        const client = new Client({ name: 'worker-agent', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL)));
+        const mcp = withRetry(client, {
+          trusted: true,
+          policy: { totalTimeoutMs: 600, attemptTimeoutMs: 250, baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 10, budget: false, breaker: false },
+          onEvent: (e) => e.type === 'attempt' && burn(),
+          now,
+        });
+        const started = now();
+        const out = await mcp.call({ name: 'build_report', arguments: { steps: 20 } });
+        const elapsed = now() - started;
+        clearInterval(tick);
+        await client.close();
+        return Response.json({ status: out.status, reason: out.reason, attempts: out.attempts.length, elapsed, frozen });
+      }
       if (url.pathname === '/budget-call') {
         // One invocation's subrequests, counted (the transport's and the app's own): withRetry with or without
         // the budget, then the app's own fetch (its answer's) with what is left.
