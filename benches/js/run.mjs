@@ -13,6 +13,7 @@ import { ledgerSection } from './ledger.mjs';
 import { fmt, median, measure, measureAsync } from './measure.mjs';
 import { stormSection } from './storms.mjs';
 import { e2eSection, wrapperSection } from './e2e.mjs';
+import { sizeSection } from './size.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // `--only=hot,instantiate,fingerprint,size,storms,ledger,e2e,wrapper`: some sections (default: all).
@@ -125,6 +126,8 @@ if (want('size')) {
   row('cockatiel (whole library)', cockatiel);
   row('cockatiel (`retry`, `handleAll`, `ExponentialBackoff`, tree-shaken)', cockatielRetry);
   row('p-retry', pRetry);
+  // 4b, 4c: where the client's bytes go (benches/js/size.mjs).
+  await sizeSection({ say, fmt });
 }
 
 // 5. Storms: benches/js/storms.mjs (also runnable alone).
