@@ -238,6 +238,10 @@ pub struct CallState {
     /// own retries count once toward opening it: the breaker protects the server across calls, and a call
     /// that was allowed ten attempts rides out a short outage instead of tripping it by itself.
     pub breaker_failure_counted: bool,
+    /// Hedges this call sent ([`Engine::hedge`](super::Engine::hedge)).
+    pub hedges: u32,
+    /// Hedges of this call sent and not yet ended.
+    pub hedges_in_flight: u32,
 }
 
 /// What the caller tells the engine about one call when it begins.

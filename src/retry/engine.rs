@@ -12,6 +12,7 @@ use super::decide::{
     FinalStatus, Reason,
 };
 use super::ends::decide_list_recovery;
+use super::hedge::{HedgeAdmission, HedgeConfig, HedgeRefusal, Hedging};
 use super::outcome::{AttemptOutcome, Revision};
 use super::policy::Policy;
 use super::safety::Safety;
@@ -44,6 +45,7 @@ pub struct Engine {
     policy: Policy,
     budget: Option<RetryBudget>,
     breaker: Option<Breaker>,
+    hedging: Hedging,
 }
 
 impl Engine {
@@ -54,6 +56,7 @@ impl Engine {
             // A probe still within its attempt timeout is not replaced: a hanging server gets one at a time.
             breaker: policy.breaker.map(|b| Breaker::new(b).with_probe_timeout(policy.attempt_timeout_ms)),
             policy,
+            hedging: Hedging::default(),
         }
     }
 
@@ -131,6 +134,9 @@ impl Engine {
         }
         if counts {
             call.attempts = call.attempts.saturating_add(1);
+        }
+        if !call.in_flight {
+            self.hedging.requests_in_flight = self.hedging.requests_in_flight.saturating_add(1);
         }
         call.in_flight = true;
         let timeout_ms = self.policy.attempt_timeout_ms.min(call.deadline_ms.saturating_sub(now_ms));
@@ -210,7 +216,7 @@ impl Engine {
             // Recorded without an admit: still count it, so that a loop that skips admit ends.
             call.attempts = call.attempts.saturating_add(1);
         }
-        call.in_flight = false;
+        self.attempt_ended(call);
         let classification = classify_under(outcome, revision.into());
         // The server answered a round that carried input (a continuation, or a re-send of one) by asking again.
         if classification.recover == Some(Recover::ContinueInput) && call.continuations > 0 {
@@ -269,5 +275,71 @@ impl Engine {
             }
         }
         Step { classification, decision, breaker: transition }
+    }
+
+    /// The call's attempt is no longer in flight (recorded, or ended without a send).
+    fn attempt_ended(&mut self, call: &mut CallState) {
+        if call.in_flight {
+            self.hedging.requests_in_flight = self.hedging.requests_in_flight.saturating_sub(1);
+        }
+        call.in_flight = false;
+    }
+
+    /// Turns hedged reads on with `config` (`None`: off, the default). See [`hedge`](mod@super::hedge).
+    pub fn set_hedging(&mut self, config: Option<HedgeConfig>) {
+        self.hedging.config = config;
+    }
+
+    /// The hedging settings, or `None` when off.
+    pub const fn hedging(&self) -> Option<HedgeConfig> {
+        self.hedging.config
+    }
+
+    /// Hedges sent, and hedges that won, since the engine began.
+    pub const fn hedge_counts(&self) -> (u64, u64) {
+        (self.hedging.hedges_sent, self.hedging.hedges_won)
+    }
+
+    /// Asks to send a hedge (a concurrent copy) of `call`'s attempt in flight at `now_ms`. Allowed only for a
+    /// `read_only` or `idempotent` tool, within `max_hedges` and the call's deadline, with the breaker closed,
+    /// the retry budget able to pay a retry's cost (it is spent, like a retry's) and hedges in flight under
+    /// max(3, 20 % of requests in flight). `Err` names the rule that refused; nothing is spent then.
+    pub fn hedge(&mut self, call: &mut CallState, safety: Safety, now_ms: u64) -> Result<HedgeAdmission, HedgeRefusal> {
+        let closed = self.breaker_state().is_none() || self.breaker_state() == Some(BreakerState::Closed);
+        self.hedging.check(call, safety, now_ms, closed)?;
+        let cost = self.policy.budget.map_or(0, |b| b.retry_cost_milli);
+        if let Some(b) = self.budget.as_mut() {
+            if !b.try_withdraw(cost) {
+                return Err(HedgeRefusal::Budget);
+            }
+            call.spent_milli = call.spent_milli.saturating_add(cost);
+        }
+        call.hedges = call.hedges.saturating_add(1);
+        call.hedges_in_flight = call.hedges_in_flight.saturating_add(1);
+        self.hedging.hedges_in_flight = self.hedging.hedges_in_flight.saturating_add(1);
+        self.hedging.requests_in_flight = self.hedging.requests_in_flight.saturating_add(1);
+        self.hedging.hedges_sent = self.hedging.hedges_sent.saturating_add(1);
+        let timeout_ms = self.policy.attempt_timeout_ms.min(call.deadline_ms.saturating_sub(now_ms));
+        Ok(HedgeAdmission { hedge: call.hedges, timeout_ms })
+    }
+
+    /// One hedge of `call` ended: `won` when its answer is the call's (the caller records that outcome with
+    /// [`Engine::record`], as the attempt's), else it lost, failed or was cancelled. A call with no hedge in
+    /// flight changes nothing.
+    pub fn hedge_ended(&mut self, call: &mut CallState, won: bool) {
+        if call.hedges_in_flight == 0 {
+            return;
+        }
+        call.hedges_in_flight = call.hedges_in_flight.saturating_sub(1);
+        self.hedging.hedges_in_flight = self.hedging.hedges_in_flight.saturating_sub(1);
+        self.hedging.requests_in_flight = self.hedging.requests_in_flight.saturating_sub(1);
+        if won {
+            self.hedging.hedges_won = self.hedging.hedges_won.saturating_add(1);
+        }
+    }
+
+    /// Attempts and hedges of this engine in flight, and of them the hedges.
+    pub const fn in_flight(&self) -> (u32, u32) {
+        (self.hedging.requests_in_flight, self.hedging.hedges_in_flight)
     }
 }

@@ -11,6 +11,7 @@ pub mod classify;
 pub mod decide;
 pub mod ends;
 pub mod engine;
+pub mod hedge;
 pub mod operation_id;
 pub mod outcome;
 pub mod policy;
@@ -29,6 +30,7 @@ pub use decide::{
 };
 pub use ends::{decide_list_recovery, decide_status, decide_task_end, OperationStatus, TaskStatus};
 pub use engine::Engine;
+pub use hedge::{HedgeAdmission, HedgeConfig, HedgeError, HedgeField, HedgeOptions, HedgeRefusal, MAX_HEDGES};
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
 pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyField, PolicyOptions, MAX_DURATION_MS};
 pub use prng::SplitMix64;

@@ -1,0 +1,162 @@
+//! Hedged reads, natively: which safeties may hedge, the per-call cap, the deadline, the breaker, the shared
+//! retry budget and Envoy's concurrency cap (max(3, 20 % of requests in flight)), and the in-flight counts.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
+
+use mcp_retry_policy::retry::{
+    AttemptOutcome as O, CallState, Engine, HedgeConfig, HedgeError, HedgeField, HedgeOptions, HedgeRefusal, Policy,
+    ResultType, Revision, Safety, MAX_HEDGES,
+};
+
+const OK: O = O::Result { is_error: false, result_type: ResultType::Complete };
+const TIMEOUT: O = O::Timeout;
+
+fn hedging(after: u64, max: u32) -> Option<HedgeConfig> {
+    HedgeConfig::new(&HedgeOptions { hedge_after_ms: Some(after), max_hedges: Some(max) }).unwrap()
+}
+
+fn engine(policy: Policy, max: u32) -> Engine {
+    let mut e = Engine::new(policy);
+    e.set_hedging(hedging(100, max));
+    e
+}
+
+/// A call with its first attempt admitted at 0 (in flight).
+fn in_flight(e: &mut Engine) -> CallState {
+    let mut call = e.begin(0);
+    e.admit(&mut call, 0).unwrap();
+    call
+}
+
+#[test]
+fn only_read_only_and_idempotent_tools_hedge() {
+    let table = [
+        (Safety::ReadOnly, Ok(())),
+        (Safety::Idempotent, Ok(())),
+        (Safety::Keyed, Err(HedgeRefusal::Safety)),
+        (Safety::Unsafe, Err(HedgeRefusal::Safety)),
+    ];
+    for (safety, expected) in table {
+        let mut e = engine(Policy::default(), 1);
+        let mut call = in_flight(&mut e);
+        let got = e.hedge(&mut call, safety, 100).map(|_| ());
+        assert_eq!(got, expected, "{safety:?}");
+        if expected.is_err() {
+            assert_eq!(call.hedges, 0, "a refused hedge is not counted");
+            assert_eq!(e.budget_milli(), Some(10_000), "a refused hedge spends nothing");
+        }
+    }
+}
+
+#[test]
+fn hedging_is_off_by_default_and_needs_an_attempt_in_flight() {
+    let mut e = Engine::new(Policy::default());
+    let mut call = in_flight(&mut e);
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 100), Err(HedgeRefusal::Off));
+    let mut e = engine(Policy::default(), 1);
+    let mut call = e.begin(0);
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 100), Err(HedgeRefusal::NotInFlight));
+    e.admit(&mut call, 0).unwrap();
+    e.record(&mut call, &OK, Safety::ReadOnly, Revision::LATEST, 50, 0);
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 100), Err(HedgeRefusal::NotInFlight), "answered: nothing to race");
+}
+
+#[test]
+fn at_most_max_hedges_per_call_and_never_at_or_after_the_deadline() {
+    let mut e = engine(Policy::default(), 2);
+    let mut call = in_flight(&mut e);
+    let first = e.hedge(&mut call, Safety::ReadOnly, 100).unwrap();
+    assert_eq!((first.hedge, first.timeout_ms), (1, 60_000));
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 200).unwrap().hedge, 2);
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 300), Err(HedgeRefusal::MaxHedges));
+
+    let mut e = engine(Policy { total_timeout_ms: 1_000, ..Policy::default() }, 3);
+    let mut call = in_flight(&mut e);
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 900).unwrap().timeout_ms, 100, "shortened to the deadline");
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 1_000), Err(HedgeRefusal::Deadline));
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 5_000), Err(HedgeRefusal::Deadline));
+}
+
+#[test]
+fn a_hedge_spends_the_retry_budget_and_an_empty_budget_stops_hedges() {
+    let mut e = engine(Policy::default(), 1);
+    let mut spent = 0;
+    // Ten tokens, one a hedge: ten calls hedge, the eleventh cannot (no success refilled the bucket).
+    for i in 0..11 {
+        let mut call = in_flight(&mut e);
+        let got = e.hedge(&mut call, Safety::Idempotent, 100);
+        if i < 10 {
+            assert!(got.is_ok(), "hedge {i}");
+            spent += 1;
+            assert_eq!(call.spent_milli, 1_000);
+        } else {
+            assert_eq!(got, Err(HedgeRefusal::Budget));
+        }
+        e.hedge_ended(&mut call, false); // (no success recorded: that would refill a tenth of a token)
+    }
+    assert_eq!(spent, 10);
+    // Retries see the same bucket: a timeout's retry (2 tokens) is refused by the hedges' spending.
+    let mut call = in_flight(&mut e);
+    let step = e.record(&mut call, &TIMEOUT, Safety::ReadOnly, Revision::LATEST, 200, 0);
+    assert!(!step.decision.is_retry(), "the hedges spent the budget the retry needed: {:?}", step.decision);
+    // No budget configured: hedges are bounded by the other rules only.
+    let mut e = engine(Policy { budget: None, ..Policy::default() }, 1);
+    let mut call = in_flight(&mut e);
+    assert!(e.hedge(&mut call, Safety::ReadOnly, 100).is_ok());
+}
+
+#[test]
+fn hedges_in_flight_stay_under_max_of_3_and_a_fifth_of_requests_in_flight() {
+    let mut e = engine(Policy { budget: None, ..Policy::default() }, 1);
+    let mut calls: Vec<CallState> = (0..10).map(|_| in_flight(&mut e)).collect();
+    assert_eq!(e.in_flight(), (10, 0));
+    // 10 attempts in flight: 20 % is 2, so the floor of 3 binds.
+    for (i, call) in calls.iter_mut().enumerate() {
+        let got = e.hedge(call, Safety::ReadOnly, 100);
+        assert_eq!(got.is_ok(), i < 3, "hedge {i}: {got:?}");
+    }
+    assert_eq!(e.in_flight(), (13, 3));
+    // 30 more attempts: 43 requests in flight, a fifth is 8; each hedge is a request too: 9 of 49.
+    let mut more: Vec<CallState> = (0..30).map(|_| in_flight(&mut e)).collect();
+    let sent = more.iter_mut().map(|c| e.hedge(c, Safety::ReadOnly, 100)).filter(Result::is_ok).count();
+    assert_eq!(sent, 6, "3 + 6 = 9 hedges of 49 requests");
+    assert_eq!(e.in_flight(), (49, 9));
+    assert_eq!(e.hedge(&mut calls[9], Safety::ReadOnly, 100), Err(HedgeRefusal::Concurrency));
+    // A hedge that ends frees its slot; the call's attempt is ended by its record.
+    e.hedge_ended(&mut calls[0], true);
+    e.hedge_ended(&mut calls[0], true); // nothing left in flight for this call: no change
+    assert_eq!(e.in_flight(), (48, 8));
+    assert_eq!(e.hedge_counts(), (9, 1));
+    for c in calls.iter_mut().chain(more.iter_mut()) {
+        e.hedge_ended(c, false);
+        e.record(c, &OK, Safety::ReadOnly, Revision::LATEST, 150, 0);
+    }
+    assert_eq!(e.in_flight(), (0, 0), "every admission and hedge is ended exactly once");
+}
+
+#[test]
+fn no_hedge_while_the_breaker_is_not_closed() {
+    let mut e = engine(Policy { budget: None, max_attempts: 1, ..Policy::default() }, 1);
+    // Five failing calls in a row open the default breaker.
+    for t in 0..5 {
+        let mut call = in_flight(&mut e);
+        e.record(&mut call, &TIMEOUT, Safety::ReadOnly, Revision::LATEST, t, 0);
+    }
+    assert_eq!(e.breaker_state().map(|s| s.as_str()), Some("open"));
+    let mut call = e.begin(3_000);
+    e.admit(&mut call, 3_000).unwrap(); // the half-open probe
+    assert_eq!(e.breaker_state().map(|s| s.as_str()), Some("half_open"));
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 3_100), Err(HedgeRefusal::BreakerOpen));
+}
+
+#[test]
+fn options_are_validated_and_refused_by_name() {
+    let new = |after, max| HedgeConfig::new(&HedgeOptions { hedge_after_ms: after, max_hedges: max });
+    assert_eq!(new(None, None), Ok(None), "off by default");
+    assert_eq!(new(Some(250), None), Ok(Some(HedgeConfig { after_ms: 250, max_hedges: 1 })), "Polly's one hedge");
+    let err = |field, value, max| Err(HedgeError { field, value, min: 1, max });
+    assert_eq!(new(Some(0), None), err(HedgeField::HedgeAfterMs, 0, 86_400_000));
+    assert_eq!(new(Some(86_400_001), None), err(HedgeField::HedgeAfterMs, 86_400_001, 86_400_000));
+    assert_eq!(new(Some(10), Some(0)), err(HedgeField::MaxHedges, 0, u64::from(MAX_HEDGES)));
+    assert_eq!(new(None, Some(11)), err(HedgeField::MaxHedges, 11, 10), "checked even when off");
+    assert_eq!(new(Some(10), Some(10)), Ok(Some(HedgeConfig { after_ms: 10, max_hedges: 10 })));
+}
