@@ -13,8 +13,8 @@ use core::fmt::Write as _;
 
 use crate::ledger::{Admission, Lookup, RecordState, ReleaseRefusal};
 use crate::retry::{
-    BreakerState, Cause, Delivery, FinalStatus, Jitter, LedgerStatus, OperationStatus, Reason, Recover, ResultType,
-    Revision, Safety, Sent, TaskStatus, Verdict,
+    BreakerState, Cause, Delivery, FinalStatus, HedgeRefusal, Jitter, LedgerStatus, OperationStatus, Reason, Recover,
+    ResultType, Revision, Safety, Sent, TaskStatus, Verdict,
 };
 
 /// The `_meta` key of the server ledger's own answers (in progress, unknown, conflict, rejected, …).
@@ -142,7 +142,7 @@ pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 /// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
 /// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
 /// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
-pub const BOUNDARY_FIELDS: [&str; 43] = [
+pub const BOUNDARY_FIELDS: [&str; 45] = [
     "maxAttempts",
     "baseDelayMs",
     "maxDelayMs",
@@ -186,6 +186,8 @@ pub const BOUNDARY_FIELDS: [&str; 43] = [
     "before",
     "task.status",
     "options.subrequests",
+    "hedgeAfterMs",
+    "maxHedges",
 ];
 
 /// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
@@ -259,6 +261,10 @@ pub enum ErrorField {
     TaskStatus = 41,
     /// `options.subrequests` of `admit` and `poll`: the outgoing requests the call may still make.
     Subrequests = 42,
+    /// `hedgeAfterMs` of `engineHedging`.
+    HedgeAfterMs = 43,
+    /// `maxHedges` of `engineHedging`.
+    MaxHedges = 44,
 }
 
 /// What is wrong: its code is its index in [`ERROR_KINDS`].
@@ -301,7 +307,7 @@ pub const TOOL_IDEMPOTENT: u32 = 64;
 /// The input schema declares the operation-id argument.
 pub const TOOL_DECLARES_ID: u32 = 128;
 
-fn numbers() -> [(&'static str, u32); 8] {
+fn numbers() -> [(&'static str, u32); 9] {
     [
         ("TOOL_TRUSTED", TOOL_TRUSTED),
         ("TOOL_READ_ONLY_GIVEN", TOOL_READ_ONLY_GIVEN),
@@ -311,8 +317,13 @@ fn numbers() -> [(&'static str, u32); 8] {
         ("TOOL_IDEMPOTENT_GIVEN", TOOL_IDEMPOTENT_GIVEN),
         ("TOOL_IDEMPOTENT", TOOL_IDEMPOTENT),
         ("TOOL_DECLARES_ID", TOOL_DECLARES_ID),
+        ("HEDGE_SCALE", HEDGE_SCALE),
     ]
 }
+
+/// `hedge`'s answer is `timeout_ms · HEDGE_SCALE + code`: code 0 a go-ahead, `1 + HEDGE_REFUSALS` index a
+/// refusal (then the timeout is 0).
+pub const HEDGE_SCALE: u32 = 16;
 
 /// The revision setting that means "not known".
 pub const UNKNOWN_REVISION: &str = "unknown";
@@ -442,6 +453,12 @@ fn lists() -> Vec<List> {
                     BreakerState::HalfOpen { probe_ms: 0 }.as_str(),
                 ],
             ),
+        ),
+        list(
+            "HEDGE_REFUSALS",
+            "HedgeRefusalName",
+            "Why the engine refused a hedge (`hedge`: `-(1 + code)`).",
+            names(&HedgeRefusal::ALL, HedgeRefusal::as_str),
         ),
     ]
 }
@@ -668,6 +685,8 @@ mod tests {
             (ErrorField::Before, "before"),
             (ErrorField::TaskStatus, "task.status"),
             (ErrorField::Subrequests, "options.subrequests"),
+            (ErrorField::HedgeAfterMs, "hedgeAfterMs"),
+            (ErrorField::MaxHedges, "maxHedges"),
         ];
         for (f, name) in fields {
             assert_eq!(BOUNDARY_FIELDS.get(f as usize), Some(&name), "{f:?}");

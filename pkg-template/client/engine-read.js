@@ -102,9 +102,10 @@ export const SECTIONS = { budget: section('budget'), breaker: section('breaker')
 // The engine's arguments: present bits, budget mode, breaker mode, revision, then the 16 values.
 export const ARGS = new Array(4 + POLICY_VALUES).fill(0);
 
-/** Reads policy options into ARGS[0..3 + 16] (the revision, ARGS[3], is the caller's). */
+/** Reads policy options into ARGS[0..3 + 16] (the revision, ARGS[3], is the caller's) and HEDGE_ARGS. */
 export function readPolicy(policy) {
   ARGS.fill(0);
+  HEDGE_ARGS.fill(0);
   ARGS[1] = 1;
   ARGS[2] = 1;
   let at = 'policy';
@@ -116,8 +117,9 @@ export function readPolicy(policy) {
       ARGS[4 + i] = field === 'jitter' ? code(v, field, JITTER_CODES, JITTERS) : number(v, field);
       ARGS[0] |= 1 << i;
     };
-    fields(policy, '', [...TOP, 'budget', 'breaker'], (key, v, field) => {
+    fields(policy, '', [...TOP, 'budget', 'breaker', ...HEDGE_KEYS], (key, v, field) => {
       at = field;
+      if (HEDGE_KEYS.includes(key)) return readHedge(key, v, field);
       if (!(key in SECTIONS)) return put(field, v);
       const slot = key === 'budget' ? 1 : 2;
       if (v === false) ARGS[slot] = 0;
@@ -154,4 +156,14 @@ export function foreign(field, cls, v) {
 }
 export function inUse(cls) {
   return typeError('this', `this ${cls} is in use: it cannot be freed from inside one of its own calls`, 'in_use');
+}
+
+// Hedged reads (engineHedging, src/wasm/hedge.rs): present bits (1 hedgeAfterMs, 2 maxHedges), then the two.
+export const HEDGE_KEYS = ['hedgeAfterMs', 'maxHedges'];
+export const HEDGE_ARGS = [0, 0, 0];
+function readHedge(key, v, field) {
+  if (v === undefined) return;
+  const i = HEDGE_KEYS.indexOf(key);
+  HEDGE_ARGS[1 + i] = number(v, field);
+  HEDGE_ARGS[0] |= 1 << i;
 }

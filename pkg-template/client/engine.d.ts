@@ -3,7 +3,7 @@
 // (src/vocab.rs → generated/names.d.ts).
 import type {
   Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, BreakerStateName, Jitter, AttemptOutcome,
-  UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP, OperationStatus, TaskStatus,
+  UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP, OperationStatus, TaskStatus, HedgeRefusalName,
 } from '../generated/names.js';
 export type {
   Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter, AttemptOutcome, Action, OperationStatus, TaskStatus,
@@ -16,9 +16,13 @@ export interface PolicyOptions {
   attemptTimeoutMs?: number; totalTimeoutMs?: number; maxRetryAfterMs?: number;
   budget?: boolean | { capacity?: number; retryCost?: number; timeoutCost?: number; successRefill?: number };
   breaker?: boolean | { consecutiveFailures?: number; failureRatio?: number; minimumCalls?: number; windowMs?: number; openMs?: number };
+  /** Hedged reads (read_only and idempotent tools only): send a concurrent copy after this long without an answer. Default: off. */
+  hedgeAfterMs?: number;
+  /** The most copies one call sends (1–10, default 1). */
+  maxHedges?: number;
 }
 /** The validated policy (sections are `false` when switched off). */
-export type Policy = Required<Omit<PolicyOptions, 'budget' | 'breaker'>> & {
+export type Policy = Required<Omit<PolicyOptions, 'budget' | 'breaker' | 'hedgeAfterMs' | 'maxHedges'>> & {
   budget: false | { capacity: number; retryCost: number; timeoutCost: number; successRefill: number };
   breaker: false | { consecutiveFailures: number; failureRatio: number; minimumCalls: number; windowMs: number; openMs: number };
 };
@@ -35,6 +39,10 @@ export type Decision =
   | { action: typeof ACTION_STOP; status: FinalStatus; reason: Reason };
 export interface BreakerTransition { from: BreakerStateName; to: BreakerStateName }
 export interface Step { classification: Classification; decision: Decision; breaker?: BreakerTransition }
+/** The engine's answer to `hedge`. */
+export type HedgeAdmission = { admitted: true; timeoutMs: number } | { admitted: false; refusal: HedgeRefusalName };
+/** Hedges sent and won so far, and what is in flight now. */
+export interface HedgeCounts { sent: number; won: number; requestsInFlight: number; hedgesInFlight: number }
 export type Admission =
   | { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }
   | { admitted: false; decision: Decision & { action: typeof ACTION_STOP } };
@@ -86,6 +94,14 @@ export declare class RetryEngine {
   readonly budgetTokens: number | undefined;
   /** The breaker's state, or `undefined` without a breaker. */
   readonly breakerState: BreakerStateName | undefined;
+  /** `{ hedgeAfterMs, maxHedges }` when hedged reads are on, else `undefined`. */
+  readonly hedging: { hedgeAfterMs: number; maxHedges: number } | undefined;
+  /** Hedges sent and won so far, and the requests and hedges in flight. */
+  readonly hedgeCounts: HedgeCounts;
+  /** Asks to send a concurrent copy of `call`'s attempt in flight (read_only / idempotent only). */
+  hedge(call: RetryCall, safety: Safety, nowMs: number): HedgeAdmission;
+  /** One hedge of `call` ended: `won` when its answer is the call's. */
+  hedgeEnded(call: RetryCall, won: boolean): void;
   /** Sets the revision from a negotiated `protocolVersion` (any `YYYY-MM-DD`). Returns the revision used. */
   setProtocolVersion(protocolVersion: string): Revision;
   /** The safety of `tool`: the override; else, for a trusted server, from its annotations and schema; else `"unsafe"`. */

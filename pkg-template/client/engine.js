@@ -19,6 +19,7 @@ import {
 } from './engine-read.js';
 import { A, B, C, D, K, classification, decodeAdmission, encode, safetyCode, transition, unpackDecision, decision } from './engine-codec.js';
 import { freshSeed, newOperationId } from './ids.js';
+import { hedgeCountsOf, hedgeEnd, hedgeStep, hedgingOf, setHedging } from './engine-hedge.js';
 import { RetryCall, callHandle, callRelease, newCall, newOwnedCall } from './retry-call.js';
 
 export { RetryCall, newOperationId };
@@ -59,6 +60,11 @@ export class RetryEngine {
       throw ours(e, at);
     }
     const h = ok(w.engineNew(...ARGS));
+    const refused = setHedging(h);
+    if (refused) {
+      w.engineFree(h);
+      throw refused;
+    }
     if (seed !== undefined) {
       const r = w.engineSeed(h, seed);
       if (r < 0) {
@@ -388,6 +394,29 @@ export class RetryEngine {
   get breakerState() {
     const r = ok(w.engineBreaker(engineHandle(this)));
     return r === 0 ? undefined : BREAKER_STATES[r - 1];
+  }
+
+  /**
+   * Hedged reads: asks to send a concurrent copy of `call`'s attempt in flight at `nowMs` — `{ admitted:
+   * true, timeoutMs }` or `{ admitted: false, refusal }` (`off`, `safety`, `max_hedges`, `budget`, …).
+   */
+  hedge(call, safety, nowMs) {
+    return hedgeStep(engineHandle(this), callHandle(call, 'call'), safety, nowMs);
+  }
+
+  /** One hedge of `call` ended: `won` when its answer is the call's, else it lost or was cancelled. */
+  hedgeEnded(call, won) {
+    hedgeEnd(engineHandle(this), callHandle(call, 'call'), won);
+  }
+
+  /** `{ hedgeAfterMs, maxHedges }` when hedged reads are on, else `undefined`. */
+  get hedging() {
+    return hedgingOf(engineHandle(this));
+  }
+
+  /** Hedges sent and won so far, and the requests and hedges in flight. */
+  get hedgeCounts() {
+    return hedgeCountsOf(engineHandle(this));
   }
 
   /** Frees the engine. Later use is a `freed` TypeError. */

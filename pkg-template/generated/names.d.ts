@@ -14,6 +14,7 @@ export declare const TOOL_DESTRUCTIVE: number;
 export declare const TOOL_IDEMPOTENT_GIVEN: number;
 export declare const TOOL_IDEMPOTENT: number;
 export declare const TOOL_DECLARES_ID: number;
+export declare const HEDGE_SCALE: number;
 
 /** How safe a re-send of a tool is. */
 export type Safety = 'read_only' | 'idempotent' | 'keyed' | 'unsafe';
@@ -209,7 +210,7 @@ export declare const JITTERS: readonly Jitter[];
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a numbers-only export's error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'options.subrequests';
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'options.subrequests' | 'hedgeAfterMs' | 'maxHedges';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';
@@ -225,6 +226,9 @@ export declare const BREAKER_STATES: readonly BreakerStateName[];
 export declare const BREAKER_CLOSED: 'closed';
 export declare const BREAKER_OPEN: 'open';
 export declare const BREAKER_HALF_OPEN: 'half_open';
+/** Why the engine refused a hedge (`hedge`: `-(1 + code)`). */
+export type HedgeRefusalName = 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency';
+export declare const HEDGE_REFUSALS: readonly HedgeRefusalName[];
 export declare const CAUSE_RECOVERS: readonly (Recover | undefined)[];
 export declare const REASON_WORDS: readonly string[];
 export declare const REASON_NEXT_STEPS: readonly (string | undefined)[];

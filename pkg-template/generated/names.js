@@ -14,6 +14,7 @@ export const TOOL_DESTRUCTIVE = 16;
 export const TOOL_IDEMPOTENT_GIVEN = 32;
 export const TOOL_IDEMPOTENT = 64;
 export const TOOL_DECLARES_ID = 128;
+export const HEDGE_SCALE = 16;
 
 /** How safe a re-send of a tool is. Index = code. */
 export const SAFETIES = Object.freeze(['read_only', 'idempotent', 'keyed', 'unsafe']);
@@ -190,7 +191,7 @@ export const JITTERS = Object.freeze(['full', 'equal', 'decorrelated', 'none']);
 /** What a numbers-only export refuses. Index = code. */
 export const ERROR_KINDS = Object.freeze(['not_finite', 'negative', 'not_integer', 'too_small', 'too_large', 'base_exceeds_cap', 'invalid_value', 'freed', 'too_many']);
 /** A field a numbers-only export's error names. Index = code. */
-export const BOUNDARY_FIELDS = Object.freeze(['maxAttempts', 'baseDelayMs', 'maxDelayMs', 'jitter', 'attemptTimeoutMs', 'totalTimeoutMs', 'maxRetryAfterMs', 'budget.capacity', 'budget.retryCost', 'budget.timeoutCost', 'budget.successRefill', 'breaker.consecutiveFailures', 'breaker.failureRatio', 'breaker.minimumCalls', 'breaker.windowMs', 'breaker.openMs', 'budget', 'breaker', '', 'this', 'call', 'nowMs', 'kind', 'safety', 'outcome.code', 'outcome.status', 'outcome.retryAfterMs', 'outcome.retryMs', 'outcome.jsonrpcCode', 'options.seed', 'options.hintMs', 'record.state', 'record.leaseUntilMs', 'record.createdMs', 'record.expiresMs', 'record.version', 'ttlMs', 'leaseMs', 'state', 'answer', 'before', 'task.status', 'options.subrequests']);
+export const BOUNDARY_FIELDS = Object.freeze(['maxAttempts', 'baseDelayMs', 'maxDelayMs', 'jitter', 'attemptTimeoutMs', 'totalTimeoutMs', 'maxRetryAfterMs', 'budget.capacity', 'budget.retryCost', 'budget.timeoutCost', 'budget.successRefill', 'breaker.consecutiveFailures', 'breaker.failureRatio', 'breaker.minimumCalls', 'breaker.windowMs', 'breaker.openMs', 'budget', 'breaker', '', 'this', 'call', 'nowMs', 'kind', 'safety', 'outcome.code', 'outcome.status', 'outcome.retryAfterMs', 'outcome.retryMs', 'outcome.jsonrpcCode', 'options.seed', 'options.hintMs', 'record.state', 'record.leaseUntilMs', 'record.createdMs', 'record.expiresMs', 'record.version', 'ttlMs', 'leaseMs', 'state', 'answer', 'before', 'task.status', 'options.subrequests', 'hedgeAfterMs', 'maxHedges']);
 /** What a decision does. Index = code. */
 export const ACTIONS = Object.freeze(['retry', 'stop']);
 export const ACTION_RETRY = 'retry';
@@ -202,6 +203,8 @@ export const BREAKER_STATES = Object.freeze(['closed', 'open', 'half_open']);
 export const BREAKER_CLOSED = 'closed';
 export const BREAKER_OPEN = 'open';
 export const BREAKER_HALF_OPEN = 'half_open';
+/** Why the engine refused a hedge (`hedge`: `-(1 + code)`). Index = code. */
+export const HEDGE_REFUSALS = Object.freeze(['off', 'safety', 'not_in_flight', 'max_hedges', 'deadline', 'breaker_open', 'budget', 'concurrency']);
 /** What the model is told happened, by reason code. */
 export const REASON_WORDS = Object.freeze(["it succeeded", "the tool ran and reported an error", "the server started it as a task that is still running", "the server rejected the request", "the connection failed after the request was sent, and this tool is not safe to send twice", "every attempt failed", "the time allowed for this call ran out", "the retry budget for this server is spent (it has been failing)", "the server has been failing and calls to it are paused", "the server asked to wait longer than the time allowed", "the call was cancelled", "the connection had to be re-established more than once", "the server refused the credentials", "the connection failed", "the server asked to slow down", "the connection had to be re-established", "the server asked for more input", "the server kept asking for more input", "the server asked for input and no input handler is configured", "the server asked for input and it could not be given", "the server's record of this operation says so", "the server says it is still running", "the server has no record of it (the request may not have arrived yet, or its record was purged)", "the server does not know whether it took effect either", "the server could not be asked what happened", "it is still running", "it was still running after the most checks one call makes", "its task was cancelled before it finished, after some of it may have run", "its task finished, but the result could not be fetched", "this request has no outgoing requests left for another attempt"]);
 /** What the model is told to do after a `failed` stop, by reason code (undefined: "It is safe to call it again later."). */

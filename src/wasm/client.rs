@@ -91,8 +91,8 @@ impl<T> Slab<T> {
     }
 }
 
-struct EngineSlot {
-    engine: Engine,
+pub(super) struct EngineSlot {
+    pub(super) engine: Engine,
     rng: Option<SplitMix64>,
     revision: Option<Revision>,
 }
@@ -114,16 +114,20 @@ fn with_slab<T: 'static, R>(
 }
 
 /// Runs `f` on the engine `handle`.
-fn with_engine<R>(handle: f64, f: impl FnOnce(&mut EngineSlot) -> Result<R, Fail>) -> Result<R, Fail> {
+pub(super) fn with_engine<R>(handle: f64, f: impl FnOnce(&mut EngineSlot) -> Result<R, Fail>) -> Result<R, Fail> {
     with_slab(&ENGINES, Field::This, |s| f(s.get(handle, Field::This)?))
 }
 
 /// Runs `f` on the call `handle` (named `field` in a failure).
-fn with_call<R>(handle: f64, field: Field, f: impl FnOnce(&mut CallState) -> Result<R, Fail>) -> Result<R, Fail> {
+pub(super) fn with_call<R>(
+    handle: f64,
+    field: Field,
+    f: impl FnOnce(&mut CallState) -> Result<R, Fail>,
+) -> Result<R, Fail> {
     with_slab(&CALLS, field, |s| f(s.get(handle, field)?))
 }
 
-fn time(now_ms: f64) -> Result<u64, Fail> {
+pub(super) fn time(now_ms: f64) -> Result<u64, Fail> {
     Fail::number(Field::NowMs, now_ms, 0, 1 << 53, false)
 }
 

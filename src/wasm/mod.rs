@@ -16,6 +16,8 @@ pub mod client;
 mod error;
 #[cfg(any(feature = "client", feature = "server"))]
 mod fail;
+#[cfg(feature = "client")]
+pub mod hedge;
 
 #[cfg(any(feature = "client", feature = "server"))]
 pub use fail::error_detail;

@@ -167,6 +167,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
   const getters = (P, names) => names.map((n) => Object.getOwnPropertyDescriptor(P, n).get);
   const engineGetters = getters(EP, ['policy', 'revision', 'budgetTokens', 'breakerState']);
   const callGetters = getters(CP, ['attempts', 'deadlineMs', 'maybeDelivered', 'polls']);
+  const hedgeGetters = getters(EP, ['hedging', 'hedgeCounts']);
   // The raw wasm exports take numbers only: hostile numbers, and handles that are not live (a handle is
   // index + 1 in the low 20 bits, a generation above; the live ones of this test are left alone).
   const numbers = [0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity, 1e308, 2 ** 53 + 2, 2 ** 32 + 1, 2 ** 32 - 1, 8, 16, 1 << 20, (1 << 20) + 2, (7 << 20) + 1, 3];
@@ -245,6 +246,16 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw taskEnd': raw('taskEnd', 1),
     'raw safetyOf': raw('safetyOf', 2),
     'raw errorDetail': raw('errorDetail', 1),
+    'new RetryEngine({ hedgeAfterMs, maxHedges: hostile })': (p) => new RetryEngine({ [p.rnd() < 0.5 ? 'hedgeAfterMs' : 'maxHedges']: p() }),
+    'hedge': (p) => engine.hedge(p.rnd() < 0.7 ? call : p(), p.rnd() < 0.5 ? 'read_only' : p(), p.rnd() < 0.7 ? t0 : p()),
+    'hedge (hostile this)': (p) => EP.hedge.call(p(), call, 'read_only', t0),
+    'hedgeEnded': (p) => engine.hedgeEnded(p.rnd() < 0.7 ? call : p(), p()),
+    'hedgeEnded (hostile this)': (p) => EP.hedgeEnded.call(p(), call, false),
+    'hedging / hedgeCounts (hostile this)': (p) => hedgeGetters[Math.floor(p.rnd() * 2)].call(p.rnd() < 0.1 ? engine : p()),
+    'raw engineHedging': raw('engineHedging', 4),
+    'raw hedge': raw('hedge', 4),
+    'raw hedgeEnded': raw('hedgeEnded', 3),
+    'raw engineHedges': raw('engineHedges', 2),
   };
   const before = memory();
   const report = {};
@@ -261,8 +272,8 @@ test('client face: every entry point survives hostile calls, then works, with bo
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
   // Every method and every raw export is covered above, so one added later is noticed here.
   assert.deepEqual(Object.getOwnPropertyNames(EP).sort(), ['admit', 'begin', 'breakerState', 'budgetTokens', 'classify', 'constructor',
-    'decide', 'free', 'inputUnanswered', 'listFailed', 'policy', 'poll', 'record', 'revision', 'safety', 'setProtocolVersion',
-    'statusAnswer', 'taskEnd']);
+    'decide', 'free', 'hedge', 'hedgeCounts', 'hedgeEnded', 'hedging', 'inputUnanswered', 'listFailed', 'policy', 'poll', 'record',
+    'revision', 'safety', 'setProtocolVersion', 'statusAnswer', 'taskEnd']);
   assert.deepEqual(Object.getOwnPropertyNames(CP).sort(), ['attempts', 'constructor', 'deadlineMs', 'free', 'maybeDelivered', 'polls']);
   const exported = Object.keys(rawClient).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).filter((k) => k.startsWith('raw ')).flatMap((k) => k.slice(4).split(' / ')).sort();
