@@ -4,7 +4,7 @@
 import { ACTION_STOP, REASON_TASK_PENDING, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN } from '../generated/names.js';
 import { continueInput } from './input-rounds.js';
 import { assembleOutcome } from './outcome.js';
-import { runAttempt } from './run-attempt.js';
+import { runHedged } from './hedge.js';
 import { sleep } from './sleep.js';
 import { resolveOutcome } from './status-resolution.js';
 import { createdTask, followTask } from './tasks.js';
@@ -34,7 +34,8 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
     const started = now();
     const traced = tel.attempt(attempts.length + 1);
     run.traceMeta = traced.meta;
-    const sent = await traced.run(() => runAttempt(ctx, run, { admission, recover, cause: previousError, started, streamBrokeAt: ctx.streamBrokeAt }));
+    const attempt = { admission, recover, cause: previousError, started, streamBrokeAt: ctx.streamBrokeAt };
+    const sent = await traced.run(() => runHedged(ctx, run, attempt, { tool: op.name, safety: op.safety, say }));
     result = sent.result;
     previousError = sent.error;
     if (sent.error !== undefined) lastError = sent.error;

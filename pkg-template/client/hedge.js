@@ -1,0 +1,86 @@
+// Hedged reads — one attempt that may race copies of itself. While the attempt has no answer after the
+// engine's `hedgeAfterMs`, the engine is asked for a hedge (it alone says yes: read_only / idempotent only,
+// maxHedges, the deadline, the breaker, the shared retry budget, the concurrency cap); each copy is one more
+// runAttempt with its own tag and its own abort. The first copy that the tool answered wins; the others are
+// aborted (the SDK then sends `notifications/cancelled` for each). A copy that failed waits for the others;
+// when none answers, the last one to end is the attempt's outcome. The engine is told how each hedge ended.
+import { runAttempt } from './run-attempt.js';
+
+/** A copy of the run whose requests go out with `signal` (the caller's, linked), for one copy of the attempt. */
+function copyOf(run, signal) {
+  return { ...run, requestOptions: { ...run.requestOptions, signal } };
+}
+
+/**
+ * Runs one attempt (runAttempt's arguments), hedged when the engine has hedging on and the attempt is a plain
+ * send (no recovery step first). Resolves like runAttempt to `{ outcome, result?, error? }`: the winner's.
+ */
+export function runHedged(ctx, run, args, { tool, safety, say }) {
+  const hedging = args.recover ? undefined : ctx.engine.hedging;
+  if (!hedging) return runAttempt(ctx, run, args);
+  const { engine, now } = ctx;
+  const caller = run.requestOptions.signal;
+  return new Promise((resolve) => {
+    const copies = [];
+    let pending = 0;
+    let timer;
+    let over = false;
+    let onCallerAbort;
+    const finish = (sent, winner) => {
+      over = true;
+      clearTimeout(timer);
+      if (onCallerAbort) caller.removeEventListener('abort', onCallerAbort);
+      for (const c of copies) {
+        if (c !== winner && !c.done) c.controller.abort(new Error('another copy of this hedged read answered first'));
+        if (c.hedge && !c.ended) {
+          c.ended = true;
+          engine.hedgeEnded(run.state, c === winner);
+          say({ type: 'hedge', tool, hedge: c.hedge, phase: c === winner ? 'won' : 'lost' });
+        }
+      }
+      resolve(sent);
+    };
+    const launch = (hedge, timeoutMs) => {
+      const controller = new AbortController();
+      if (caller?.aborted) controller.abort(caller.reason);
+      const c = { hedge, controller, done: false, ended: false };
+      copies.push(c);
+      pending++;
+      const admission = timeoutMs === undefined ? args.admission : { ...args.admission, timeoutMs };
+      runAttempt(ctx, copyOf(run, controller.signal), { ...args, admission }).then((sent) => {
+        c.done = true;
+        pending--;
+        if (over) return;
+        if (sent.result !== undefined) return finish(sent, c);
+        // This copy failed: the others may still answer. A hedge that failed frees its slot now.
+        if (c.hedge && !c.ended) {
+          c.ended = true;
+          engine.hedgeEnded(run.state, false);
+          say({ type: 'hedge', tool, hedge: c.hedge, phase: 'failed' });
+        }
+        if (pending === 0) finish(sent, undefined);
+      });
+    };
+    const ask = () => {
+      if (over) return;
+      const h = engine.hedge(run.state, safety, now());
+      if (!h.admitted) {
+        say({ type: 'hedge', tool, phase: 'refused', refusal: h.refusal });
+        return;
+      }
+      const n = copies.length;
+      say({ type: 'hedge', tool, hedge: n, phase: 'sent', afterMs: now() - args.started });
+      launch(n, h.timeoutMs);
+      timer = setTimeout(ask, hedging.hedgeAfterMs);
+    };
+    if (caller) {
+      onCallerAbort = () => {
+        clearTimeout(timer);
+        for (const c of copies) c.controller.abort(caller.reason);
+      };
+      caller.addEventListener('abort', onCallerAbort, { once: true });
+    }
+    launch(0, undefined);
+    timer = setTimeout(ask, hedging.hedgeAfterMs);
+  });
+}
