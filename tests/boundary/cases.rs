@@ -540,3 +540,56 @@ fn the_end_tables_answer_through_the_numeric_exports() {
     assert_eq!(stop_status(timeout), Some(FinalStatus::Unknown), "a transient failure of the list is not followed");
     assert_eq!(c::engine_free(h), 0.0);
 }
+
+#[wasm_bindgen_test]
+fn hedge_exports_take_any_number_and_refuse_by_name() {
+    use mcp_retry_policy::wasm::hedge as hg;
+    let h = engine(&[], 5.0);
+    // Bad settings are named; a refused setting leaves hedging as it was (off).
+    for (present, after, max, want) in [
+        (1.0, 0.0, 0.0, ("too_small", "hedgeAfterMs")),
+        (1.0, f64::NAN, 0.0, ("not_finite", "hedgeAfterMs")),
+        (1.0, 2.5, 0.0, ("not_integer", "hedgeAfterMs")),
+        (1.0, 86_400_001.0, 0.0, ("too_large", "hedgeAfterMs")),
+        (3.0, 10.0, 0.0, ("too_small", "maxHedges")),
+        (2.0, 0.0, 11.0, ("too_large", "maxHedges")),
+        (3.0, 10.0, -1.0, ("negative", "maxHedges")),
+    ] {
+        assert_eq!(failure(hg::engine_hedging(h, present, after, max)), Some(want), "{present} {after} {max}");
+        assert_eq!(hg::engine_hedges(h, 4.0), 0.0);
+    }
+    assert_eq!(hg::engine_hedging(h, 1.0, 100.0, 0.0), 1.0);
+    let call = c::call_begin(h, 1000.0, 1.0);
+    let read_only = Safety::ALL.iter().position(|s| *s == Safety::ReadOnly).unwrap() as f64;
+    assert_eq!(hg::hedge(h, call, read_only, 1100.0), 1.0 + 2.0, "not_in_flight: nothing admitted yet");
+    assert!(c::admit(h, call, 1000.0, 0.0, 0.0) > 0.0);
+    assert_eq!(hg::hedge(h, call, read_only, 1100.0), 60_000.0 * f64::from(mcp_retry_policy::vocab::HEDGE_SCALE));
+    assert_eq!(hg::hedge_ended(h, call, 1.0), 0.0);
+    assert_eq!((hg::engine_hedges(h, 0.0), hg::engine_hedges(h, 1.0)), (1.0, 1.0));
+    // Every weird number in every slot: a result or a named failure, never a trap.
+    let weird = weird_numbers();
+    for &x in &weird {
+        for r in [
+            hg::engine_hedging(x, 1.0, 10.0, 1.0),
+            hg::engine_hedging(h, x, 10.0, 1.0),
+            hg::engine_hedging(h, 3.0, x, 1.0),
+            hg::engine_hedging(h, 3.0, 10.0, x),
+            hg::hedge(x, call, read_only, 1100.0),
+            hg::hedge(h, x, read_only, 1100.0),
+            hg::hedge(h, call, x, 1100.0),
+            hg::hedge(h, call, read_only, x),
+            hg::hedge_ended(x, call, 1.0),
+            hg::hedge_ended(h, x, 1.0),
+            hg::hedge_ended(h, call, x),
+            hg::engine_hedges(x, 0.0),
+            hg::engine_hedges(h, x),
+        ] {
+            assert!(!r.is_nan());
+            if let Some((kind, field)) = failure(r) {
+                assert!(!kind.is_empty() && (field.is_empty() || BOUNDARY_FIELDS.contains(&field)));
+            }
+        }
+    }
+    assert!(c::call_free(call) >= 0.0);
+    assert!(c::engine_free(h) >= 0.0);
+}
