@@ -6,6 +6,13 @@
 // when none answers, the last one to end is the attempt's outcome. The engine is told how each hedge ended.
 import { runAttempt } from './run-attempt.js';
 
+// The engine's hedging is set once, when it is made: read it once per engine, not once per attempt.
+const settings = new WeakMap();
+function hedgingOf(engine) {
+  if (!settings.has(engine)) settings.set(engine, engine.hedging);
+  return settings.get(engine);
+}
+
 /** A copy of the run whose requests go out with `signal` (the caller's, linked), for one copy of the attempt. */
 function copyOf(run, signal) {
   return { ...run, requestOptions: { ...run.requestOptions, signal } };
@@ -16,7 +23,7 @@ function copyOf(run, signal) {
  * send (no recovery step first). Resolves like runAttempt to `{ outcome, result?, error? }`: the winner's.
  */
 export function runHedged(ctx, run, args, { tool, safety, say }) {
-  const hedging = args.recover ? undefined : ctx.engine.hedging;
+  const hedging = args.recover ? undefined : hedgingOf(ctx.engine);
   if (!hedging) return runAttempt(ctx, run, args);
   const { engine, now } = ctx;
   const caller = run.requestOptions.signal;

@@ -166,3 +166,16 @@ async function checkStaging(): Promise<boolean> {
   return report.ok && failed.length === 0;
 }
 void checkStaging;
+
+// Hedged reads: the policy options, the engine's answers and counts.
+{
+  const hedged: PolicyOptions = { hedgeAfterMs: 100, maxHedges: 2 };
+  const e = new RetryEngine(hedged);
+  const c = e.begin(0);
+  const h = e.hedge(c, 'read_only', 10);
+  if (h.admitted) { const t: number = h.timeoutMs; void t; } else { const r: 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency' = h.refusal; void r; }
+  e.hedgeEnded(c, true);
+  const counts: { sent: number; won: number; requestsInFlight: number; hedgesInFlight: number } = e.hedgeCounts;
+  const on: { hedgeAfterMs: number; maxHedges: number } | undefined = e.hedging;
+  void counts; void on;
+}
