@@ -6,6 +6,7 @@ import test, { after, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { withRetry, observeFetch } from '../../pkg/node.js';
 import { startMcpServer } from '../support/mcp-server.mjs';
@@ -50,9 +51,10 @@ beforeEach(() => {
   seen.cancelled.length = 0;
 });
 
-async function connect() {
-  const client = new Client({ name: 'hedge-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: observeFetch() }));
+async function connect(v2 = false) {
+  const client = v2 ? new ClientV2({ name: 'hedge-test-v2', version: '1.0.0' }) : new Client({ name: 'hedge-test', version: '1.0.0' });
+  const Transport = v2 ? TransportV2 : StreamableHTTPClientTransport;
+  await client.connect(new Transport(new URL(server.url), { fetch: observeFetch() }));
   clients.push(client);
   return client;
 }
@@ -62,10 +64,10 @@ const waitFor = async (f) => {
   for (let i = 0; i < 100 && !f(); i++) await new Promise((r) => setTimeout(r, 20));
 };
 
-for (const tool of ['slow_read', 'slow_idempotent']) {
-  test(`${tool}: the hedge's answer wins early; the first copy is cancelled at the server`, async () => {
+for (const [tool, v2] of [['slow_read', false], ['slow_idempotent', false], ['slow_read', true]]) {
+  test(`${tool}${v2 ? ' (SDK v2 client)' : ''}: the hedge's answer wins early; the first copy is cancelled at the server`, async () => {
     const events = [];
-    const mcp = withRetry(await connect(), { trusted: true, policy, seed: 1, onEvent: (e) => events.push(e) });
+    const mcp = withRetry(await connect(v2), { trusted: true, policy, seed: 1, onEvent: (e) => events.push(e) });
     const t0 = Date.now();
     const out = await mcp.call({ name: tool, arguments: {} });
     const took = Date.now() - t0;
