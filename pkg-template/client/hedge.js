@@ -66,11 +66,19 @@ export function runHedged(ctx, run, args, { tool, safety, say }) {
           say({ type: 'hedge', tool, hedge: c.hedge, phase: 'failed' });
         }
         if (pending === 0) finish(sent, undefined);
+      }).catch((error) => {
+        // runAttempt returns its failures as outcomes; this is a bug of ours, not the server's: end the attempt.
+        if (!over) finish({ outcome: { kind: 'network', sent: 'maybe' }, error }, undefined);
       });
     };
     const ask = () => {
       if (over) return;
-      const h = engine.hedge(run.state, safety, now());
+      let h;
+      try {
+        h = engine.hedge(run.state, safety, now());
+      } catch {
+        return; // the call's state is gone (it cannot be while the attempt runs): no copy, and no crash in a timer
+      }
       if (!h.admitted) {
         say({ type: 'hedge', tool, phase: 'refused', refusal: h.refusal });
         return;
