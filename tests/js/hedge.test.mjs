@@ -10,6 +10,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { z } from 'zod';
 import { withRetry, observeFetch } from '../../pkg/node.js';
 import { startMcpServer } from '../support/mcp-server.mjs';
+import { startFaultProxy } from '../support/fault-proxy.mjs';
 
 const SLOW_MS = 1_500;
 const seen = { calls: new Map(), cancelled: [] };
@@ -31,6 +32,7 @@ function slowFirst(server, name, annotations, inputSchema = {}) {
 }
 
 let server;
+let proxy;
 const clients = [];
 before(async () => {
   server = await startMcpServer({
@@ -41,20 +43,23 @@ before(async () => {
       slowFirst(s, 'slow_keyed', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }, { operation_id: z.string() });
     },
   });
+  proxy = await startFaultProxy(server.url);
 });
 after(async () => {
   for (const c of clients) await c.close().catch(() => {});
+  await proxy.close();
   await server.close();
 });
 beforeEach(() => {
   seen.calls.clear();
   seen.cancelled.length = 0;
+  proxy.faults.length = 0;
 });
 
-async function connect(v2 = false) {
+async function connect(v2 = false, url = server.url) {
   const client = v2 ? new ClientV2({ name: 'hedge-test-v2', version: '1.0.0' }) : new Client({ name: 'hedge-test', version: '1.0.0' });
   const Transport = v2 ? TransportV2 : StreamableHTTPClientTransport;
-  await client.connect(new Transport(new URL(server.url), { fetch: observeFetch() }));
+  await client.connect(new Transport(new URL(url), { fetch: observeFetch() }));
   clients.push(client);
   return client;
 }
@@ -106,4 +111,18 @@ test('an empty retry budget stops hedges: the read waits for its slow copy', asy
   assert.ok(Date.now() - t0 >= SLOW_MS - 50);
   assert.deepEqual(events.filter((e) => e.type === 'hedge').map((e) => [e.phase, e.refusal]), [['refused', 'budget']]);
   assert.equal(seen.calls.get('slow_read'), 1);
+});
+
+test('a copy that fails (its connection reset) waits for the others: the slow first answer is the call\'s', async () => {
+  const events = [];
+  const mcp = withRetry(await connect(false, proxy.url), { trusted: true, policy, seed: 1, onEvent: (e) => events.push(e) });
+  proxy.faults.push('pass', 'reset'); // the first copy goes through (slow); the hedge's connection is reset
+  const out = await mcp.call({ name: 'slow_read', arguments: {} });
+  assert.equal(out.status, 'succeeded');
+  assert.equal(out.result.content[0].text, 'slow_read answer 1');
+  // The next tick asks again: maxHedges (1) is spent.
+  assert.deepEqual(events.filter((e) => e.type === 'hedge').map((e) => [e.phase, e.refusal]), [['sent', undefined], ['failed', undefined], ['refused', 'max_hedges']]);
+  assert.equal(events.filter((e) => e.type === 'attempt').length, 1, 'no retry: the first copy answered');
+  assert.deepEqual(seen.cancelled, []);
+  assert.deepEqual(mcp.engine.hedgeCounts, { sent: 1, won: 0, requestsInFlight: 0, hedgesInFlight: 0 });
 });
