@@ -4,7 +4,7 @@
 // the real engine (the wasm RetryEngine: `hedge`, `hedgeEnded`, `record`, its budget and concurrency cap);
 // Polly's hedging defaults (`Delay` 2 s, `MaxHedgedAttempts` 1, no budget) are modelled from its documentation,
 // and labelled so. Prints p50/p99 call latency and load amplification (requests sent per call, cancelled
-// copies included). `node benches/js/hedge.mjs` after a build.
+// copies included). README Benchmarks §10; alone: `node benches/js/hedge.mjs` after a build.
 import { fileURLToPath } from 'node:url';
 import { rng } from '../../www/sim.js';
 
@@ -126,10 +126,14 @@ export const HEDGE_STRATEGIES = [
   ['Polly with Delay 50 ms (no budget; modelled)', { kind: 'polly', delayMs: 50, maxHedges: 1 }],
 ];
 
-/** The section's table. */
-export function hedgeSection({ say, RetryEngine, replicas = 5 }) {
+/** The §10 tables (run.mjs calls it), one per slow share. */
+export function hedgeSection({ say, RetryEngine }) {
+  for (const replicas of [5, 10, 20]) hedgeTable({ say, RetryEngine, replicas });
+}
+
+function hedgeTable({ say, RetryEngine, replicas }) {
   say();
-  say(`## Hedged reads: one slow replica in ${replicas} (20 ms vs 1 s median, log-normal σ 0.5), 200 calls/s, 20 000 calls`);
+  say(`## 10. Hedged reads: one slow replica in ${replicas} (20 ms vs 1 s median, log-normal σ 0.5), 200 calls/s, 20 000 calls`);
   say();
   say('| strategy | p50 | p99 | load amplification | hedges per call |');
   say('|---|---:|---:|---:|---:|');
@@ -143,5 +147,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const pkg = process.env.PKG ?? '../../pkg';
   const { RetryEngine } = await import(`${pkg}/client.node.js`);
   const say = (s = '') => console.log(s);
-  for (const replicas of [5, 10, 20]) hedgeSection({ say, RetryEngine, replicas });
+  hedgeSection({ say, RetryEngine });
 }

@@ -12,6 +12,7 @@ import { fingerprintSection } from './fingerprint.mjs';
 import { ledgerSection } from './ledger.mjs';
 import { fmt, median, measure, measureAsync } from './measure.mjs';
 import { stormSection } from './storms.mjs';
+import { hedgeSection } from './hedge.mjs';
 import { e2eSection, wrapperSection } from './e2e.mjs';
 import { sizeSection } from './size.mjs';
 
@@ -139,6 +140,7 @@ if (want('ledger')) await ledgerSection({ say });
 // 8. End to end against a real server, and 9. the wrapper alone: benches/js/e2e.mjs.
 if (want('e2e')) await e2eSection(say);
 if (want('wrapper')) await wrapperSection(say, measureAsync);
+if (want('hedge')) hedgeSection({ say, RetryEngine });
 
 // The whole run is the README's tables; a partial one is written beside them.
 mkdirSync(`${root}target`, { recursive: true });
