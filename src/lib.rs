@@ -37,5 +37,8 @@ pub mod ledger;
 pub mod retry;
 pub mod vocab;
 
+#[cfg(all(feature = "rmcp", not(target_arch = "wasm32")))]
+pub mod rmcp;
+
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
