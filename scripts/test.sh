@@ -20,11 +20,11 @@ for face in client server; do
 done
 # The Rust face over rmcp (feature `rmcp`, native only; src/rmcp/). Its first debug build of rmcp, reqwest and
 # tokio costs about a minute on 2 cores; the peer tests run against the TS SDK and rmcp servers in a few seconds.
-step "clippy (native, the rmcp face, all targets)" cargo clippy --quiet --all-targets --features rmcp -- -D warnings
+step "clippy (native, the rmcp face, all targets)" cargo clippy --quiet --all-targets --features rmcp,sqlite -- -D warnings
 step "cargo doc (broken links denied)" env RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
 step "native tests: unit, table, properties, doctests" cargo test
-step "the rmcp face: unit tests and real peers (TS SDK, rmcp 3.11) through the fault proxy" \
-  cargo test --features rmcp --lib --test rmcp_client
+step "the rmcp face: unit tests, real peers (TS SDK, rmcp 3.11) through the fault proxy, the JS ledger on one SQLite file" \
+  cargo test --features rmcp,sqlite --lib --test rmcp_client --test rmcp_ledger
 step "native benchmarks compile and run once (criterion test mode)" cargo test --bench core
 step "build the package" bash scripts/build.sh
 

@@ -35,8 +35,17 @@
 pub mod classify;
 pub mod client;
 pub mod journal;
+pub mod ledger;
 pub mod message;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
 
 pub use client::{new_operation_id, AttemptRecord, BoxError, CallError, CallOutcome, RetryClient, RetryOptions};
 pub use journal::{FileJournal, Journal, JournalEntry, JournalError, MemoryJournal};
+pub use ledger::{
+    status_call, status_tool, with_idempotency, Begin, IdempotencyOptions, LedgerKey, LedgerStore, MemoryLedgerStore,
+    OperationLedger, OutcomeUnknown, StoreError, StoredRecord, STATUS_TOOL_NAME,
+};
 pub use message::{message_for, MessageParts};
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteLedgerStore;
