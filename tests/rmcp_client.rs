@@ -262,3 +262,40 @@ async fn refused_connections_fail_cleanly_and_never_read_unknown() {
     assert_eq!(n(&h.effects(&server).await, &["tickets"]), 1);
     h.close().await;
 }
+
+/// The crate's examples/rmcp-server binary (`cargo build --examples --features rmcp,sqlite`; scripts/test.sh builds it).
+fn example_server() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let bin = exe.parent()?.parent()?.join("examples").join("rmcp-server");
+    bin.exists().then(|| bin.display().to_string())
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rust_server_dedupes_a_keyed_write_the_rust_client_resends() {
+    let bin = example_server()
+        .unwrap_or_else(|| panic!("examples/rmcp-server is not built: cargo build --examples --features rmcp,sqlite"));
+    let mut h = Harness::start().await;
+    let s = h.ask(json!({ "op": "rust-server", "bin": bin })).await;
+    let p = h.ask(json!({ "op": "proxy", "target": s["url"] })).await;
+    let (proxy, url) =
+        (p["id"].as_str().unwrap_or_default().to_string(), p["url"].as_str().unwrap_or_default().to_string());
+    // Trusted: the schema's operation_id makes create_ticket keyed. The server acts on all three sends; its
+    // ledger runs the write once and replays it.
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    h.faults(&proxy, json!(["drop", "cut"])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "once" })).await;
+    assert_eq!((out.status, out.safety, out.attempts.len()), (FinalStatus::Succeeded, Safety::Keyed, 3), "{out:?}");
+    let text = |o: &CallOutcome| format!("{:?}", o.result.as_ref().map(|r| &r.content));
+    assert!(text(&out).contains("opened T-1"), "{}", text(&out));
+    assert_eq!(h.calls(&proxy).await, 3);
+    // The next intended ticket is T-2: the three sends opened one.
+    let next = run(&c, "create_ticket", json!({ "title": "next" })).await;
+    assert!(text(&next).contains("opened T-2"), "{}", text(&next));
+    // The status tool answers for the first operation, read-only.
+    let id = out.operation_id.clone().unwrap_or_default();
+    let status = run(&c, "operation_status", json!({ "action": "create_ticket", "operation_id": id })).await;
+    let sc = status.result.and_then(|r| r.structured_content).unwrap_or_default();
+    assert_eq!(sc["status"], json!("succeeded"), "{sc}");
+    h.close().await;
+}

@@ -1,7 +1,7 @@
 //! The server face over rmcp: an operation ledger for tool handlers, so that a replayed write returns its first
 //! outcome — the Rust twin of the npm package's `OperationLedger` + `withIdempotency` + the status tool. Every
 //! rule (admit, claim, finish, lookup) is the core's ([`crate::ledger::record`]); the fingerprint is the core's
-//! RFC 8785 + SHA-256 ([`crate::ledger::fingerprint`]), byte for byte the JS ledger's; the stores keep the JS
+//! RFC 8785 + SHA-256 ([`mod@crate::ledger::fingerprint`]), byte for byte the JS ledger's; the stores keep the JS
 //! stores' table, so both ledgers can share one database.
 //!
 //! What this face does not do (yet), unlike the JS one: it does not renew a running claim's lease and has no

@@ -1,7 +1,7 @@
 // The real peers for the Rust face's tests (tests/rmcp_client.rs): the TypeScript SDK test server, the rmcp
 // peer server (tests/peers/rmcp-server, a separate process) and our fault proxy in front of either, all on
 // 127.0.0.1. Driven over stdin/stdout, one JSON command a line, one JSON answer a line:
-//   {op:'ts'} → {id, url} · {op:'rmcp'} → {id, url} · {op:'proxy', target} → {id, url}
+//   {op:'ts'} → {id, url} · {op:'rmcp'} → {id, url} · {op:'rust-server', bin} → {id, url} (examples/rmcp-server) · {op:'proxy', target} → {id, url}
 //   {op:'faults', proxy, faults:[…]} · {op:'calls', proxy} → {n} · {op:'effects', server} → {…}
 //   {op:'stop', proxy} (its port refuses connections) · {op:'expire', server} (TS: forget every session) · {op:'restart', server} (rmcp: kill -9, start again on
 //   the same port and effects file: every session lost) · {op:'close'} (everything down, then exit).
@@ -32,8 +32,8 @@ async function freePort() {
   });
 }
 
-async function startRmcp(port, effects) {
-  const child = spawn(RMCP_BIN, ['--port', String(port), '--effects', effects], { stdio: ['ignore', 'pipe', 'ignore'] });
+async function startRmcp(port, effects, bin = RMCP_BIN, args = ['--effects', effects]) {
+  const child = spawn(bin, ['--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the rmcp peer server did not start in 10 s')), 10_000);
     child.on('error', (e) => { clearTimeout(timer); reject(e); });
@@ -67,6 +67,16 @@ async function handle(c) {
       const port = await freePort();
       const effects = path.join(dir, `effects-${next}.jsonl`);
       const t = { kind: 'rmcp', port, effects, child: await startRmcp(port, effects) };
+      t.close = async () => t.child.kill('SIGKILL');
+      const id = `s${next++}`;
+      things.set(id, t);
+      return { id, url: `http://127.0.0.1:${port}/mcp` };
+    }
+    case 'rust-server': {
+      // The crate's own examples/rmcp-server (with_idempotency over SQLite), built by cargo test --examples.
+      const port = await freePort();
+      const args = ['--ledger', path.join(dir, `ledger-${next}.db`), '--seconds', '120'];
+      const t = { kind: 'rust', port, child: await startRmcp(port, undefined, c.bin, args) };
       t.close = async () => t.child.kill('SIGKILL');
       const id = `s${next++}`;
       things.set(id, t);
