@@ -26,23 +26,23 @@ fn record(state: RecordState, version: u64, expires_ms: u64) -> Record {
 }
 
 /// The store contract (tests/support/ledger-store-contract.mjs, the parts this trait has).
-fn contract(store: &dyn LedgerStore) {
-    assert_eq!(store.get(&key("k-1")).unwrap(), None);
-    assert!(store.insert(&key("k-1"), &record(RecordState::Pending, 1, 100)).unwrap());
+async fn contract(store: &dyn LedgerStore) {
+    assert_eq!(store.get(&key("k-1")).await.unwrap(), None);
+    assert!(store.insert(&key("k-1"), &record(RecordState::Pending, 1, 100)).await.unwrap());
     // The claim is atomic: a second insert for the key loses.
-    assert!(!store.insert(&key("k-1"), &record(RecordState::Pending, 1, 100)).unwrap());
+    assert!(!store.insert(&key("k-1"), &record(RecordState::Pending, 1, 100)).await.unwrap());
     // Replace is a compare-and-set on the version; a result is kept as given, and None leaves none.
-    assert!(!store.replace(&key("k-1"), 7, &record(RecordState::Succeeded, 2, 100), Some("x")).unwrap());
-    assert!(store.replace(&key("k-1"), 1, &record(RecordState::Succeeded, 2, 100), Some("{\"a\":1}")).unwrap());
-    let got = store.get(&key("k-1")).unwrap().unwrap();
+    assert!(!store.replace(&key("k-1"), 7, &record(RecordState::Succeeded, 2, 100), Some("x")).await.unwrap());
+    assert!(store.replace(&key("k-1"), 1, &record(RecordState::Succeeded, 2, 100), Some("{\"a\":1}")).await.unwrap());
+    let got = store.get(&key("k-1")).await.unwrap().unwrap();
     assert_eq!((got.record, got.result.as_deref()), (record(RecordState::Succeeded, 2, 100), Some("{\"a\":1}")));
-    assert!(store.replace(&key("k-1"), 2, &record(RecordState::Failed, 3, 100), None).unwrap());
-    assert_eq!(store.get(&key("k-1")).unwrap().unwrap().result, None);
+    assert!(store.replace(&key("k-1"), 2, &record(RecordState::Failed, 3, 100), None).await.unwrap());
+    assert_eq!(store.get(&key("k-1")).await.unwrap().unwrap().result, None);
     // Keys differ by each part.
     for k in
         [LedgerKey { tenant: "u".into(), ..key("k-1") }, LedgerKey { action: "b".into(), ..key("k-1") }, key("k-2")]
     {
-        assert_eq!(store.get(&k).unwrap(), None);
+        assert_eq!(store.get(&k).await.unwrap(), None);
     }
     // Purge: only resolved records expired at or before now; never pending, unknown or released.
     for (op, state) in [
@@ -51,12 +51,12 @@ fn contract(store: &dyn LedgerStore) {
         ("p-3", RecordState::Released),
         ("p-4", RecordState::Succeeded),
     ] {
-        assert!(store.insert(&key(op), &record(state, 1, 50)).unwrap());
+        assert!(store.insert(&key(op), &record(state, 1, 50)).await.unwrap());
     }
-    assert_eq!(store.purge(49).unwrap(), 0);
-    assert_eq!(store.purge(100).unwrap(), 2, "p-4 and k-1");
+    assert_eq!(store.purge(49).await.unwrap(), 0);
+    assert_eq!(store.purge(100).await.unwrap(), 2, "p-4 and k-1");
     for op in ["p-1", "p-2", "p-3"] {
-        assert!(store.get(&key(op)).unwrap().is_some(), "{op} kept");
+        assert!(store.get(&key(op)).await.unwrap().is_some(), "{op} kept");
     }
 }
 
@@ -67,10 +67,10 @@ fn temp(name: &str) -> std::path::PathBuf {
     dir.join("ledger.db")
 }
 
-#[test]
-fn memory_and_sqlite_stores_keep_the_contract() {
-    contract(&MemoryLedgerStore::new());
-    contract(&SqliteLedgerStore::open(temp("contract")).unwrap());
+#[tokio::test]
+async fn memory_and_sqlite_stores_keep_the_contract() {
+    contract(&MemoryLedgerStore::new()).await;
+    contract(&SqliteLedgerStore::open(temp("contract")).unwrap()).await;
 }
 
 fn args(v: Value) -> JsonObject {
@@ -128,7 +128,8 @@ async fn a_replayed_write_runs_once_and_unknown_is_never_run_again() {
         &ledger,
         Some("tenant-1"),
         &args(json!({ "action": "create_ticket", "operation_id": "op-00000001" })),
-    );
+    )
+    .await;
     let sc = s.structured_content.clone().unwrap_or_default();
     assert_eq!(sc["status"], json!("succeeded"), "{sc}");
     assert_eq!(sc["result"]["content"][0]["text"], json!("created T-1"));
@@ -136,13 +137,15 @@ async fn a_replayed_write_runs_once_and_unknown_is_never_run_again() {
         &ledger,
         Some("tenant-2"),
         &args(json!({ "action": "create_ticket", "operation_id": "op-00000001" })),
-    );
+    )
+    .await;
     assert_eq!(s.structured_content.unwrap_or_default()["status"], json!("not_found"), "another tenant sees nothing");
     let s = status_call(
         &ledger,
         Some("tenant-1"),
         &args(json!({ "action": "create_ticket", "operation_id": "op-00000003" })),
-    );
+    )
+    .await;
     assert_eq!(s.structured_content.unwrap_or_default()["status"], json!("unknown"));
 }
 
@@ -200,7 +203,7 @@ async fn the_js_and_rust_ledgers_write_identical_records_on_one_sqlite_file() {
     // Identical records, field by field (the fingerprints byte for byte).
     for op in ["op-aaaaaaaa", "op-bbbbbbbb", "op-cccccccc"] {
         let k = |t: &str| LedgerKey { tenant: t.into(), action: "create_ticket".into(), operation_id: op.into() };
-        let (j, r) = (store.get(&k("js")).unwrap().unwrap(), store.get(&k("rs")).unwrap().unwrap());
+        let (j, r) = (store.get(&k("js")).await.unwrap().unwrap(), store.get(&k("rs")).await.unwrap().unwrap());
         assert_eq!(j.record, r.record, "{op}");
         assert_eq!(j.record.fingerprint.len(), 64);
         let parse = |t: &Option<String>| t.as_deref().map(|t| serde_json::from_str::<Value>(t).unwrap());

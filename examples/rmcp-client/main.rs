@@ -19,7 +19,7 @@ use serde_json::json;
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args: Vec<String> = std::env::args().collect();
-    let url = args.iter().position(|a| a == "--url").and_then(|i| args.get(i + 1)).cloned();
+    let url = args.iter().position(|a| a == "--url").and_then(|i| args.get(i.saturating_add(1))).cloned();
     let url: Arc<str> = url.unwrap_or_else(|| "http://127.0.0.1:8080/mcp".into()).into();
     let journal = std::env::temp_dir().join(format!("rmcp-client-journal-{}.jsonl", std::process::id()));
 

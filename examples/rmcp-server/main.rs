@@ -66,7 +66,7 @@ impl ServerHandler for Desk {
                 let title = args.get("title").and_then(|t| t.as_str()).unwrap_or_default().to_string();
                 let result = with_idempotency(&self.ledger, &opts, tenant, &args, || async {
                     // The write itself: runs once per operation id.
-                    let n = self.tickets.fetch_add(1, Ordering::SeqCst) + 1;
+                    let n = self.tickets.fetch_add(1, Ordering::SeqCst).saturating_add(1);
                     let mut r = CallToolResult::structured(json!({ "id": format!("T-{n}"), "title": title }));
                     r.content = vec![ContentBlock::text(format!("opened T-{n}"))];
                     Ok(r)
@@ -74,7 +74,7 @@ impl ServerHandler for Desk {
                 .await;
                 Ok(result.into())
             }
-            STATUS_TOOL_NAME => Ok(status_call(&self.ledger, tenant, &args).into()),
+            STATUS_TOOL_NAME => Ok(status_call(&self.ledger, tenant, &args).await.into()),
             other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         }
     }
@@ -83,7 +83,7 @@ impl ServerHandler for Desk {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let arg = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned();
+    let arg = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i.saturating_add(1))).cloned();
     let port = arg("--port").unwrap_or_else(|| "8080".into());
     let file =
         arg("--ledger").unwrap_or_else(|| std::env::temp_dir().join("rmcp-server-ledger.db").display().to_string());

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -57,24 +58,28 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// What a store's operation returns: a boxed future (so that a store can be a trait object, and a network
+/// store like Postgres can await its driver).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
 /// The store contract (the JS stores' `get`/`insert`/`replace`/`purge`): `insert` and `replace` are atomic;
 /// `purge` never deletes an unresolved (`pending`, `unknown`) or `released` record.
 pub trait LedgerStore: Send + Sync {
     /// The row for `key`.
-    fn get(&self, key: &LedgerKey) -> Result<Option<StoredRecord>, StoreError>;
+    fn get<'a>(&'a self, key: &'a LedgerKey) -> StoreFuture<'a, Option<StoredRecord>>;
     /// Stores `record` if no row exists for `key`; `false` if one does.
-    fn insert(&self, key: &LedgerKey, record: &Record) -> Result<bool, StoreError>;
+    fn insert<'a>(&'a self, key: &'a LedgerKey, record: &'a Record) -> StoreFuture<'a, bool>;
     /// Replaces the row if its version is `expected_version`; `false` otherwise. `result: None` leaves the
     /// row without one.
-    fn replace(
-        &self,
-        key: &LedgerKey,
+    fn replace<'a>(
+        &'a self,
+        key: &'a LedgerKey,
         expected_version: u64,
-        record: &Record,
-        result: Option<&str>,
-    ) -> Result<bool, StoreError>;
+        record: &'a Record,
+        result: Option<&'a str>,
+    ) -> StoreFuture<'a, bool>;
     /// Deletes the resolved records (`succeeded`, `failed`) that expired at or before `now_ms`.
-    fn purge(&self, now_ms: u64) -> Result<u64, StoreError>;
+    fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64>;
 }
 
 /// In memory: for tests and single-process servers.
@@ -94,42 +99,61 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl LedgerStore for MemoryLedgerStore {
-    fn get(&self, key: &LedgerKey) -> Result<Option<StoredRecord>, StoreError> {
-        Ok(lock(&self.rows).get(key).cloned())
-    }
-
-    fn insert(&self, key: &LedgerKey, record: &Record) -> Result<bool, StoreError> {
+impl MemoryLedgerStore {
+    fn insert_now(&self, key: &LedgerKey, record: &Record) -> bool {
         let mut rows = lock(&self.rows);
         if rows.contains_key(key) {
-            return Ok(false);
+            return false;
         }
         rows.insert(key.clone(), StoredRecord { record: record.clone(), result: None });
-        Ok(true)
+        true
     }
 
-    fn replace(
-        &self,
-        key: &LedgerKey,
-        expected: u64,
-        record: &Record,
-        result: Option<&str>,
-    ) -> Result<bool, StoreError> {
+    fn replace_now(&self, key: &LedgerKey, expected: u64, record: &Record, result: Option<&str>) -> bool {
         let mut rows = lock(&self.rows);
         match rows.get_mut(key) {
             Some(row) if row.record.version == expected => {
                 *row = StoredRecord { record: record.clone(), result: result.map(str::to_string) };
-                Ok(true)
+                true
             }
-            _ => Ok(false),
+            _ => false,
         }
     }
 
-    fn purge(&self, now_ms: u64) -> Result<u64, StoreError> {
+    fn purge_now(&self, now_ms: u64) -> u64 {
         let mut rows = lock(&self.rows);
         let before = rows.len();
         rows.retain(|_, r| !purgeable(&r.record, now_ms));
-        Ok(u64::try_from(before.saturating_sub(rows.len())).unwrap_or(u64::MAX))
+        u64::try_from(before.saturating_sub(rows.len())).unwrap_or(u64::MAX)
+    }
+}
+
+/// A future that is already done (the memory and SQLite stores answer at once).
+pub fn ready<'a, T: Send + 'a>(value: Result<T, StoreError>) -> StoreFuture<'a, T> {
+    Box::pin(std::future::ready(value))
+}
+
+impl LedgerStore for MemoryLedgerStore {
+    fn get<'a>(&'a self, key: &'a LedgerKey) -> StoreFuture<'a, Option<StoredRecord>> {
+        ready(Ok(lock(&self.rows).get(key).cloned()))
+    }
+
+    fn insert<'a>(&'a self, key: &'a LedgerKey, record: &'a Record) -> StoreFuture<'a, bool> {
+        ready(Ok(self.insert_now(key, record)))
+    }
+
+    fn replace<'a>(
+        &'a self,
+        key: &'a LedgerKey,
+        expected: u64,
+        record: &'a Record,
+        result: Option<&'a str>,
+    ) -> StoreFuture<'a, bool> {
+        ready(Ok(self.replace_now(key, expected, record, result)))
+    }
+
+    fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64> {
+        ready(Ok(self.purge_now(now_ms)))
     }
 }
 
@@ -200,17 +224,17 @@ impl OperationLedger {
     }
 
     /// Admits a write with input `fingerprint` (the core's `admit`, then `claim` on `execute`).
-    pub fn begin(&self, key: &LedgerKey, fingerprint: &str) -> Result<Begin, StoreError> {
+    pub async fn begin(&self, key: &LedgerKey, fingerprint: &str) -> Result<Begin, StoreError> {
         for _ in 0..4 {
             let now = (self.now)();
-            let stored = self.store.get(key)?;
+            let stored = self.store.get(key).await?;
             match admit(stored.as_ref().map(|s| &s.record), fingerprint, now) {
                 Admission::Execute => {
                     let previous = stored.as_ref().map(|s| &s.record);
                     let claimed = claim(previous, fingerprint, now, &self.config);
                     let won = match previous {
-                        None => self.store.insert(key, &claimed)?,
-                        Some(p) => self.store.replace(key, p.version, &claimed, None)?,
+                        None => self.store.insert(key, &claimed).await?,
+                        Some(p) => self.store.replace(key, p.version, &claimed, None).await?,
                     };
                     if won {
                         return Ok(Begin::Execute(claimed));
@@ -231,7 +255,7 @@ impl OperationLedger {
 
     /// Records how an executed write ended (the core's `finish`); `false` when the claim was lost (another
     /// claim replaced it: this run's outcome is not written over it).
-    pub fn finish(
+    pub async fn finish(
         &self,
         key: &LedgerKey,
         claimed: &Record,
@@ -239,12 +263,12 @@ impl OperationLedger {
         result: Option<&str>,
     ) -> Result<bool, StoreError> {
         let done = finish(claimed, state, (self.now)(), &self.config);
-        self.store.replace(key, claimed.version, &done, result)
+        self.store.replace(key, claimed.version, &done, result).await
     }
 
     /// What the ledger knows about `key`, read-only (the core's `lookup`): the status tool's answer.
-    pub fn status(&self, key: &LedgerKey) -> Result<(&'static str, Option<String>, Option<u64>), StoreError> {
-        let stored = self.store.get(key)?;
+    pub async fn status(&self, key: &LedgerKey) -> Result<(&'static str, Option<String>, Option<u64>), StoreError> {
+        let stored = self.store.get(key).await?;
         let l = lookup(stored.as_ref().map(|s| &s.record), (self.now)());
         Ok(match l {
             Lookup::Resolved(_) => (l.as_str(), stored.and_then(|s| s.result), None),
@@ -264,15 +288,20 @@ impl OperationLedger {
 
     /// The action `operation_id` is recorded under for `tenant`: the asked one, else the one registered action
     /// that holds it; `Err(())` when several do (ambiguous).
-    fn locate(&self, tenant: &str, action: &str, operation_id: &str) -> Result<Option<Result<String, ()>>, StoreError> {
+    async fn locate(
+        &self,
+        tenant: &str,
+        action: &str,
+        operation_id: &str,
+    ) -> Result<Option<Result<String, ()>>, StoreError> {
         let key = |a: &str| LedgerKey { tenant: tenant.into(), action: a.into(), operation_id: operation_id.into() };
-        if self.store.get(&key(action))?.is_some() {
+        if self.store.get(&key(action)).await?.is_some() {
             return Ok(Some(Ok(action.to_string())));
         }
         let actions = lock(&self.actions).clone();
         let mut found = Vec::new();
         for a in actions.iter().filter(|a| *a != action) {
-            if self.store.get(&key(a))?.is_some() {
+            if self.store.get(&key(a)).await?.is_some() {
                 found.push(a.clone());
             }
         }
@@ -413,7 +442,7 @@ where
             )
         }
     };
-    let claimed = match ledger.begin(&key, &print) {
+    let claimed = match ledger.begin(&key, &print).await {
         Err(_) => return store_down(operation_id, arg),
         Ok(Begin::Execute(claimed)) => claimed,
         Ok(Begin::Replay { state, result }) => return replayed(result.as_deref(), state, operation_id),
@@ -442,7 +471,7 @@ where
     let text = if state == RecordState::Unknown { None } else { serde_json::to_string(&result).ok() };
     // A failed or lost finish leaves the record pending: after its lease it is answered unknown. The caller
     // still gets the truth now.
-    let _ = ledger.finish(&key, &claimed, state, text.as_deref());
+    let _ = ledger.finish(&key, &claimed, state, text.as_deref()).await;
     result
 }
 
@@ -480,7 +509,7 @@ fn status_words(status: &str, id: &str, retry_after_ms: Option<u64>) -> String {
 
 /// Answers one status-tool call for `tenant`: `structuredContent` `{ status, action, operation_id,
 /// retryAfterMs?, result? }`, as the JS status tool answers. Read-only: it claims and runs nothing.
-pub fn status_call(ledger: &OperationLedger, tenant: Option<&str>, arguments: &JsonObject) -> CallToolResult {
+pub async fn status_call(ledger: &OperationLedger, tenant: Option<&str>, arguments: &JsonObject) -> CallToolResult {
     let text = |k: &str| arguments.get(k).and_then(Value::as_str);
     let Some(operation_id) = text("operation_id").filter(|id| valid_operation_id(id)) else {
         return rejected(
@@ -497,14 +526,15 @@ pub fn status_call(ledger: &OperationLedger, tenant: Option<&str>, arguments: &J
         );
     };
     let asked = text("action").unwrap_or_default();
-    let answer = ledger.locate(tenant, asked, operation_id).and_then(|found| match found {
-        None => Ok((asked.to_string(), ("not_found", None, None))),
-        Some(Err(())) => Ok((asked.to_string(), ("unknown", None, None))),
-        Some(Ok(action)) => {
+    let answer = match ledger.locate(tenant, asked, operation_id).await {
+        Err(e) => Err(e),
+        Ok(None) => Ok((asked.to_string(), ("not_found", None, None))),
+        Ok(Some(Err(()))) => Ok((asked.to_string(), ("unknown", None, None))),
+        Ok(Some(Ok(action))) => {
             let key = LedgerKey { tenant: tenant.into(), action: action.clone(), operation_id: operation_id.into() };
-            ledger.status(&key).map(|s| (action, s))
+            ledger.status(&key).await.map(|s| (action, s))
         }
-    });
+    };
     let Ok((action, (status, result, retry_after_ms))) = answer else {
         return store_down(operation_id, "operation_id");
     };

@@ -44,7 +44,7 @@ pub use client::{new_operation_id, AttemptRecord, BoxError, CallError, CallOutco
 pub use journal::{FileJournal, Journal, JournalEntry, JournalError, MemoryJournal};
 pub use ledger::{
     status_call, status_tool, with_idempotency, Begin, IdempotencyOptions, LedgerKey, LedgerStore, MemoryLedgerStore,
-    OperationLedger, OutcomeUnknown, StoreError, StoredRecord, STATUS_TOOL_NAME,
+    OperationLedger, OutcomeUnknown, StoreError, StoreFuture, StoredRecord, STATUS_TOOL_NAME,
 };
 pub use message::{message_for, MessageParts};
 #[cfg(feature = "sqlite")]

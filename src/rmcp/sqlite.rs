@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::ledger::{LedgerKey, LedgerStore, StoreError, StoredRecord};
+use super::ledger::{ready, LedgerKey, LedgerStore, StoreError, StoreFuture, StoredRecord};
 use crate::ledger::record::{Record, RecordState};
 
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS mcp_operation_ledger (
@@ -68,8 +68,8 @@ impl SqliteLedgerStore {
     }
 }
 
-impl LedgerStore for SqliteLedgerStore {
-    fn get(&self, key: &LedgerKey) -> Result<Option<StoredRecord>, StoreError> {
+impl SqliteLedgerStore {
+    fn get_now(&self, key: &LedgerKey) -> Result<Option<StoredRecord>, StoreError> {
         let db = self.db();
         let row = db
             .query_row(SELECT, params![key.tenant, key.action, key.operation_id], |r| {
@@ -99,7 +99,7 @@ impl LedgerStore for SqliteLedgerStore {
         Ok(Some(StoredRecord { record, result }))
     }
 
-    fn insert(&self, key: &LedgerKey, r: &Record) -> Result<bool, StoreError> {
+    fn insert_now(&self, key: &LedgerKey, r: &Record) -> Result<bool, StoreError> {
         let n = self
             .db()
             .execute(
@@ -120,7 +120,13 @@ impl LedgerStore for SqliteLedgerStore {
         Ok(n == 1)
     }
 
-    fn replace(&self, key: &LedgerKey, expected: u64, r: &Record, result: Option<&str>) -> Result<bool, StoreError> {
+    fn replace_now(
+        &self,
+        key: &LedgerKey,
+        expected: u64,
+        r: &Record,
+        result: Option<&str>,
+    ) -> Result<bool, StoreError> {
         let n = self
             .db()
             .execute(
@@ -143,9 +149,35 @@ impl LedgerStore for SqliteLedgerStore {
         Ok(n == 1)
     }
 
-    fn purge(&self, now_ms: u64) -> Result<u64, StoreError> {
+    fn purge_now(&self, now_ms: u64) -> Result<u64, StoreError> {
         // The SQL says what `ledger::purgeable` says: resolved and expired, never unresolved or released.
         let n = self.db().execute(PURGE, params![int(now_ms)]).map_err(err)?;
         Ok(u64::try_from(n).unwrap_or(u64::MAX))
+    }
+}
+
+/// Each call runs at once on the caller's thread (a short blocking SQLite call, as the JS store's
+/// better-sqlite3 does), then answers a ready future.
+impl LedgerStore for SqliteLedgerStore {
+    fn get<'a>(&'a self, key: &'a LedgerKey) -> StoreFuture<'a, Option<StoredRecord>> {
+        ready(self.get_now(key))
+    }
+
+    fn insert<'a>(&'a self, key: &'a LedgerKey, record: &'a Record) -> StoreFuture<'a, bool> {
+        ready(self.insert_now(key, record))
+    }
+
+    fn replace<'a>(
+        &'a self,
+        key: &'a LedgerKey,
+        expected: u64,
+        record: &'a Record,
+        result: Option<&'a str>,
+    ) -> StoreFuture<'a, bool> {
+        ready(self.replace_now(key, expected, record, result))
+    }
+
+    fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64> {
+        ready(self.purge_now(now_ms))
     }
 }
