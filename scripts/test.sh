@@ -20,14 +20,14 @@ for face in client server; do
 done
 # The Rust face over rmcp (feature `rmcp`, native only; src/rmcp/). Its first debug build of rmcp, reqwest and
 # tokio costs about a minute on 2 cores; the peer tests run against the TS SDK and rmcp servers in a few seconds.
-step "clippy (native, the rmcp face, all targets)" cargo clippy --quiet --all-targets --features rmcp,sqlite -- -D warnings
-step "cargo doc (broken links denied; the rmcp face included)" env RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --features rmcp,sqlite
+step "clippy (native, the rmcp face, all targets)" cargo clippy --quiet --all-targets --features rmcp,sqlite,postgres -- -D warnings
+step "cargo doc (broken links denied; the rmcp face included)" env RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --features rmcp,sqlite,postgres
 step "native tests: unit, table, properties, doctests" cargo test
 step "native benchmarks compile and run once (criterion test mode)" cargo test --bench core
 step "build the package" bash scripts/build.sh
 # The rmcp face against real peers (after the build: the TS test server and the JS ledger are the package's).
-step "the rmcp face: unit tests, real peers (TS SDK, rmcp 3.11) through the fault proxy, the JS ledger on one SQLite file" \
-  bash -c 'cargo build --quiet --features rmcp,sqlite --examples && cargo test --features rmcp,sqlite --lib --test rmcp_client --test rmcp_ledger'
+step "the rmcp face: unit tests, real peers (TS SDK, rmcp 3.11) through the fault proxy, the JS ledger on one SQLite file and one Postgres table" \
+  bash -c 'cargo build --quiet --features rmcp,sqlite,postgres --examples && cargo test --features rmcp,sqlite,postgres --lib --test rmcp_client --test rmcp_ledger'
 # The two examples as a user runs them: the server (with_idempotency over SQLite), then the client against it.
 rmcp_examples() {
   local dir port pid rc=0

@@ -1,8 +1,8 @@
-//! The rmcp face's server half (features `rmcp`, `sqlite`): the store contract on the memory and SQLite
-//! stores, `with_idempotency` and the status tool, and the cross-language test — the package's JS
+//! The rmcp face's server half (features `rmcp`, `sqlite`, `postgres`): the store contract on the memory, SQLite
+//! and Postgres stores (a real PostgreSQL 15, started by tests/support/postgres.mjs), `with_idempotency` and the status tool, and the cross-language test — the package's JS
 //! `OperationLedger` and this Rust ledger run the same operations on one SQLite file and write identical
 //! records (state, fingerprint, lease, times, version), and each replays what the other recorded.
-#![cfg(all(feature = "rmcp", feature = "sqlite"))]
+#![cfg(all(feature = "rmcp", feature = "sqlite", feature = "postgres"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use std::process::Command;
@@ -12,7 +12,7 @@ use std::sync::Arc;
 use mcp_retry_policy::ledger::record::{Record, RecordState};
 use mcp_retry_policy::rmcp::{
     status_call, with_idempotency, IdempotencyOptions, LedgerKey, LedgerStore, MemoryLedgerStore, OperationLedger,
-    OutcomeUnknown, SqliteLedgerStore,
+    OutcomeUnknown, PostgresLedgerStore, SqliteLedgerStore,
 };
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::{json, Value};
@@ -166,11 +166,16 @@ fn node(args: &[&str]) -> Value {
 #[tokio::test]
 async fn the_js_and_rust_ledgers_write_identical_records_on_one_sqlite_file() {
     let path = temp("cross");
-    let file = path.to_str().unwrap();
+    let store = Arc::new(SqliteLedgerStore::open(&path).unwrap());
+    cross_language(store, path.to_str().unwrap()).await;
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// The JS ledger and the Rust ledger on one store: `store` (Rust) and `file` (what the JS peer opens).
+async fn cross_language(store: Arc<dyn LedgerStore>, file: &str) {
     // The JS ledger first (tenant "js"), then the Rust ledger (tenant "rs"): the same operations, one clock.
     let js = node(&["run", file, "js"]);
     assert_eq!(js["runs"], json!(3), "{js}");
-    let store = Arc::new(SqliteLedgerStore::open(&path).unwrap());
     let ledger = OperationLedger::new(store.clone()).with_clock(|| 1_000_000);
     let opts = IdempotencyOptions::new("create_ticket");
     let ops: Vec<(String, Value)> = serde_json::from_str(OPS).unwrap();
@@ -228,5 +233,45 @@ async fn the_js_and_rust_ledgers_write_identical_records_on_one_sqlite_file() {
     )
     .unwrap();
     assert_eq!(js_print["fingerprint"], json!(rust_print));
-    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// A throwaway PostgreSQL (through the Node harness, which starts it, and stops it when its stdin closes):
+/// (harness, its stdin, libpq config, JS target).
+async fn postgres() -> (tokio::process::Child, tokio::process::ChildStdin, String, String) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut child = tokio::process::Command::new("node")
+        .arg(format!("{root}/tests/support/rust-harness.mjs"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("node");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(b"{\"op\":\"postgres\"}\n").await.expect("write");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let line = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line()).await.expect("in time");
+    let v: Value = serde_json::from_str(&line.expect("read").expect("a line")).expect("json");
+    assert_eq!(v["ok"], json!(true), "{v}");
+    let c = &v["connection"];
+    let config = format!(
+        "host={} port={} user={} dbname={}",
+        c["host"].as_str().unwrap(),
+        c["port"],
+        c["user"].as_str().unwrap(),
+        c["database"].as_str().unwrap()
+    );
+    (child, stdin, config, format!("pg:{c}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_postgres_store_keeps_the_contract_and_shares_its_table_with_the_js_ledger() {
+    let (mut harness, stdin, config, js_target) = postgres().await;
+    let store = Arc::new(PostgresLedgerStore::connect(&config).await.unwrap());
+    contract(store.as_ref()).await;
+    // A NUL cannot be kept by Postgres text: refused, not mangled.
+    assert!(store.get(&key("nul\0-key")).await.is_err());
+    cross_language(store, &js_target).await;
+    // Closing the harness's stdin stops PostgreSQL and ends the harness (a failed test drops it the same way).
+    drop(stdin);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), harness.wait()).await;
 }

@@ -9,6 +9,12 @@
 //! give. The [`CallOutcome`] is `succeeded | tool_error | failed | pending | unknown`, with the core's reasons
 //! and words ([`message`](mod@message)).
 //!
+//! On the server side, [`with_idempotency`] runs an rmcp tool handler behind an [`OperationLedger`]: a repeat
+//! with the same tenant, action, operation id and input returns the first result. Stores implement
+//! [`LedgerStore`]: [`MemoryLedgerStore`], `SqliteLedgerStore` (feature `sqlite`) and `PostgresLedgerStore`
+//! (feature `postgres`), on the npm package's own tables; [`status_tool`] and [`status_call`] are the
+//! `operation_status` tool. See `examples/rmcp-server`.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 //! use mcp_retry_policy::retry::{FinalStatus, Safety};
@@ -37,6 +43,8 @@ pub mod client;
 pub mod journal;
 pub mod ledger;
 pub mod message;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 
@@ -47,5 +55,7 @@ pub use ledger::{
     OperationLedger, OutcomeUnknown, StoreError, StoreFuture, StoredRecord, STATUS_TOOL_NAME,
 };
 pub use message::{message_for, MessageParts};
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresLedgerStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteLedgerStore;

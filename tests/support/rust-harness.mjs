@@ -1,7 +1,7 @@
 // The real peers for the Rust face's tests (tests/rmcp_client.rs): the TypeScript SDK test server, the rmcp
 // peer server (tests/peers/rmcp-server, a separate process) and our fault proxy in front of either, all on
 // 127.0.0.1. Driven over stdin/stdout, one JSON command a line, one JSON answer a line:
-//   {op:'ts'} → {id, url} · {op:'rmcp'} → {id, url} · {op:'rust-server', bin} → {id, url} (examples/rmcp-server) · {op:'proxy', target} → {id, url}
+//   {op:'ts'} → {id, url} · {op:'rmcp'} → {id, url} · {op:'rust-server', bin} → {id, url} (examples/rmcp-server) · {op:'postgres'} → {id, connection} · {op:'proxy', target} → {id, url}
 //   {op:'faults', proxy, faults:[…]} · {op:'calls', proxy} → {n} · {op:'effects', server} → {…}
 //   {op:'stop', proxy} (its port refuses connections) · {op:'expire', server} (TS: forget every session) · {op:'restart', server} (rmcp: kill -9, start again on
 //   the same port and effects file: every session lost) · {op:'close'} (everything down, then exit).
@@ -14,6 +14,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startMcpServer } from './mcp-server.mjs';
 import { startFaultProxy } from './fault-proxy.mjs';
+import { startPostgres } from './postgres.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RMCP_BIN = path.join(root, 'tests/peers/rmcp-server/target/release/peers-rmcp-server');
@@ -81,6 +82,13 @@ async function handle(c) {
       const id = `s${next++}`;
       things.set(id, t);
       return { id, url: `http://127.0.0.1:${port}/mcp` };
+    }
+    case 'postgres': {
+      // A throwaway PostgreSQL 15 on 127.0.0.1 (tests/support/postgres.mjs), stopped and deleted at close.
+      const pgs = await startPostgres();
+      const id = `s${next++}`;
+      things.set(id, { kind: 'postgres', close: async () => pgs.stop() });
+      return { id, connection: pgs.connection };
     }
     case 'proxy': {
       const p = await startFaultProxy(c.target);
