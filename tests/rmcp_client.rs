@@ -299,3 +299,33 @@ async fn the_rust_server_dedupes_a_keyed_write_the_rust_client_resends() {
     assert_eq!(sc["status"], json!("succeeded"), "{sc}");
     h.close().await;
 }
+
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keyed_write_left_unknown_is_closed_by_the_status_tool_not_resent() {
+    let bin = example_server()
+        .unwrap_or_else(|| panic!("examples/rmcp-server is not built: cargo build --examples --features rmcp,sqlite"));
+    let mut h = Harness::start().await;
+    let s = h.ask(json!({ "op": "rust-server", "bin": bin })).await;
+    let p = h.ask(json!({ "op": "proxy", "target": s["url"] })).await;
+    let (proxy, url) =
+        (p["id"].as_str().unwrap_or_default().to_string(), p["url"].as_str().unwrap_or_default().to_string());
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    // Every attempt's answer is lost (the server acted each time): the engine ends the call unknown; the
+    // wrapper then asks operation_status (one more tools/call, read-only) and reports what the server recorded.
+    h.faults(&proxy, json!(["drop", "drop", "drop"])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "lost answers" })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::ResolvedByStatus), "{out:?}");
+    assert_eq!(out.attempts.len(), 3);
+    let text = |o: &CallOutcome| format!("{:?}", o.result.as_ref().map(|r| &r.content));
+    assert!(text(&out).contains("opened T-1"), "the recorded result: {}", text(&out));
+    assert_eq!(h.calls(&proxy).await, 4, "three sends of the write, one status lookup");
+    let next = run(&c, "create_ticket", json!({ "title": "next" })).await;
+    assert!(text(&next).contains("opened T-2"), "{}", text(&next));
+    // Without the status tool the same case stays unknown, with the same one id.
+    let bare = client(&url, RetryOptions { status_tool: None, ..RetryOptions::default() }.trusted(true)).await;
+    h.faults(&proxy, json!(["drop", "drop", "drop"])).await;
+    let out = run(&bare, "create_ticket", json!({ "title": "lost again" })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Unknown, Reason::MaxAttempts), "{out:?}");
+    h.close().await;
+}

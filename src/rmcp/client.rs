@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::classify::{error_outcome, response_outcome, NOT_QUEUED};
 use super::journal::{Journal, JournalEntry, JournalError, MemoryJournal};
 use super::message::{message_for, MessageParts};
+use crate::ledger::record::OPERATION_STATUSES;
 use crate::retry::{
     operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions, Cause, Classification, Decision, Engine,
     FinalStatus, Policy, Reason, Recover, Revision, Safety, SplitMix64, ToolFacts,
@@ -49,6 +50,9 @@ pub struct RetryOptions {
     pub seed: Option<u64>,
     /// Whether a journal entry keeps the call's arguments (default `true`).
     pub journal_arguments: bool,
+    /// The server's status tool (default `operation_status`, the ledger's), or `None`: a keyed write that ends
+    /// `unknown` or `pending` is looked up there — never re-sent — when the server lists it.
+    pub status_tool: Option<String>,
 }
 
 impl Default for RetryOptions {
@@ -62,6 +66,7 @@ impl Default for RetryOptions {
             server: None,
             seed: None,
             journal_arguments: true,
+            status_tool: Some(super::ledger::STATUS_TOOL_NAME.to_string()),
         }
     }
 }
@@ -201,6 +206,17 @@ struct Sent {
     error: Option<String>,
 }
 
+/// What a status answer makes of the call, in the order of [`OPERATION_STATUSES`] (`not_found`, `not_done`,
+/// `in_progress`, `succeeded`, `failed`, `unknown`) — the JS `STATUS_OUTCOME` table.
+const BY_STATUS: [(FinalStatus, Reason); 6] = [
+    (FinalStatus::Unknown, Reason::StatusNotFound),
+    (FinalStatus::Failed, Reason::ResolvedByStatus),
+    (FinalStatus::Pending, Reason::StatusInProgress),
+    (FinalStatus::Succeeded, Reason::ResolvedByStatus),
+    (FinalStatus::ToolError, Reason::ResolvedByStatus),
+    (FinalStatus::Unknown, Reason::StatusUnknown),
+];
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -336,10 +352,13 @@ impl<H: ClientHandler> RetryClient<H> {
             idempotent_hint: annotations.and_then(|a| a.idempotent_hint),
             declares_operation_id: declares,
         };
-        let safety = safety(&facts, self.options.trusted, self.options.tools.get(&name).copied());
+        // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise.
+        let is_status = self.options.status_tool.as_deref() == Some(name.as_str());
+        let override_ = self.options.tools.get(&name).copied().or(is_status.then_some(Safety::ReadOnly));
+        let safety = safety(&facts, self.options.trusted, override_);
         let mut arguments = params.arguments.clone();
         let mut operation_id = None;
-        if safety == Safety::Keyed || declares {
+        if (safety == Safety::Keyed || declares) && !is_status {
             let args = arguments.get_or_insert_with(Default::default);
             let given = args.get(arg).and_then(Value::as_str).map(str::to_string);
             let id = match given {
@@ -433,6 +452,52 @@ impl<H: ClientHandler> RetryClient<H> {
         }
     }
 
+    /// Asks the status tool about `operation_id` (polling an `in_progress` answer with the engine's waits) until
+    /// `deadline_ms`: the final status, the reason and the recorded result — or `None` when it cannot be asked
+    /// (no status tool listed, no answer, no time left).
+    async fn resolve_status(
+        &self,
+        tool: &str,
+        operation_id: &str,
+        deadline_ms: u64,
+    ) -> Option<(FinalStatus, Reason, Option<CallToolResult>)> {
+        let name = self.options.status_tool.clone()?;
+        if name == tool || self.now() >= deadline_ms || self.tool(&name).await.is_none() {
+            return None;
+        }
+        let mut polls = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: false });
+        loop {
+            let mut args = serde_json::Map::new();
+            args.insert("action".into(), Value::String(tool.to_string()));
+            args.insert("operation_id".into(), Value::String(operation_id.to_string()));
+            let ask = CallToolRequestParams::new(name.clone()).with_arguments(args);
+            let answer = Box::pin(self.call_tool(ask)).await.ok()?;
+            let sc = answer.result.filter(|_| answer.status == FinalStatus::Succeeded)?.structured_content?;
+            let said = sc.get("status").and_then(Value::as_str)?;
+            if sc.get("operation_id").and_then(Value::as_str) != Some(operation_id) {
+                return None;
+            }
+            let index = OPERATION_STATUSES.iter().position(|s| *s == said)?;
+            let (status, reason) = BY_STATUS.get(index).copied()?;
+            if status == FinalStatus::Pending {
+                // Still running: the engine says when to look again (the ledger's hint, jittered).
+                let hint = sc.get("retryAfterMs").and_then(Value::as_u64);
+                let (now, random) = (self.now(), self.random());
+                let next = lock(&self.engine).poll(&mut polls, hint, now, random);
+                match next {
+                    Decision::Retry { delay_ms, .. } if now.saturating_add(delay_ms) < deadline_ms => {
+                        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                        continue;
+                    }
+                    _ => return Some((status, reason, None)),
+                }
+            }
+            let recorded = sc.get("result").and_then(|r| serde_json::from_value::<CallToolResult>(r.clone()).ok());
+            let keeps = matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError);
+            return Some((status, reason, recorded.filter(|_| keeps)));
+        }
+    }
+
     /// Calls a tool, retrying only where the core says a retry is safe. The outcome says what happened, in the
     /// core's words; `Err` only when nothing was sent (the journal failed, an intent reused).
     pub async fn call_tool(&self, params: CallToolRequestParams) -> Result<CallOutcome, CallError> {
@@ -483,11 +548,21 @@ impl<H: ClientHandler> RetryClient<H> {
                 }
             }
         };
-        let (status, reason) = match decision {
+        let (mut status, mut reason) = match decision {
             Decision::Stop { status, reason } => (status, reason),
             // `decide` never ends a loop with a retry; read one as what it would mean if it did.
             Decision::Retry { reason, .. } => (FinalStatus::Unknown, reason),
         };
+        // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline,
+        // before answering. The write itself is never sent again to find out.
+        if let (Some(id), FinalStatus::Unknown | FinalStatus::Pending) = (op.operation_id.as_deref(), status) {
+            if let Some((s, r, found)) = self.resolve_status(&op.name, id, state.deadline_ms).await {
+                (status, reason) = (s, r);
+                if found.is_some() {
+                    result = found;
+                }
+            }
+        }
         let breaker_open_for_ms = match lock(&self.engine).breaker_state() {
             Some(BreakerState::Open { .. }) => self.options.policy.breaker.map(|b| b.open_ms),
             _ => None,
