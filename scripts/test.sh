@@ -27,7 +27,7 @@ step "native benchmarks compile and run once (criterion test mode)" cargo test -
 step "build the package" bash scripts/build.sh
 # The rmcp face against real peers (after the build: the TS test server and the JS ledger are the package's).
 step "the rmcp face: unit tests, real peers (TS SDK, rmcp 3.11) through the fault proxy, the JS ledger on one SQLite file and one Postgres table" \
-  bash -c 'cargo build --quiet --features rmcp,sqlite,postgres --examples && cargo test --features rmcp,sqlite,postgres --lib --test rmcp_client --test rmcp_ledger'
+  bash -c 'cargo build --quiet --features rmcp,sqlite,postgres --examples && cargo test --features rmcp,sqlite,postgres --lib --test rmcp_client --test rmcp_ledger && cargo test --doc --features rmcp,sqlite,postgres'
 # The two examples as a user runs them: the server (with_idempotency over SQLite), then the client against it.
 rmcp_examples() {
   local dir port pid rc=0
