@@ -270,9 +270,8 @@ fn example_server() -> Option<String> {
     bin.exists().then(|| bin.display().to_string())
 }
 
-#[cfg(feature = "sqlite")]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_rust_server_dedupes_a_keyed_write_the_rust_client_resends() {
+/// A harness with examples/rmcp-server behind a fault proxy: (harness, proxy id, proxy url).
+async fn rust_server_behind_proxy() -> (Harness, String, String) {
     let bin = example_server()
         .unwrap_or_else(|| panic!("examples/rmcp-server is not built: cargo build --examples --features rmcp,sqlite"));
     let mut h = Harness::start().await;
@@ -280,13 +279,24 @@ async fn the_rust_server_dedupes_a_keyed_write_the_rust_client_resends() {
     let p = h.ask(json!({ "op": "proxy", "target": s["url"] })).await;
     let (proxy, url) =
         (p["id"].as_str().unwrap_or_default().to_string(), p["url"].as_str().unwrap_or_default().to_string());
+    (h, proxy, url)
+}
+
+/// The result's content, as text (for "opened T-n").
+fn text(o: &CallOutcome) -> String {
+    format!("{:?}", o.result.as_ref().map(|r| &r.content))
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rust_server_dedupes_a_keyed_write_the_rust_client_resends() {
+    let (mut h, proxy, url) = rust_server_behind_proxy().await;
     // Trusted: the schema's operation_id makes create_ticket keyed. The server acts on all three sends; its
     // ledger runs the write once and replays it.
     let c = client(&url, RetryOptions::default().trusted(true)).await;
     h.faults(&proxy, json!(["drop", "cut"])).await;
     let out = run(&c, "create_ticket", json!({ "title": "once" })).await;
     assert_eq!((out.status, out.safety, out.attempts.len()), (FinalStatus::Succeeded, Safety::Keyed, 3), "{out:?}");
-    let text = |o: &CallOutcome| format!("{:?}", o.result.as_ref().map(|r| &r.content));
     assert!(text(&out).contains("opened T-1"), "{}", text(&out));
     assert_eq!(h.calls(&proxy).await, 3);
     // The next intended ticket is T-2: the three sends opened one.
@@ -303,13 +313,7 @@ async fn the_rust_server_dedupes_a_keyed_write_the_rust_client_resends() {
 #[cfg(feature = "sqlite")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_keyed_write_left_unknown_is_closed_by_the_status_tool_not_resent() {
-    let bin = example_server()
-        .unwrap_or_else(|| panic!("examples/rmcp-server is not built: cargo build --examples --features rmcp,sqlite"));
-    let mut h = Harness::start().await;
-    let s = h.ask(json!({ "op": "rust-server", "bin": bin })).await;
-    let p = h.ask(json!({ "op": "proxy", "target": s["url"] })).await;
-    let (proxy, url) =
-        (p["id"].as_str().unwrap_or_default().to_string(), p["url"].as_str().unwrap_or_default().to_string());
+    let (mut h, proxy, url) = rust_server_behind_proxy().await;
     let c = client(&url, RetryOptions::default().trusted(true)).await;
     // Every attempt's answer is lost (the server acted each time): the engine ends the call unknown; the
     // wrapper then asks operation_status (one more tools/call, read-only) and reports what the server recorded.
@@ -317,7 +321,6 @@ async fn a_keyed_write_left_unknown_is_closed_by_the_status_tool_not_resent() {
     let out = run(&c, "create_ticket", json!({ "title": "lost answers" })).await;
     assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::ResolvedByStatus), "{out:?}");
     assert_eq!(out.attempts.len(), 3);
-    let text = |o: &CallOutcome| format!("{:?}", o.result.as_ref().map(|r| &r.content));
     assert!(text(&out).contains("opened T-1"), "the recorded result: {}", text(&out));
     assert_eq!(h.calls(&proxy).await, 4, "three sends of the write, one status lookup");
     let next = run(&c, "create_ticket", json!({ "title": "next" })).await;

@@ -157,6 +157,19 @@ impl LedgerStore for MemoryLedgerStore {
     }
 }
 
+/// A millisecond count or a version as the SQL stores keep it (a signed 64-bit integer, as the JS stores write
+/// them); past `i64::MAX` it saturates.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn sql_int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// A stored integer back (a negative one, which no ledger writes, reads as 0).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn sql_uint(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
 /// Whether a purge at `now_ms` may delete `record`: resolved and expired (never unresolved or released).
 pub fn purgeable(record: &Record, now_ms: u64) -> bool {
     matches!(record.state, RecordState::Succeeded | RecordState::Failed) && record.expires_ms <= now_ms

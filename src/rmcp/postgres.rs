@@ -6,7 +6,7 @@
 
 use tokio_postgres::{Client, NoTls};
 
-use super::ledger::{LedgerKey, LedgerStore, StoreError, StoreFuture, StoredRecord};
+use super::ledger::{sql_int as int, sql_uint as uint, LedgerKey, LedgerStore, StoreError, StoreFuture, StoredRecord};
 use crate::ledger::record::{Record, RecordState};
 
 // Run in one implicit transaction; the advisory lock serializes creators (two sessions running CREATE TABLE IF
@@ -35,14 +35,6 @@ pub struct PostgresLedgerStore {
 
 fn err(e: tokio_postgres::Error) -> StoreError {
     StoreError(e.to_string())
-}
-
-fn int(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
-}
-
-fn uint(v: i64) -> u64 {
-    u64::try_from(v).unwrap_or(0)
 }
 
 /// Postgres text cannot keep a NUL: such a key or result is refused (as the JS store refuses it).

@@ -9,7 +9,9 @@ use std::sync::{Mutex, MutexGuard};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::ledger::{ready, LedgerKey, LedgerStore, StoreError, StoreFuture, StoredRecord};
+use super::ledger::{
+    ready, sql_int as int, sql_uint as uint, LedgerKey, LedgerStore, StoreError, StoreFuture, StoredRecord,
+};
 use crate::ledger::record::{Record, RecordState};
 
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS mcp_operation_ledger (
@@ -36,15 +38,6 @@ pub struct SqliteLedgerStore {
 
 fn err(e: rusqlite::Error) -> StoreError {
     StoreError(e.to_string())
-}
-
-/// Milliseconds and versions are stored as SQLite integers (i64), as the JS store writes them.
-fn int(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
-}
-
-fn uint(v: i64) -> u64 {
-    u64::try_from(v).unwrap_or(0)
 }
 
 impl SqliteLedgerStore {
