@@ -275,3 +275,29 @@ async fn the_postgres_store_keeps_the_contract_and_shares_its_table_with_the_js_
     drop(stdin);
     let _ = tokio::time::timeout(std::time::Duration::from_secs(30), harness.wait()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_claim_is_renewed_so_a_repeat_is_in_progress_not_unknown() {
+    use mcp_retry_policy::ledger::record::LedgerConfig;
+    let store = Arc::new(MemoryLedgerStore::new());
+    // A 300 ms lease, renewed every 100 ms; the handler runs 900 ms; a repeat comes at 600 ms (past the first
+    // lease: without renewal it would find the claim expired and answer unknown).
+    let ledger = OperationLedger::new(store.clone()).with_config(LedgerConfig::new(60_000, 300).unwrap());
+    let opts = IdempotencyOptions::new("slow_write");
+    let a = args(json!({ "operation_id": "op-slow-0001" }));
+    let first = with_idempotency(&ledger, &opts, Some("t"), &a, || async {
+        tokio::time::sleep(std::time::Duration::from_millis(900)).await;
+        Ok(CallToolResult::success(vec![ContentBlock::text("done")]))
+    });
+    let second = async {
+        tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+        with_idempotency(&ledger, &opts, Some("t"), &a, || async { panic!("a running write must not run twice") }).await
+    };
+    let (r1, r2) = tokio::join!(first, second);
+    assert_eq!(ledger_status(&r2).as_deref(), Some("in_progress"), "{r2:?}");
+    assert_eq!(r1.is_error, Some(false));
+    let k = LedgerKey { tenant: "t".into(), action: "slow_write".into(), operation_id: "op-slow-0001".into() };
+    let row = store.get(&k).await.unwrap().unwrap();
+    assert_eq!(row.record.state, RecordState::Succeeded);
+    assert!(row.record.version >= 5, "claimed, renewed several times, finished: {:?}", row.record);
+}

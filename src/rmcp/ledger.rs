@@ -4,10 +4,11 @@
 //! RFC 8785 + SHA-256 ([`mod@crate::ledger::fingerprint`]), byte for byte the JS ledger's; the stores keep the JS
 //! stores' table, so both ledgers can share one database.
 //!
-//! What this face does not do (yet), unlike the JS one: it does not renew a running claim's lease and has no
-//! reconcile hook. Both are on the safe side: a claim whose lease ran out, and an `unknown` record, are answered
-//! `unknown` ([`Admission::Reconcile`]) and never executed again here; an operator's release (or the JS
-//! ledger's reconcile hook on the same table) lets the key run again.
+//! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]). What this face
+//! does not do (yet), unlike the JS one: it has no reconcile hook. That is on the safe side: a claim whose lease
+//! ran out (its process died), and an `unknown` record, are answered `unknown` ([`Admission::Reconcile`]) and
+//! never executed again here; an operator's release (or the JS ledger's reconcile hook on the same table) lets
+//! the key run again.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -21,7 +22,8 @@ use serde_json::{json, Map, Value};
 
 use crate::ledger::fingerprint::fingerprint;
 use crate::ledger::record::{
-    admit, claim, finish, lookup, valid_operation_id, Admission, LedgerConfig, Lookup, Record, RecordState,
+    admit, claim, finish, keep_alive_ms, lookup, renew, valid_operation_id, Admission, LedgerConfig, Lookup, Record,
+    RecordState,
 };
 use crate::retry::LedgerStatus;
 use crate::vocab::LEDGER_META_KEY;
@@ -292,6 +294,36 @@ impl OperationLedger {
         })
     }
 
+    /// Runs `work` while keeping `claimed` alive: its lease is renewed every third of it (the core's
+    /// [`keep_alive_ms`] and [`renew`], each a compare-and-set on the version), so that no other process — a
+    /// JS ledger's reconcile hook on the same table included — takes the key over while the handler runs.
+    /// Returns the work's output and the claim to finish with (the last renewal). A renewal that finds the
+    /// version changed stops renewing: the claim was lost, and [`OperationLedger::finish`] then refuses to
+    /// write over the new owner's record. (The handler is not cancelled: dropping it mid-write would be worse.)
+    pub async fn hold<T>(&self, key: &LedgerKey, claimed: Record, work: impl Future<Output = T>) -> (T, Record) {
+        let every = std::time::Duration::from_millis(keep_alive_ms(&self.config));
+        let mut current = claimed;
+        let mut kept = true;
+        let mut work = std::pin::pin!(work);
+        loop {
+            tokio::select! {
+                out = &mut work => return (out, current),
+                () = tokio::time::sleep(every), if kept => {
+                    let Some(next) = renew(&current, (self.now)(), &self.config) else {
+                        kept = false;
+                        continue;
+                    };
+                    match self.store.replace(key, current.version, &next, None).await {
+                        Ok(true) => current = next,
+                        Ok(false) => kept = false,
+                        // A store that failed once may answer the next time; the lease still holds until then.
+                        Err(_) => {}
+                    }
+                }
+            }
+        }
+    }
+
     fn add_action(&self, action: &str) {
         let mut a = lock(&self.actions);
         if !a.iter().any(|x| x == action) {
@@ -477,7 +509,8 @@ where
         }
         Ok(Begin::Unknown) => return unknown_reply(operation_id, arg, None),
     };
-    let (state, result) = match handler().await {
+    let (ran, claimed) = ledger.hold(&key, claimed, handler()).await;
+    let (state, result) = match ran {
         Ok(r) => (if r.is_error == Some(true) { RecordState::Failed } else { RecordState::Succeeded }, r),
         Err(OutcomeUnknown(why)) => (RecordState::Unknown, unknown_reply(operation_id, arg, Some(&why))),
     };
