@@ -9,9 +9,10 @@
 use std::process::Stdio;
 use std::sync::Arc;
 
-use mcp_retry_policy::retry::{FinalStatus, Policy, Reason, Safety};
+use mcp_retry_policy::retry::{Cause, FinalStatus, Policy, Reason, Safety};
 use mcp_retry_policy::rmcp::{CallOutcome, FileJournal, Journal, RetryClient, RetryOptions};
 use rmcp::model::CallToolRequestParams;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
@@ -191,12 +192,31 @@ async fn ts_server_refusals_with_proof_are_retried_and_without_are_not() {
 async fn ts_server_expired_session_is_reinitialized() {
     let mut h = Harness::start().await;
     let (server, _proxy, url) = h.behind_proxy("ts").await;
+    // rmcp's transport, as configured by default, recovers an expired session itself.
     let c = client(&url, RetryOptions::default().trusted(true)).await;
     assert_eq!(run(&c, "create_ticket", json!({ "title": "a" })).await.status, FinalStatus::Succeeded);
     h.ask(json!({ "op": "expire", "server": server })).await;
     let out = run(&c, "create_ticket", json!({ "title": "b" })).await;
     assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    // rmcp's transport re-initialized by itself (it re-sends the one POST the 404 refused): one attempt here.
+    assert_eq!(out.attempts.len(), 1, "{out:?}");
     assert_eq!(n(&h.effects(&server).await, &["tickets"]), 2, "one effect per call");
+    // With rmcp's own recovery off, the 404 reaches the wrapper: the engine asks to re-initialize (a lost
+    // session proves the request was not processed), `reconnect` makes a new session, the call goes once.
+    let url: Arc<str> = url.as_str().into();
+    let connect = move || {
+        let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).reinit_on_expired_session(false);
+        ().serve(StreamableHttpClientTransport::from_config(config))
+    };
+    let first = connect().await.unwrap_or_else(|e| panic!("connect: {e}"));
+    let c = RetryClient::new(first, RetryOptions::default().trusted(true).policy(policy()).seed(7)).reconnect(connect);
+    assert_eq!(run(&c, "create_ticket", json!({ "title": "c" })).await.status, FinalStatus::Succeeded);
+    h.ask(json!({ "op": "expire", "server": server })).await;
+    let out = run(&c, "create_ticket", json!({ "title": "d" })).await;
+    assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    let causes: Vec<Cause> = out.attempts.iter().map(|a| a.classification.cause).collect();
+    assert_eq!(causes, vec![Cause::HttpSessionExpired, Cause::Result], "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 4, "one effect per call");
     h.close().await;
 }
 
