@@ -142,7 +142,7 @@ pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 /// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
 /// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
 /// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
-pub const BOUNDARY_FIELDS: [&str; 39] = [
+pub const BOUNDARY_FIELDS: [&str; 42] = [
     "maxAttempts",
     "baseDelayMs",
     "maxDelayMs",
@@ -182,6 +182,9 @@ pub const BOUNDARY_FIELDS: [&str; 39] = [
     "ttlMs",
     "leaseMs",
     "state",
+    "snapshot.state",
+    "snapshot.sinceMs",
+    "snapshot.budgetTokens",
 ];
 
 /// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
@@ -247,6 +250,12 @@ pub enum ErrorField {
     LeaseMs = 37,
     /// The state a finish records.
     State = 38,
+    /// A shared breaker snapshot's `state` (`adoptShared`).
+    SnapshotState = 39,
+    /// A shared breaker snapshot's `sinceMs`.
+    SnapshotSinceMs = 40,
+    /// A shared snapshot's `budgetTokens`.
+    SnapshotBudgetTokens = 41,
 }
 
 /// What is wrong: its code is its index in [`ERROR_KINDS`].

@@ -29,6 +29,7 @@ const LEDGER_CODES = codes(LEDGER_STATUSES);
 const JITTER_CODES = codes(JITTERS);
 const REVISION_SETTINGS = [...REVISIONS, UNKNOWN_REVISION];
 const REVISION_CODES = codes(REVISION_SETTINGS);
+const BREAKER_STATE_CODES = codes(BREAKER_STATES);
 const FIELDS = OUTCOME_FIELDS.map((keys) => ['kind', ...keys]);
 const oneOf = (names) => names.join(', ');
 
@@ -708,6 +709,56 @@ export class RetryEngine {
   /** The breaker's state (`closed`, `open`, `half_open`), or `undefined` without a breaker. */
   get breakerState() {
     const r = ok(w.engineBreaker(engineHandle(this)));
+    return r === 0 ? undefined : BREAKER_STATES[r - 1];
+  }
+
+  // ── Shared state (issue 20 §4; client/shared-breaker.js): handed out and taken in, decided here ──────────
+
+  /** The breaker's and budget's state to share: `{ state, sinceMs, budgetTokens }` (each absent when off). */
+  sharedSnapshot() {
+    const h = engineHandle(this);
+    const code = ok(w.engineSnapshot(h, 0));
+    const tokens = this.budgetTokens;
+    return {
+      ...(code ? { state: BREAKER_STATES[code - 1], sinceMs: ok(w.engineSnapshot(h, 1)) } : {}),
+      ...(tokens !== undefined ? { budgetTokens: tokens } : {}),
+    };
+  }
+
+  /** Whether the next `admit` at `nowMs` would send the breaker's probe (ask for the shared probe lease first). */
+  probeDue(nowMs) {
+    const h = engineHandle(this);
+    number(nowMs, 'nowMs');
+    return ok(w.engineProbeDue(h, nowMs)) === 1;
+  }
+
+  /**
+   * Adopts a snapshot another process shared (`{ state, sinceMs, budgetTokens }`, each optional but `state` and
+   * `sinceMs` together): the newer breaker state wins, the budget only goes down. Returns the breaker's state.
+   */
+  adoptShared(snapshot) {
+    const h = engineHandle(this);
+    let state;
+    let since;
+    let tokens;
+    let at = 'snapshot';
+    try {
+      fields(snapshot, 'snapshot', ['state', 'sinceMs', 'budgetTokens'], (key, v, field) => {
+        at = field;
+        if (v === undefined) return;
+        if (key === 'state') state = code(v, field, BREAKER_STATE_CODES, BREAKER_STATES);
+        else if (key === 'sinceMs') since = number(v, field);
+        else tokens = number(v, field);
+      });
+      at = 'snapshot';
+      if ((state === undefined) !== (since === undefined)) {
+        const f = state === undefined ? 'snapshot.state' : 'snapshot.sinceMs';
+        throw typeError(f, `${f} is required with ${state === undefined ? 'snapshot.sinceMs' : 'snapshot.state'}`, 'missing');
+      }
+    } catch (e) {
+      throw ours(e, at);
+    }
+    const r = ok(w.engineAdopt(h, state === undefined ? 0 : 1, state ?? 0, since ?? 0, tokens === undefined ? 0 : 1, tokens ?? 0));
     return r === 0 ? undefined : BREAKER_STATES[r - 1];
   }
 

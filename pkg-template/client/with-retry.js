@@ -27,6 +27,7 @@ const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
   'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent', 'opentelemetry',
   'server', 'journalArguments',
+  'sharedBreaker', // issue 20 §4: client/shared-breaker.js
 ]);
 
 /** The status tool's default name (the server's `registerStatusTool`). */
@@ -60,6 +61,9 @@ function checkOptions(client, o) {
   if (o.idFromIntent !== undefined && typeof o.idFromIntent !== 'boolean') throw typeOptionError('idFromIntent', 'a boolean');
   if (o.journalArguments !== undefined && typeof o.journalArguments !== 'boolean') throw typeOptionError('journalArguments', 'a boolean');
   checkServerOption(o.server);
+  if (o.sharedBreaker !== undefined && (typeof o.sharedBreaker?.beforeAdmit !== 'function' || typeof o.sharedBreaker?.afterTransition !== 'function')) {
+    throw typeOptionError('sharedBreaker', 'a SharedBreaker');
+  }
   if (o.journal !== undefined) {
     for (const m of ['begin', 'settle', 'pending']) {
       if (typeof o.journal?.[m] !== 'function') throw typeOptionError('journal', `a journal (missing ${m}())`);
@@ -269,6 +273,8 @@ export function withRetry(client, options = {}) {
     try {
       try {
         for (;;) {
+          // A shared breaker (shared-breaker.js): the fleet's newest state adopted, a probe only under its lease.
+          if (options.sharedBreaker) await options.sharedBreaker.beforeAdmit(engine, now());
           const admission = engine.admit(run.state, now());
           if (!admission.admitted) {
             decision = admission.decision;
@@ -288,6 +294,7 @@ export function withRetry(client, options = {}) {
           attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs, outcome: sent.outcome, ...step });
           say({ type: 'attempt', tool: op.name, attempt: attempts.length, durationMs, outcome: sent.outcome, ...step });
           if (step.breaker) say({ type: 'breaker', tool: op.name, ...step.breaker });
+          if (step.breaker && options.sharedBreaker) await options.sharedBreaker.afterTransition(engine, now());
           decision = step.decision;
           if (decision.action === ACTION_STOP) break;
           tel.retry(decision, step.classification.cause);

@@ -1,0 +1,55 @@
+// One Worker of the shared-breaker storm (tests/js/workerd-breaker.test.mjs): the test runs this script as several
+// Workers at once (each its own isolate, its own engine and breaker), all calling one failing upstream; the first
+// also holds the Durable Object with the shared state, which the others reach through their bindings.
+import { withRetry, SharedBreaker, DurableObjectBreakerState } from '../../pkg/workerd.js';
+import { Client, StreamableHTTPClientTransport } from './sdk-bundle.js';
+
+/** The Durable Object: the package's state class, handed the object's requests. */
+export class BreakerObject {
+  constructor(ctx) {
+    this.state = new DurableObjectBreakerState(ctx.storage);
+  }
+  fetch(request) {
+    return this.state.fetch(request);
+  }
+}
+
+// A storm in seconds instead of minutes: the breaker opens after 3 failing calls and stays open 300 ms.
+const POLICY = { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20, attemptTimeoutMs: 2_000, budget: false, breaker: { consecutiveFailures: 3, openMs: 300 } };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    try {
+      // /run?mode=shared|alone&ms=…&every=…&run=…: this isolate's caller, one withRetry (one engine), a call every
+      // `every` ms for `ms` ms. Shared: its breaker meets the others' in the object named by `run`.
+      const mode = url.searchParams.get('mode');
+      const ms = Number(url.searchParams.get('ms'));
+      const every = Number(url.searchParams.get('every'));
+      const client = new Client({ name: 'storm-worker', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL)));
+      const shared = mode === 'shared'
+        ? new SharedBreaker(env.BREAKER.get(env.BREAKER.idFromName(url.searchParams.get('run'))), { server: 'tickets', ttlMs: 200, timeoutMs: 500 })
+        : undefined;
+      let probes = 0;
+      const onEvent = (e) => {
+        if (e.type === 'breaker' && e.to === 'half_open') probes++;
+      };
+      const mcp = withRetry(client, { trusted: true, seed: 7, policy: POLICY, onEvent, ...(shared ? { sharedBreaker: shared } : {}) });
+      const calls = [];
+      const start = Date.now();
+      while (Date.now() - start < ms) {
+        const at = Date.now();
+        const out = await mcp.call({ name: 'search_tickets', arguments: { query: 'storm' } });
+        calls.push({ at, status: out.status, reason: out.reason, attempts: out.attempts.length });
+        const wait = every - (Date.now() - at);
+        if (wait > 0) await sleep(wait);
+      }
+      await client.close();
+      return Response.json({ calls, probes, stats: shared?.stats });
+    } catch (e) {
+      return Response.json({ error: String(e?.stack ?? e) }, { status: 500 });
+    }
+  },
+};
