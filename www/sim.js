@@ -77,6 +77,80 @@ export function oursStrategy(RetryEngine, policy, label) {
   };
 }
 
+/**
+ * Our engine with the breaker shared by every client (issue 20 §4: `SharedBreaker` over a Durable
+ * Object): one wasm engine per client, for real, and the object's rules modelled (client/shared-breaker.js's
+ * `DurableObjectBreakerState`: the newest report wins; one probe lease at a time, for the attempt timeout; each
+ * client's retry budget stays its own). A client reports its breaker's transitions, which reach the
+ * object `delayMs` later, and refreshes its snapshot every `syncMs`; a due probe asks for the lease first.
+ */
+export function sharedStrategy(RetryEngine, policy, label, { syncMs = 1_000, delayMs = 10 } = {}) {
+  const store = { state: 'closed', sinceMs: 0, lease: undefined };
+  const inbox = []; // reports on their way, in time order: { at, state, sinceMs }
+  const view = () => ({ state: store.state, sinceMs: store.sinceMs });
+  const land = (s) => {
+    if (s.sinceMs <= store.sinceMs) return;
+    store.state = s.state;
+    store.sinceMs = s.sinceMs;
+    if (s.state !== 'half_open') store.lease = undefined;
+  };
+  const deliver = (t) => {
+    while (inbox.length && inbox[0].at <= t) land(inbox.shift());
+  };
+  return {
+    label,
+    kind: 'ours (wasm engines, for real; the object modelled)',
+    client(index) {
+      const engine = new RetryEngine(policy, { seed: index + 1 });
+      const leaseMs = engine.policy.attemptTimeoutMs;
+      let synced = -Infinity;
+      const report = (t) => {
+        const { state, sinceMs } = engine.sharedSnapshot();
+        inbox.push({ at: t + delayMs, state, sinceMs });
+      };
+      const recorded = (call, outcome, t) => {
+        const step = engine.record(call, outcome, 'read_only', t);
+        if (step.breaker) report(t);
+        return step.decision;
+      };
+      return {
+        begin: (t) => engine.begin(t),
+        admit: (call, t) => {
+          deliver(t);
+          const now = Math.floor(t);
+          if (engine.probeDue(now)) {
+            const held = store.lease && store.lease.holder !== index && now < store.lease.untilMs;
+            const newer = store.sinceMs > engine.sharedSnapshot().sinceMs && store.state !== 'half_open';
+            if (held || newer) engine.adoptShared(view());
+            else Object.assign(store, { state: 'half_open', sinceMs: Math.max(now, store.sinceMs + 1), lease: { holder: index, untilMs: now + leaseMs } });
+            synced = now;
+          } else if (now - synced >= syncMs) {
+            engine.adoptShared(view());
+            report(t);
+            synced = now;
+          }
+          return engine.admit(call, t).admitted;
+        },
+        failed: (call, t) => {
+          const d = recorded(call, { kind: 'http', status: 503 }, t);
+          return d.action === 'retry' ? d.delayMs : null;
+        },
+        succeeded: (call, t) => {
+          recorded(call, { kind: 'result' }, t);
+        },
+      };
+    },
+  };
+}
+
+/** Independent breakers against one shared breaker, our engine's defaults both (the §5b table's rows). */
+export function sharingStrategies(RetryEngine) {
+  return [
+    oursStrategy(RetryEngine, undefined, 'ours, defaults: a breaker per client'),
+    sharedStrategy(RetryEngine, undefined, 'ours, defaults: one breaker shared (sync 1 s, 10 ms away)'),
+  ];
+}
+
 /** cockatiel's own ExponentialBackoff (decorrelated jitter, 128 ms, 30 s cap) with `maxAttempts`. */
 export function cockatielStrategy(ExponentialBackoff, maxAttempts = 3) {
   return {

@@ -261,7 +261,7 @@ export declare class SharedBreaker {
 export declare class DurableObjectBreakerState {
   constructor(storage: { get(key: string): Promise<any>; put(key: string, value: unknown): Promise<void> }, options?: { prefix?: string });
   read(server: string): Promise<import('./engine.js').SharedSnapshot>;
-  report(server: string, snapshot: import('./engine.js').SharedSnapshot, nowMs: number): Promise<import('./engine.js').SharedSnapshot>;
+  report(server: string, snapshot: { state: import('../generated/names.js').BreakerStateName; sinceMs: number }): Promise<{ state: string; sinceMs: number }>;
   acquireProbe(server: string, request: { holder: string; sinceMs: number; nowMs: number; leaseMs: number }): Promise<{ granted: boolean; snapshot: import('./engine.js').SharedSnapshot }>;
   fetch(request: Request): Promise<Response>;
 }

@@ -1,4 +1,5 @@
-// The shared breaker (issue 20 §4) in Node: the engine's snapshot/adopt through JS, typed refusals, the
+// The shared breaker (issue 20 §4) in Node: the engine's snapshot/adopt through JS (a closed engine whose last
+// attempt was answered does not take another's open state), typed refusals, the
 // DurableObjectBreakerState's rules, and a SharedBreaker whose object is unreachable: the local breaker decides,
 // no call waits on it longer than its timeout, no outcome changes. The real Durable Object runs in
 // tests/js/workerd-breaker.test.mjs; here its storage is a Map (the storage API's get/put, a stand-in: a Durable
@@ -55,6 +56,14 @@ test('RetryEngine: a snapshot out, a newer one adopted, an older one ignored; th
   assert.deepEqual(off.sharedSnapshot(), {});
   assert.equal(off.adoptShared(s), undefined);
   assert.equal(off.probeDue(0), false);
+  // Confirmation: an engine whose own last attempt was answered keeps calling; after a failure of its own it sheds.
+  const c = new RetryEngine(policy, { seed: 3 });
+  const ok = c.begin(50);
+  c.admit(ok, 50);
+  c.record(ok, { kind: 'result' }, 'read_only', 50);
+  assert.equal(c.adoptShared(s), 'closed');
+  fail(c, 120);
+  assert.equal(c.adoptShared(s), 'open');
 });
 
 test('RetryEngine.adoptShared refuses bad snapshots by name', () => {
@@ -78,25 +87,26 @@ const mapStorage = () => {
   return { get: async (k) => structuredClone(m.get(k)), put: async (k, v) => void m.set(k, structuredClone(v)), map: m };
 };
 
-test('DurableObjectBreakerState: the newest report wins; one probe lease at a time; the budget is the lowest of 10 s', async () => {
+test('DurableObjectBreakerState: the newest report wins; one probe lease at a time', async () => {
   const st = new DurableObjectBreakerState(mapStorage());
   assert.deepEqual(await st.read('s'), { state: 'closed', sinceMs: 0 });
-  assert.deepEqual(await st.report('s', { state: 'open', sinceMs: 100, budgetTokens: 7 }, 100), { state: 'open', sinceMs: 100, budgetTokens: 7 });
-  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 90, budgetTokens: 9 }, 105), { state: 'open', sinceMs: 100, budgetTokens: 7 }, 'older, and more tokens: kept');
+  assert.deepEqual(await st.report('s', { state: 'open', sinceMs: 100 }), { state: 'open', sinceMs: 100 });
+  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 90 }), { state: 'open', sinceMs: 100 }, 'older: kept');
   const a = await st.acquireProbe('s', { holder: 'A', sinceMs: 100, nowMs: 600, leaseMs: 1000 });
-  assert.deepEqual(a, { granted: true, snapshot: { state: 'half_open', sinceMs: 600, budgetTokens: 7 } });
+  assert.deepEqual(a, { granted: true, snapshot: { state: 'half_open', sinceMs: 600 } });
   const b = await st.acquireProbe('s', { holder: 'B', sinceMs: 100, nowMs: 650, leaseMs: 1000 });
-  assert.deepEqual(b, { granted: false, snapshot: { state: 'half_open', sinceMs: 600, budgetTokens: 7 } }, 'one prober');
+  assert.deepEqual(b, { granted: false, snapshot: { state: 'half_open', sinceMs: 600 } }, 'one prober');
   assert.equal((await st.acquireProbe('s', { holder: 'A', sinceMs: 600, nowMs: 660, leaseMs: 1000 })).granted, true, 'its holder again');
   assert.equal((await st.acquireProbe('s', { holder: 'B', sinceMs: 600, nowMs: 1660, leaseMs: 1000 })).granted, true, 'a lease that ran out');
   // The probe answered: closed; a stale open from before is older and loses; a newer one wins.
-  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 1700 }, 1700), { state: 'closed', sinceMs: 1700, budgetTokens: 7 });
-  assert.equal((await st.report('s', { state: 'open', sinceMs: 1500 }, 1710)).state, 'closed');
+  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 1700 }), { state: 'closed', sinceMs: 1700 });
+  assert.equal((await st.report('s', { state: 'open', sinceMs: 1500 })).state, 'closed');
   const stale = await st.acquireProbe('s', { holder: 'C', sinceMs: 1500, nowMs: 2100, leaseMs: 1000 });
-  assert.deepEqual(stale, { granted: false, snapshot: { state: 'closed', sinceMs: 1700, budgetTokens: 7 } }, 'a newer close is adopted instead');
-  assert.equal((await st.report('s', { state: 'closed', sinceMs: 1700, budgetTokens: 3 }, 5000)).budgetTokens, 3);
-  assert.equal((await st.report('s', { state: 'closed', sinceMs: 1700, budgetTokens: 8 }, 9000)).budgetTokens, 3, 'within 10 s of the lowest');
-  assert.equal((await st.report('s', { state: 'closed', sinceMs: 1700, budgetTokens: 8 }, 15_000)).budgetTokens, 8, 'after 10 s, the new count');
+  assert.deepEqual(stale, { granted: false, snapshot: { state: 'closed', sinceMs: 1700 } }, 'a newer close is adopted instead');
+  // A report of a probe's failure ends the lease: the next due probe is granted to anyone.
+  assert.equal((await st.acquireProbe('s', { holder: 'A', sinceMs: 1700, nowMs: 2200, leaseMs: 60_000 })).granted, true);
+  assert.equal((await st.report('s', { state: 'open', sinceMs: 2300 })).state, 'open');
+  assert.equal((await st.acquireProbe('s', { holder: 'B', sinceMs: 2300, nowMs: 2900, leaseMs: 1000 })).granted, true);
   assert.deepEqual(await st.read('other'), { state: 'closed', sinceMs: 0 }, 'servers apart');
 });
 
@@ -106,10 +116,10 @@ test('DurableObjectBreakerState refuses bad input by name, also over fetch (a 40
   refused(() => new DurableObjectBreakerState(mapStorage(), { other: 1 }), 'TypeError', 'unknown_option', 'options.other');
   const st = new DurableObjectBreakerState(mapStorage());
   await refusedAsync(st.read(''), 'TypeError', 'invalid_type', 'server');
-  await refusedAsync(st.report('s', { state: 'ajar', sinceMs: 1 }, 1), 'RangeError', 'invalid_value', 'snapshot.state');
-  await refusedAsync(st.report('s', { state: 'open', sinceMs: -1 }, 1), 'RangeError', 'invalid_value', 'snapshot.sinceMs');
-  await refusedAsync(st.report('s', { state: 'open', sinceMs: 1, extra: 1 }, 1), 'TypeError', 'unknown_option', 'snapshot.extra');
-  await refusedAsync(st.report('s', { state: 'open', sinceMs: 1 }, NaN), 'RangeError', 'invalid_value', 'nowMs');
+  await refusedAsync(st.report('s', { state: 'ajar', sinceMs: 1 }), 'RangeError', 'invalid_value', 'snapshot.state');
+  await refusedAsync(st.report('s', { state: 'open', sinceMs: -1 }), 'RangeError', 'invalid_value', 'snapshot.sinceMs');
+  await refusedAsync(st.report('s', { state: 'open', sinceMs: 1, budgetTokens: 1 }), 'TypeError', 'unknown_option', 'snapshot.budgetTokens');
+  await refusedAsync(st.report('s', 'open'), 'TypeError', 'invalid_type', 'snapshot');
   await refusedAsync(st.acquireProbe('s', { holder: 'A', sinceMs: 0, nowMs: 0, leaseMs: 0 }), 'RangeError', 'too_small', 'leaseMs');
   await refusedAsync(st.acquireProbe('s', { sinceMs: 0, nowMs: 0, leaseMs: 1 }), 'TypeError', 'invalid_type', 'holder');
   const post = (body) => st.fetch(new Request('https://do/', { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) }));
