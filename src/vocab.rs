@@ -142,7 +142,7 @@ pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 /// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
 /// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
 /// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
-pub const BOUNDARY_FIELDS: [&str; 42] = [
+pub const BOUNDARY_FIELDS: [&str; 43] = [
     "maxAttempts",
     "baseDelayMs",
     "maxDelayMs",
@@ -185,6 +185,7 @@ pub const BOUNDARY_FIELDS: [&str; 42] = [
     "snapshot.state",
     "snapshot.sinceMs",
     "snapshot.budgetTokens",
+    "snapshot.failures",
 ];
 
 /// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
@@ -256,6 +257,8 @@ pub enum ErrorField {
     SnapshotSinceMs = 40,
     /// A shared snapshot's `budgetTokens`.
     SnapshotBudgetTokens = 41,
+    /// A shared snapshot's `failures` (in a row, while closed).
+    SnapshotFailures = 42,
 }
 
 /// What is wrong: its code is its index in [`ERROR_KINDS`].

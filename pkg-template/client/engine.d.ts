@@ -132,5 +132,7 @@ export interface SharedSnapshot {
   state?: BreakerStateName;
   /** When the state began (ms, the engine's clock). */
   sinceMs?: number;
+  /** Failures in a row while closed. */
+  failures?: number;
   budgetTokens?: number;
 }

@@ -714,13 +714,16 @@ export class RetryEngine {
 
   // ── Shared state (issue 20 §4; client/shared-breaker.js): handed out and taken in, decided here ──────────
 
-  /** The breaker's and budget's state to share: `{ state, sinceMs, budgetTokens }` (each absent when off). */
+  /**
+   * The breaker's and budget's state to share: `{ state, sinceMs, failures, budgetTokens }` (each absent when
+   * off; `failures`: in a row, while closed).
+   */
   sharedSnapshot() {
     const h = engineHandle(this);
     const code = ok(w.engineSnapshot(h, 0));
     const tokens = this.budgetTokens;
     return {
-      ...(code ? { state: BREAKER_STATES[code - 1], sinceMs: ok(w.engineSnapshot(h, 1)) } : {}),
+      ...(code ? { state: BREAKER_STATES[code - 1], sinceMs: ok(w.engineSnapshot(h, 1)), failures: ok(w.engineSnapshot(h, 2)) } : {}),
       ...(tokens !== undefined ? { budgetTokens: tokens } : {}),
     };
   }
@@ -733,21 +736,25 @@ export class RetryEngine {
   }
 
   /**
-   * Adopts a snapshot another process shared (`{ state, sinceMs, budgetTokens }`, each optional but `state` and
-   * `sinceMs` together): the newer breaker state wins, the budget only goes down. Returns the breaker's state.
+   * Adopts a snapshot another process shared (`{ state, sinceMs, failures, budgetTokens }`, each optional but
+   * `state` and `sinceMs` together): the newer breaker state wins (a closed breaker takes a shedding one only after
+   * a failure of its own), the fleet's `failures` in a row count toward the next trip, the budget only goes down.
+   * Returns the breaker's state.
    */
   adoptShared(snapshot) {
     const h = engineHandle(this);
     let state;
     let since;
     let tokens;
+    let failures;
     let at = 'snapshot';
     try {
-      fields(snapshot, 'snapshot', ['state', 'sinceMs', 'budgetTokens'], (key, v, field) => {
+      fields(snapshot, 'snapshot', ['state', 'sinceMs', 'failures', 'budgetTokens'], (key, v, field) => {
         at = field;
         if (v === undefined) return;
         if (key === 'state') state = code(v, field, BREAKER_STATE_CODES, BREAKER_STATES);
         else if (key === 'sinceMs') since = number(v, field);
+        else if (key === 'failures') failures = number(v, field);
         else tokens = number(v, field);
       });
       at = 'snapshot';
@@ -758,7 +765,7 @@ export class RetryEngine {
     } catch (e) {
       throw ours(e, at);
     }
-    const r = ok(w.engineAdopt(h, state === undefined ? 0 : 1, state ?? 0, since ?? 0, tokens === undefined ? 0 : 1, tokens ?? 0));
+    const r = ok(w.engineAdopt(h, state === undefined ? 0 : 1, state ?? 0, since ?? 0, tokens === undefined ? 0 : 1, tokens ?? 0, failures === undefined ? 0 : 1, failures ?? 0));
     return r === 0 ? undefined : BREAKER_STATES[r - 1];
   }
 

@@ -255,13 +255,13 @@ export declare class SharedBreaker {
   constructor(stub: { fetch(input: string, init?: RequestInit): Promise<Response> }, options?: { server?: string; ttlMs?: number; timeoutMs?: number });
   readonly stats: { reads: number; reports: number; probesAsked: number; probesGranted: number; unreachable: number };
   beforeAdmit(engine: import('./engine.js').RetryEngine, nowMs: number): Promise<void>;
-  afterTransition(engine: import('./engine.js').RetryEngine, nowMs: number): Promise<void>;
+  afterRecord(engine: import('./engine.js').RetryEngine, nowMs: number, transitioned: boolean): Promise<void>;
 }
 /** The shared breaker state in a Durable Object's storage; hand it the object's requests (`fetch`). */
 export declare class DurableObjectBreakerState {
   constructor(storage: { get(key: string): Promise<any>; put(key: string, value: unknown): Promise<void> }, options?: { prefix?: string });
   read(server: string): Promise<import('./engine.js').SharedSnapshot>;
-  report(server: string, snapshot: { state: import('../generated/names.js').BreakerStateName; sinceMs: number }): Promise<{ state: string; sinceMs: number }>;
+  report(server: string, snapshot: { state: import('../generated/names.js').BreakerStateName; sinceMs: number }, counted?: 'failure' | 'success'): Promise<{ state: string; sinceMs: number; failures: number }>;
   acquireProbe(server: string, request: { holder: string; sinceMs: number; nowMs: number; leaseMs: number }): Promise<{ granted: boolean; snapshot: import('./engine.js').SharedSnapshot }>;
   fetch(request: Request): Promise<Response>;
 }

@@ -1,9 +1,14 @@
 // A breaker shared by every isolate (and every Node instance) calling one server (issue 20 §4; the budget: below).
 // Alone, each process learns of an outage by its own failures and sends its own probes into it: a hundred
 // isolates, a hundred probes every open time. Shared, the state lives in one Durable Object per server and the
-// processes meet there — but only at the edges, never on every attempt:
-//   - a process refreshes the shared snapshot at most once per `ttlMs` (1 s), and reports its own breaker's
+// processes meet there — but only at the edges, never on every attempt that is answered:
+//   - a process refreshes the shared snapshot at most once per `ttlMs` (1 s; a quarter of it while its breaker
+//     sheds calls, which then cost nothing else), and reports its own breaker's
 //     transitions (closed → open, a probe's result) when they happen;
+//   - while closed, it reports each failure its breaker counted (at most one per call) and the first answer after
+//     failures, so the fleet counts its failures in a row together: a trip needs `consecutiveFailures` failing
+//     calls across all processes, not in each (in a Worker, where each request makes its own withRetry, no single
+//     engine would ever see five);
 //   - a probe goes out only under the object's probe lease: one process at a time, the others adopt "a probe is
 //     out" and fail fast, so N processes send one probe into the outage, not N.
 // The state is only stored here. Each process's own engine decides every attempt (`RetryEngine.adoptShared`:
@@ -50,16 +55,19 @@ function only(o, field, keys) {
   }
 }
 
-/** A snapshot as it crosses into the object: `{ state, sinceMs }`, checked field by field. */
+/** A snapshot as it crosses the object's boundary: `{ state, sinceMs, failures? }`, checked field by field. */
 function snapshotOf(v, field) {
   const s = object(v, field);
-  only(s, field, ['state', 'sinceMs']);
+  only(s, field, ['state', 'sinceMs', 'failures']);
   if (!BREAKER_STATES.includes(s.state)) throw rangeError(`${field}.state`, `${field}.state must be one of ${BREAKER_STATES.join(', ')}, got ${typeName(s.state)}`, 'invalid_value');
-  return { state: s.state, sinceMs: time(s.sinceMs, `${field}.sinceMs`) };
+  const out = { state: s.state, sinceMs: time(s.sinceMs, `${field}.sinceMs`) };
+  if (s.failures !== undefined) out.failures = time(s.failures, `${field}.failures`);
+  return out;
 }
 
 /** A stored row as processes see it: the snapshot, without the lease. */
-const view = ({ state, sinceMs }) => ({ state, sinceMs });
+const view = ({ state, sinceMs, failures = 0 }) => ({ state, sinceMs, failures });
+const COUNTED = ['failure', 'success'];
 
 /**
  * The shared state of one or more servers, in a Durable Object's storage (`ctx.storage`). Put it in a Durable
@@ -90,21 +98,29 @@ export class DurableObjectBreakerState {
     return row;
   }
 
-  /** What is stored for `server`: `{ state, sinceMs }` (closed since 0 when nothing is). */
+  /** What is stored for `server`: `{ state, sinceMs, failures }` (closed since 0, none, when nothing is). */
   async read(server) {
     return view(await this.#get(server));
   }
 
   /**
-   * A process's own breaker state: kept when it is newer than what is stored (it began later; a report that is
-   * not changes nothing and writes nothing). Returns what is stored afterwards, for the reporter to adopt.
+   * A process's own breaker state: kept when it is newer than what is stored (it began later); a new state
+   * starts the failure count again. `counted`: the process's breaker just counted a failure (while closed: one
+   * more in a row for the fleet) or was answered after failures (none in a row). A report that changes nothing
+   * writes nothing. Returns what is stored afterwards, for the reporter to adopt.
    */
-  async report(server, snapshot) {
+  async report(server, snapshot, counted) {
     const s = snapshotOf(snapshot, 'snapshot');
+    if (counted !== undefined && !COUNTED.includes(counted)) throw rangeError('counted', `counted must be failure or success, got ${typeName(counted)}`, 'invalid_value');
     const row = await this.#get(server);
-    if (s.sinceMs <= row.sinceMs) return view(row);
-    const next = { ...row, ...s };
-    if (s.state !== HALF_OPEN) delete next.lease;
+    const next = { ...row };
+    if (s.sinceMs > row.sinceMs) {
+      Object.assign(next, { state: s.state, sinceMs: s.sinceMs, failures: 0 });
+      if (s.state !== HALF_OPEN) delete next.lease;
+    }
+    if (counted === 'failure' && next.state === CLOSED) next.failures = (next.failures ?? 0) + 1;
+    if (counted === 'success') next.failures = 0;
+    if (next.state === row.state && next.sinceMs === row.sinceMs && (next.failures ?? 0) === (row.failures ?? 0)) return view(row);
     return view(await this.#put(server, next));
   }
 
@@ -139,7 +155,7 @@ export class DurableObjectBreakerState {
       body = object(await request.json(), 'body');
       const server = text(body.server, 'server');
       if (body.op === 'read') return Response.json(await this.read(server));
-      if (body.op === 'report') return Response.json(await this.report(server, body.snapshot));
+      if (body.op === 'report') return Response.json(await this.report(server, body.snapshot, body.counted));
       if (body.op === 'probe') return Response.json(await this.acquireProbe(server, body));
       throw rangeError('op', `op must be one of read, report, probe, got ${typeName(body.op)}`, 'invalid_value');
     } catch (e) {
@@ -170,6 +186,8 @@ export class SharedBreaker {
   #timeoutMs;
   #holder;
   #syncedAt = -Infinity;
+  #failures = 0; // this engine's failures in a row, as last reported
+  #shared = 0; // the fleet's, as last answered
   /** What it did: the object's answers it used, and the times it went without one. */
   stats = { reads: 0, reports: 0, probesAsked: 0, probesGranted: 0, unreachable: 0 };
 
@@ -210,6 +228,7 @@ export class SharedBreaker {
   }
 
   /** Adopts the object's snapshot; one of the wrong shape (or one the engine refuses) counts as no answer. */
+  /** Adopts the object's snapshot; one of the wrong shape (or one the engine refuses) counts as no answer. */
   #adopt(engine, snapshot, nowMs) {
     const s = answerSnapshot(snapshot);
     try {
@@ -220,6 +239,8 @@ export class SharedBreaker {
       return false; // this process decides alone
     }
     this.#syncedAt = nowMs;
+    this.#shared = s.failures ?? 0;
+    this.#failures = engine.sharedSnapshot().failures;
     return true;
   }
 
@@ -244,17 +265,29 @@ export class SharedBreaker {
       if (!r || !this.#adopt(engine, r.snapshot, nowMs)) return; // unreachable: the local breaker decides
       this.stats.reads++;
     }
-    if (nowMs - this.#syncedAt >= this.#ttlMs) await this.#report(engine, nowMs, 'reads');
+    // While this breaker sheds (open, or a probe out elsewhere), a refresh is all a call costs: a quarter of the
+    // ttl, so that the others' probe closing it is seen about as soon as a probe of its own would have.
+    const ttl = engine.breakerState === CLOSED ? this.#ttlMs : this.#ttlMs / 4;
+    if (nowMs - this.#syncedAt >= ttl) await this.#report(engine, nowMs, 'reads');
   }
 
-  /** After an attempt whose admission or step changed the breaker: tell the object at once. */
-  async afterTransition(engine, nowMs) {
-    if (engine.breakerState !== undefined) await this.#report(engine, nowMs, 'reports');
+  /**
+   * After an attempt was recorded (`transitioned`: its step changed the breaker): tells the object of a
+   * transition, of a failure the breaker counted, or of an answer after failures. Nothing on the healthy path.
+   */
+  async afterRecord(engine, nowMs, transitioned) {
+    if (engine.breakerState === undefined) return;
+    const { failures } = engine.sharedSnapshot();
+    let counted;
+    if (!transitioned && failures > this.#failures) counted = 'failure';
+    else if (!transitioned && failures === 0 && (this.#failures > 0 || this.#shared > 0)) counted = 'success';
+    this.#failures = failures;
+    if (transitioned || counted) await this.#report(engine, nowMs, 'reports', counted);
   }
 
-  async #report(engine, nowMs, counter) {
+  async #report(engine, nowMs, counter, counted) {
     const { state, sinceMs } = engine.sharedSnapshot();
-    const r = await this.#ask({ op: 'report', snapshot: { state, sinceMs } });
+    const r = await this.#ask({ op: 'report', snapshot: { state, sinceMs }, ...(counted ? { counted } : {}) });
     if (r && this.#adopt(engine, r, nowMs)) this.stats[counter]++;
   }
 }

@@ -61,7 +61,7 @@ function checkOptions(client, o) {
   if (o.idFromIntent !== undefined && typeof o.idFromIntent !== 'boolean') throw typeOptionError('idFromIntent', 'a boolean');
   if (o.journalArguments !== undefined && typeof o.journalArguments !== 'boolean') throw typeOptionError('journalArguments', 'a boolean');
   checkServerOption(o.server);
-  if (o.sharedBreaker !== undefined && (typeof o.sharedBreaker?.beforeAdmit !== 'function' || typeof o.sharedBreaker?.afterTransition !== 'function')) {
+  if (o.sharedBreaker !== undefined && (typeof o.sharedBreaker?.beforeAdmit !== 'function' || typeof o.sharedBreaker?.afterRecord !== 'function')) {
     throw typeOptionError('sharedBreaker', 'a SharedBreaker');
   }
   if (o.journal !== undefined) {
@@ -294,7 +294,7 @@ export function withRetry(client, options = {}) {
           attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs, outcome: sent.outcome, ...step });
           say({ type: 'attempt', tool: op.name, attempt: attempts.length, durationMs, outcome: sent.outcome, ...step });
           if (step.breaker) say({ type: 'breaker', tool: op.name, ...step.breaker });
-          if (step.breaker && options.sharedBreaker) await options.sharedBreaker.afterTransition(engine, now());
+          if (options.sharedBreaker) await options.sharedBreaker.afterRecord(engine, now(), !!step.breaker);
           decision = step.decision;
           if (decision.action === ACTION_STOP) break;
           tel.retry(decision, step.classification.cause);

@@ -277,6 +277,20 @@ impl Breaker {
         }
     }
 
+    /// Failures in a row while closed (what a process shares so that the fleet counts toward a trip together).
+    pub const fn consecutive_failures(&self) -> u32 {
+        self.consecutive
+    }
+
+    /// Takes over the failures in a row the fleet counted (the processes sharing this breaker, as last synced):
+    /// while closed, this breaker's own count becomes at least `failures`. It does not open here: the next failure
+    /// of its own is what trips it (so a process that has just been answered never opens on the others' word).
+    pub fn adopt_failures(&mut self, failures: u32) {
+        if self.state == BreakerState::Closed {
+            self.consecutive = self.consecutive.max(failures);
+        }
+    }
+
     /// The state to share: its kind and when it began.
     pub const fn snapshot(&self) -> BreakerSnapshot {
         let state = match self.state {
@@ -512,5 +526,23 @@ mod tests {
         assert_eq!(b.adopt(open_at(100)).map(|t| t.to), Some(BreakerState::Open { until_ms: 600 }), "confirmed");
         // An open breaker takes a newer open (or close) whatever its counts.
         assert!(b.adopt(BreakerSnapshot { state: SharedState::Closed, since_ms: 700 }).is_some());
+    }
+
+    #[test]
+    fn the_fleets_failures_count_toward_a_trip_on_a_failure_of_its_own() {
+        let mut b = Breaker::new(cfg());
+        b.adopt_failures(2);
+        assert_eq!(b.consecutive_failures(), 2);
+        assert_eq!(b.state(), BreakerState::Closed, "adopting counts never opens by itself");
+        assert!(b.record(10, true).is_some(), "its own failure is the third in a row");
+        b.adopt_failures(9);
+        assert_eq!(b.consecutive_failures(), 0, "only while closed");
+        let mut b = Breaker::new(cfg());
+        b.record(0, true);
+        b.adopt_failures(0);
+        assert_eq!(b.consecutive_failures(), 1, "never lowered");
+        b.adopt_failures(2);
+        assert_eq!(b.record(1, false), None);
+        assert_eq!(b.consecutive_failures(), 0, "a success of its own starts again");
     }
 }

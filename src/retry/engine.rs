@@ -82,6 +82,19 @@ impl Engine {
         self.breaker.as_ref().is_some_and(|b| b.probe_due(now_ms))
     }
 
+    /// The breaker's failures in a row while closed (0 without a breaker), to share.
+    pub fn breaker_failures(&self) -> u32 {
+        self.breaker.as_ref().map_or(0, Breaker::consecutive_failures)
+    }
+
+    /// Adopts the failures in a row the processes sharing this breaker counted ([`Breaker::adopt_failures`]: they
+    /// count toward the next trip, which a failure of this engine's own makes).
+    pub fn adopt_failures(&mut self, failures: u32) {
+        if let Some(b) = self.breaker.as_mut() {
+            b.adopt_failures(failures);
+        }
+    }
+
     /// Adopts what other processes shared: a breaker snapshot ([`Breaker::adopt`]: the newer state wins) and a
     /// budget's tokens in thousandths ([`RetryBudget::adopt`]: only ever lowers this one). Either is ignored
     /// when this engine has no breaker or no budget. Returns the breaker's transition, if its state changed.

@@ -518,13 +518,19 @@ fn shared_code(s: Option<crate::retry::SharedState>) -> f64 {
 }
 
 /// The breaker's shareable state: `which` 0 → its state code (`BREAKER_STATES`) + 1 (0 without a breaker), 1 → when
-/// that state began (`sinceMs`).
+/// that state began (`sinceMs`), 2 → its failures in a row while closed.
 #[wasm_bindgen(js_name = engineSnapshot)]
 pub fn engine_snapshot(engine: f64, which: f64) -> f64 {
     run(|| {
         with_engine(engine, |e| {
             let s = e.engine.breaker_snapshot();
-            Ok(if which == 0.0 { shared_code(s.map(|s| s.state)) } else { s.map_or(0.0, |s| s.since_ms as f64) })
+            Ok(if which == 0.0 {
+                shared_code(s.map(|s| s.state))
+            } else if which == 2.0 {
+                f64::from(e.engine.breaker_failures())
+            } else {
+                s.map_or(0.0, |s| s.since_ms as f64)
+            })
         })
     })
 }
@@ -540,8 +546,10 @@ pub fn engine_probe_due(engine: f64, now_ms: f64) -> f64 {
 
 /// Adopts what other processes shared: when `has_state` is 1, a breaker snapshot (`state`: a `BREAKER_STATES`
 /// code; `since_ms`); when `has_budget` is 1, the budget's shared tokens (`budget_tokens`, in tokens; rounded to
-/// thousandths). Returns the breaker's state code + 1 afterwards (0 without a breaker).
+/// thousandths); when `has_failures` is 1, the failures in a row the fleet counted. Returns the breaker's state
+/// code + 1 afterwards (0 without a breaker).
 #[wasm_bindgen(js_name = engineAdopt)]
+#[allow(clippy::too_many_arguments)]
 pub fn engine_adopt(
     engine: f64,
     has_state: f64,
@@ -549,6 +557,8 @@ pub fn engine_adopt(
     since_ms: f64,
     has_budget: f64,
     budget_tokens: f64,
+    has_failures: f64,
+    failures: f64,
 ) -> f64 {
     use crate::retry::{BreakerSnapshot, SharedState};
     run(|| {
@@ -565,8 +575,16 @@ pub fn engine_adopt(
         } else {
             None
         };
+        let failures = if has_failures == 1.0 {
+            Some(Fail::number(Field::SnapshotFailures, failures, 0, u64::from(u32::MAX), true)? as u32)
+        } else {
+            None
+        };
         with_engine(engine, |e| {
             e.engine.adopt(snapshot, budget);
+            if let Some(n) = failures {
+                e.engine.adopt_failures(n);
+            }
             Ok(shared_code(e.engine.breaker_snapshot().map(|s| s.state)))
         })
     })

@@ -239,7 +239,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw callField': raw('callField', 2),
     'raw engineSnapshot': raw('engineSnapshot', 2),
     'raw engineProbeDue': raw('engineProbeDue', 2),
-    'raw engineAdopt': raw('engineAdopt', 6),
+    'raw engineAdopt': raw('engineAdopt', 8),
     'raw admit': raw('admit', 3),
     'raw record': raw('record', 9),
     'raw classify': raw('classify', 6),

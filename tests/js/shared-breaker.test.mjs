@@ -36,11 +36,12 @@ const fail = (engine, t) => {
 test('RetryEngine: a snapshot out, a newer one adopted, an older one ignored; the budget only goes down', () => {
   const a = new RetryEngine(policy, { seed: 1 });
   const b = new RetryEngine(policy, { seed: 2 });
-  assert.deepEqual(a.sharedSnapshot(), { state: 'closed', sinceMs: 0, budgetTokens: 10 });
+  assert.deepEqual(a.sharedSnapshot(), { state: 'closed', sinceMs: 0, failures: 0, budgetTokens: 10 });
   fail(a, 100);
+  assert.equal(a.sharedSnapshot().failures, 1);
   assert.equal(fail(a, 101).breaker.to, 'open');
   const s = a.sharedSnapshot();
-  assert.deepEqual(s, { state: 'open', sinceMs: 101, budgetTokens: 9 }, 'the first call retried once');
+  assert.deepEqual(s, { state: 'open', sinceMs: 101, failures: 0, budgetTokens: 9 }, 'the first call retried once');
   assert.equal(b.adoptShared(s), 'open');
   assert.equal(b.admit(b.begin(300), 300).decision.reason, 'breaker_open', 'b fails fast on what a learned');
   assert.equal(b.probeDue(600), false);
@@ -64,6 +65,11 @@ test('RetryEngine: a snapshot out, a newer one adopted, an older one ignored; th
   assert.equal(c.adoptShared(s), 'closed');
   fail(c, 120);
   assert.equal(c.adoptShared(s), 'open');
+  // The fleet's failures in a row count toward the next trip; the trip is a failure of the engine's own.
+  const d = new RetryEngine(policy, { seed: 4 });
+  assert.equal(d.adoptShared({ failures: 1 }), 'closed');
+  assert.equal(d.sharedSnapshot().failures, 1);
+  assert.equal(fail(d, 10).breaker?.to, 'open', 'one failure of its own after one of the fleet: two in a row');
 });
 
 test('RetryEngine.adoptShared refuses bad snapshots by name', () => {
@@ -75,6 +81,8 @@ test('RetryEngine.adoptShared refuses bad snapshots by name', () => {
   refused(() => e.adoptShared({ state: 'open', sinceMs: 1.5 }), 'RangeError', 'not_integer', 'snapshot.sinceMs');
   refused(() => e.adoptShared({ state: 'open', sinceMs: '1' }), 'TypeError', 'invalid_type', 'snapshot.sinceMs');
   refused(() => e.adoptShared({ budgetTokens: NaN }), 'RangeError', 'not_finite', 'snapshot.budgetTokens');
+  refused(() => e.adoptShared({ failures: 1.5 }), 'RangeError', 'not_integer', 'snapshot.failures');
+  refused(() => e.adoptShared({ failures: -2 }), 'RangeError', 'negative', 'snapshot.failures');
   refused(() => e.adoptShared({ open: true }), 'TypeError', 'unknown_option', 'snapshot.open');
   refused(() => e.adoptShared(null), 'TypeError', 'invalid_type', 'snapshot');
   refused(() => e.probeDue('now'), 'TypeError', 'invalid_type', 'nowMs');
@@ -89,25 +97,25 @@ const mapStorage = () => {
 
 test('DurableObjectBreakerState: the newest report wins; one probe lease at a time', async () => {
   const st = new DurableObjectBreakerState(mapStorage());
-  assert.deepEqual(await st.read('s'), { state: 'closed', sinceMs: 0 });
-  assert.deepEqual(await st.report('s', { state: 'open', sinceMs: 100 }), { state: 'open', sinceMs: 100 });
-  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 90 }), { state: 'open', sinceMs: 100 }, 'older: kept');
+  assert.deepEqual(await st.read('s'), { state: 'closed', sinceMs: 0, failures: 0 });
+  assert.deepEqual(await st.report('s', { state: 'open', sinceMs: 100 }), { state: 'open', sinceMs: 100, failures: 0 });
+  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 90 }), { state: 'open', sinceMs: 100, failures: 0 }, 'older: kept');
   const a = await st.acquireProbe('s', { holder: 'A', sinceMs: 100, nowMs: 600, leaseMs: 1000 });
-  assert.deepEqual(a, { granted: true, snapshot: { state: 'half_open', sinceMs: 600 } });
+  assert.deepEqual(a, { granted: true, snapshot: { state: 'half_open', sinceMs: 600, failures: 0 } });
   const b = await st.acquireProbe('s', { holder: 'B', sinceMs: 100, nowMs: 650, leaseMs: 1000 });
-  assert.deepEqual(b, { granted: false, snapshot: { state: 'half_open', sinceMs: 600 } }, 'one prober');
+  assert.deepEqual(b, { granted: false, snapshot: { state: 'half_open', sinceMs: 600, failures: 0 } }, 'one prober');
   assert.equal((await st.acquireProbe('s', { holder: 'A', sinceMs: 600, nowMs: 660, leaseMs: 1000 })).granted, true, 'its holder again');
   assert.equal((await st.acquireProbe('s', { holder: 'B', sinceMs: 600, nowMs: 1660, leaseMs: 1000 })).granted, true, 'a lease that ran out');
   // The probe answered: closed; a stale open from before is older and loses; a newer one wins.
-  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 1700 }), { state: 'closed', sinceMs: 1700 });
+  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 1700 }), { state: 'closed', sinceMs: 1700, failures: 0 });
   assert.equal((await st.report('s', { state: 'open', sinceMs: 1500 })).state, 'closed');
   const stale = await st.acquireProbe('s', { holder: 'C', sinceMs: 1500, nowMs: 2100, leaseMs: 1000 });
-  assert.deepEqual(stale, { granted: false, snapshot: { state: 'closed', sinceMs: 1700 } }, 'a newer close is adopted instead');
+  assert.deepEqual(stale, { granted: false, snapshot: { state: 'closed', sinceMs: 1700, failures: 0 } }, 'a newer close is adopted instead');
   // A report of a probe's failure ends the lease: the next due probe is granted to anyone.
   assert.equal((await st.acquireProbe('s', { holder: 'A', sinceMs: 1700, nowMs: 2200, leaseMs: 60_000 })).granted, true);
   assert.equal((await st.report('s', { state: 'open', sinceMs: 2300 })).state, 'open');
   assert.equal((await st.acquireProbe('s', { holder: 'B', sinceMs: 2300, nowMs: 2900, leaseMs: 1000 })).granted, true);
-  assert.deepEqual(await st.read('other'), { state: 'closed', sinceMs: 0 }, 'servers apart');
+  assert.deepEqual(await st.read('other'), { state: 'closed', sinceMs: 0, failures: 0 }, 'servers apart');
 });
 
 test('DurableObjectBreakerState refuses bad input by name, also over fetch (a 400 naming the field)', async () => {
@@ -127,7 +135,7 @@ test('DurableObjectBreakerState refuses bad input by name, also over fetch (a 40
   assert.equal(r.status, 400);
   assert.deepEqual((await r.json()).error.field, 'op');
   assert.equal((await post('not json')).status, 400);
-  assert.deepEqual(await (await post({ op: 'read', server: 's' })).json(), { state: 'closed', sinceMs: 0 });
+  assert.deepEqual(await (await post({ op: 'read', server: 's' })).json(), { state: 'closed', sinceMs: 0, failures: 0 });
 });
 
 test('SharedBreaker refuses bad options by name; withRetry refuses what is not one', () => {

@@ -88,3 +88,36 @@ test('four Workers into one outage: shared, fewer tools/call reach the upstream,
   for (const r of [alone, shared]) for (const t of r.through) assert.ok(t <= 1_000, `recovery: ${figures}`);
   assert.ok(Math.max(...shared.through) <= Math.max(...alone.through) + 300, `recovery: ${figures}`);
 });
+
+test('a withRetry per request (a fresh engine each): alone, no breaker ever opens; shared, the fleet\'s fifth failing call opens it for every later request', async () => {
+  const w = await mf.getWorker('w1');
+  const once = async (mode, run) => {
+    const res = await w.fetch(`http://w/once?mode=${mode}&run=${run}`);
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    return body;
+  };
+  const calls = () => proxy.log.filter((l) => l.method === 'tools/call').length;
+  for (const mode of ['alone', 'shared']) {
+    const run = `once-${mode}-${Date.now()}`;
+    proxy.faults.push(...Array.from({ length: 1_000 }, () => ({ status: 503 })));
+    const before = calls();
+    const outs = [];
+    for (let i = 0; i < 8; i++) outs.push(await once(mode, run));
+    const reached = calls() - before;
+    proxy.faults.length = 0;
+    if (mode === 'alone') {
+      assert.equal(reached, 8, 'every request sent its call into the outage');
+      assert.ok(outs.every((o) => o.breaker === 'closed' && o.reason !== 'breaker_open'), JSON.stringify(outs));
+    } else {
+      assert.equal(reached, 5, `five failing calls across requests opened the shared breaker: ${JSON.stringify(outs)}`);
+      assert.equal(outs[4].breaker, 'open');
+      assert.deepEqual(outs.slice(5).map((o) => `${o.status}/${o.reason}/${o.attempts}`), Array(3).fill('failed/breaker_open/0'));
+    }
+    // Recovered: after the open time a request's probe (the lease's) closes it, and the next request goes through.
+    await new Promise((r) => setTimeout(r, 350));
+    const probe = await once(mode, run);
+    assert.equal(probe.status, 'succeeded', JSON.stringify(probe));
+    assert.equal((await once(mode, run)).status, 'succeeded');
+  }
+});

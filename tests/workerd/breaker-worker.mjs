@@ -18,10 +18,25 @@ export class BreakerObject {
 const POLICY = { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20, attemptTimeoutMs: 2_000, budget: false, breaker: { consecutiveFailures: 3, openMs: 300 } };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** One request's call with a withRetry of its own (a fresh engine, as a Worker that makes one per request has). */
+async function once(url, env) {
+  const client = new Client({ name: 'request-worker', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL)));
+  const shared = url.searchParams.get('mode') === 'shared'
+    ? new SharedBreaker(env.BREAKER.get(env.BREAKER.idFromName(url.searchParams.get('run'))), { server: 'tickets', timeoutMs: 500 })
+    : undefined;
+  const policy = { maxAttempts: 1, breaker: { openMs: 300 } }; // the default trip: 5 failing calls in a row
+  const mcp = withRetry(client, { trusted: true, policy, ...(shared ? { sharedBreaker: shared } : {}) });
+  const out = await mcp.call({ name: 'search_tickets', arguments: { query: 'once' } });
+  await client.close();
+  return Response.json({ status: out.status, reason: out.reason, attempts: out.attempts.length, breaker: mcp.engine.breakerState });
+}
+
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     try {
+      if (url.pathname === '/once') return await once(url, env);
       // /run?mode=shared|alone&ms=…&every=…&run=…: this isolate's caller, one withRetry (one engine), a call every
       // `every` ms for `ms` ms. Shared: its breaker meets the others' in the object named by `run`.
       const mode = url.searchParams.get('mode');
