@@ -236,8 +236,10 @@ fn a_probe_in_flight_is_not_doubled_until_its_attempt_timeout_and_a_cancelled_on
 
 /// A fleet of `n` engines calling one server, each a call a second from its own phase; every attempt during
 /// `[0, outage_end)` a 503. `shared`: each engine adopts a shared store's snapshot every `sync_ms` and reports its
-/// breaker's transitions to it at once; a due probe asks the store's lease first (one prober at a time). The
-/// store here is the Durable Object's rule in miniature (the newest report wins; one lease holder). Returns the
+/// breaker's transitions to it at once, and each failure its breaker counted (and the first answer after
+/// failures), adopting the fleet's failures in a row; a due probe asks the store's lease first (one prober at a
+/// time). The store here is the Durable Object's rule in miniature (the newest report wins; the failures in a row
+/// counted together while closed; one lease holder). Returns the
 /// attempts sent during the outage, those of them sent after the first breaker opened (the probes, and what the
 /// others sent before they knew), and, per engine, when its first call after the outage got through.
 fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u32, u32, Vec<u64>) {
@@ -247,6 +249,8 @@ fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u3
     let mut synced = vec![0u64; n as usize];
     let mut store = BreakerSnapshot { state: SharedState::Closed, since_ms: 0 };
     let mut lease: Option<(u64, u64)> = None; // (holder, until)
+    let mut fleet_failures = 0u32;
+    let mut mine = vec![0u32; n as usize]; // each engine's failures in a row, as last reported
     let mut rng = SplitMix64::new(3);
     let mut sent_in_outage = 0;
     let mut after_open = 0;
@@ -258,10 +262,11 @@ fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u3
     starts.sort_unstable();
     for (start, i) in starts {
         let e = &mut engines[i as usize];
-        let report = |e: &Engine, store: &mut BreakerSnapshot, lease: &mut Option<(u64, u64)>| {
+        let report = |e: &Engine, store: &mut BreakerSnapshot, lease: &mut Option<(u64, u64)>, failures: &mut u32| {
             let s = e.breaker_snapshot().unwrap();
             if s.since_ms > store.since_ms {
                 *store = s;
+                *failures = 0;
                 if s.state != SharedState::HalfOpen {
                     *lease = None;
                 }
@@ -269,6 +274,8 @@ fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u3
         };
         if shared && start >= synced[i as usize] + sync_ms {
             e.adopt(Some(store), None);
+            e.adopt_failures(fleet_failures);
+            mine[i as usize] = e.breaker_failures();
             synced[i as usize] = start;
         }
         let mut call = e.begin(start);
@@ -298,8 +305,19 @@ fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u3
             if step.breaker.is_some_and(|b| b.to.as_str() == "open") {
                 first_open = first_open.min(t + 20);
             }
-            if shared && step.breaker.is_some() {
-                report(e, &mut store, &mut lease);
+            if shared {
+                let own = e.breaker_failures();
+                let before = std::mem::replace(&mut mine[i as usize], own);
+                if step.breaker.is_some() {
+                    report(e, &mut store, &mut lease, &mut fleet_failures);
+                } else if own > before && store.state == SharedState::Closed {
+                    fleet_failures += 1; // a failure the breaker counted
+                } else if own == 0 && (before > 0 || fleet_failures > 0) {
+                    fleet_failures = 0; // the first answer after failures
+                }
+                e.adopt(Some(store), None);
+                e.adopt_failures(fleet_failures);
+                mine[i as usize] = e.breaker_failures();
             }
             if answered {
                 through[i as usize] = through[i as usize].min(start);
@@ -315,13 +333,14 @@ fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u3
 
 #[test]
 fn a_shared_breaker_sends_fewer_attempts_into_an_outage_and_recovers_as_fast() {
-    // Ten engines (ten isolates), a 60 s outage. Alone, each learns of the outage by its own five failing calls
+    // Ten engines (ten isolates), a 60 s outage (measured: 310 attempts into it alone, 54 shared; 189 and 23 after
+    // the first open). Alone, each learns of the outage by its own five failing calls
     // and probes every 2 s; shared, they learn it from the first to open (within a sync) and probe one at a time.
-    // The detection is the same either way (the failure counts are each engine's own; all ten see their fifth
-    // failing call within a second here): the probes are what sharing saves.
+    // Shared, the fleet's failures in a row count together: it trips on the fifth failing call of all ten, not on
+    // each engine's own fifth; after that the probes are what sharing saves.
     let (alone, alone_probes, alone_through) = fleet(10, false, 60_000, 80_000, 1_000);
     let (shared, shared_probes, shared_through) = fleet(10, true, 60_000, 80_000, 1_000);
-    assert!(shared < alone, "shared {shared} attempts into the outage, independent {alone}");
+    assert!(shared * 5 < alone, "shared {shared} attempts into the outage, independent {alone}");
     assert!(
         shared_probes * 3 < alone_probes,
         "after the first open: shared {shared_probes}, independent {alone_probes}"
