@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { RetryEngine, withRetry, SharedBreaker, DurableObjectBreakerState } from '../../pkg/node.js';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
+import { runBreakerStateContract } from '../support/breaker-state-contract.mjs';
 
 const policy = { breaker: { consecutiveFailures: 2, openMs: 500 } };
 const refused = (f, name, code, field) => {
@@ -21,9 +22,6 @@ const refused = (f, name, code, field) => {
     return;
   }
   assert.fail('not refused');
-};
-const refusedAsync = async (p, name, code, field) => {
-  await assert.rejects(p, (e) => `${e.name} ${e.code} ${e.field}` === `${name} ${code} ${field}`);
 };
 const fail = (engine, t) => {
   const c = engine.begin(t);
@@ -95,47 +93,13 @@ const mapStorage = () => {
   return { get: async (k) => structuredClone(m.get(k)), put: async (k, v) => void m.set(k, structuredClone(v)), map: m };
 };
 
-test('DurableObjectBreakerState: the newest report wins; one probe lease at a time', async () => {
-  const st = new DurableObjectBreakerState(mapStorage());
-  assert.deepEqual(await st.read('s'), { state: 'closed', sinceMs: 0, failures: 0 });
-  assert.deepEqual(await st.report('s', { state: 'open', sinceMs: 100 }), { state: 'open', sinceMs: 100, failures: 0 });
-  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 90 }), { state: 'open', sinceMs: 100, failures: 0 }, 'older: kept');
-  const a = await st.acquireProbe('s', { holder: 'A', sinceMs: 100, nowMs: 600, leaseMs: 1000 });
-  assert.deepEqual(a, { granted: true, snapshot: { state: 'half_open', sinceMs: 600, failures: 0 } });
-  const b = await st.acquireProbe('s', { holder: 'B', sinceMs: 100, nowMs: 650, leaseMs: 1000 });
-  assert.deepEqual(b, { granted: false, snapshot: { state: 'half_open', sinceMs: 600, failures: 0 } }, 'one prober');
-  assert.equal((await st.acquireProbe('s', { holder: 'A', sinceMs: 600, nowMs: 660, leaseMs: 1000 })).granted, true, 'its holder again');
-  assert.equal((await st.acquireProbe('s', { holder: 'B', sinceMs: 600, nowMs: 1660, leaseMs: 1000 })).granted, true, 'a lease that ran out');
-  // The probe answered: closed; a stale open from before is older and loses; a newer one wins.
-  assert.deepEqual(await st.report('s', { state: 'closed', sinceMs: 1700 }), { state: 'closed', sinceMs: 1700, failures: 0 });
-  assert.equal((await st.report('s', { state: 'open', sinceMs: 1500 })).state, 'closed');
-  const stale = await st.acquireProbe('s', { holder: 'C', sinceMs: 1500, nowMs: 2100, leaseMs: 1000 });
-  assert.deepEqual(stale, { granted: false, snapshot: { state: 'closed', sinceMs: 1700, failures: 0 } }, 'a newer close is adopted instead');
-  // A report of a probe's failure ends the lease: the next due probe is granted to anyone.
-  assert.equal((await st.acquireProbe('s', { holder: 'A', sinceMs: 1700, nowMs: 2200, leaseMs: 60_000 })).granted, true);
-  assert.equal((await st.report('s', { state: 'open', sinceMs: 2300 })).state, 'open');
-  assert.equal((await st.acquireProbe('s', { holder: 'B', sinceMs: 2300, nowMs: 2900, leaseMs: 1000 })).granted, true);
-  assert.deepEqual(await st.read('other'), { state: 'closed', sinceMs: 0, failures: 0 }, 'servers apart');
-});
-
-test('DurableObjectBreakerState refuses bad input by name, also over fetch (a 400 naming the field)', async () => {
+test('DurableObjectBreakerState meets its contract (the newest report wins, one probe lease, the fleet\'s failures in a row, bad input named)', async () => {
+  const checks = await runBreakerStateContract(new DurableObjectBreakerState(mapStorage()));
+  assert.ok(checks.length >= 25, `${checks.length} checks`);
+  for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
   refused(() => new DurableObjectBreakerState({}), 'TypeError', 'invalid_type', 'storage');
   refused(() => new DurableObjectBreakerState(mapStorage(), { prefix: 7 }), 'TypeError', 'invalid_type', 'prefix');
   refused(() => new DurableObjectBreakerState(mapStorage(), { other: 1 }), 'TypeError', 'unknown_option', 'options.other');
-  const st = new DurableObjectBreakerState(mapStorage());
-  await refusedAsync(st.read(''), 'TypeError', 'invalid_type', 'server');
-  await refusedAsync(st.report('s', { state: 'ajar', sinceMs: 1 }), 'RangeError', 'invalid_value', 'snapshot.state');
-  await refusedAsync(st.report('s', { state: 'open', sinceMs: -1 }), 'RangeError', 'invalid_value', 'snapshot.sinceMs');
-  await refusedAsync(st.report('s', { state: 'open', sinceMs: 1, budgetTokens: 1 }), 'TypeError', 'unknown_option', 'snapshot.budgetTokens');
-  await refusedAsync(st.report('s', 'open'), 'TypeError', 'invalid_type', 'snapshot');
-  await refusedAsync(st.acquireProbe('s', { holder: 'A', sinceMs: 0, nowMs: 0, leaseMs: 0 }), 'RangeError', 'too_small', 'leaseMs');
-  await refusedAsync(st.acquireProbe('s', { sinceMs: 0, nowMs: 0, leaseMs: 1 }), 'TypeError', 'invalid_type', 'holder');
-  const post = (body) => st.fetch(new Request('https://do/', { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) }));
-  const r = await post({ op: 'shout', server: 's' });
-  assert.equal(r.status, 400);
-  assert.deepEqual((await r.json()).error.field, 'op');
-  assert.equal((await post('not json')).status, 400);
-  assert.deepEqual(await (await post({ op: 'read', server: 's' })).json(), { state: 'closed', sinceMs: 0, failures: 0 });
 });
 
 test('SharedBreaker refuses bad options by name; withRetry refuses what is not one', () => {

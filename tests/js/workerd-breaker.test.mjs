@@ -123,3 +123,11 @@ test('a withRetry per request (a fresh engine each): alone, no breaker ever open
     assert.equal((await once(mode, run)).status, 'succeeded');
   }
 });
+
+test('DurableObjectBreakerState meets its contract in a real Durable Object (reached from another Worker)', async () => {
+  const res = await (await mf.getWorker('w2')).fetch('http://w/contract');
+  const checks = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(checks));
+  assert.ok(checks.length >= 25, `${checks.length} checks`);
+  for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+});

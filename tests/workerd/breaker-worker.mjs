@@ -3,13 +3,15 @@
 // also holds the Durable Object with the shared state, which the others reach through their bindings.
 import { withRetry, SharedBreaker, DurableObjectBreakerState } from '../../pkg/workerd.js';
 import { Client, StreamableHTTPClientTransport } from './sdk-bundle.js';
+import { runBreakerStateContract } from '../support/breaker-state-contract.mjs';
 
 /** The Durable Object: the package's state class, handed the object's requests. */
 export class BreakerObject {
   constructor(ctx) {
     this.state = new DurableObjectBreakerState(ctx.storage);
   }
-  fetch(request) {
+  async fetch(request) {
+    if (new URL(request.url).pathname === '/contract') return Response.json(await runBreakerStateContract(this.state));
     return this.state.fetch(request);
   }
 }
@@ -37,6 +39,7 @@ export default {
     const url = new URL(request.url);
     try {
       if (url.pathname === '/once') return await once(url, env);
+      if (url.pathname === '/contract') return await env.BREAKER.get(env.BREAKER.idFromName('contract')).fetch('https://do/contract');
       // /run?mode=shared|alone&ms=…&every=…&run=…: this isolate's caller, one withRetry (one engine), a call every
       // `every` ms for `ms` ms. Shared: its breaker meets the others' in the object named by `run`.
       const mode = url.searchParams.get('mode');
