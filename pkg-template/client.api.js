@@ -5,3 +5,4 @@ export { withRetry, OUTCOME_META_KEY } from './client/with-retry.js';
 export { observeFetch, parseRetryAfter, ATTEMPT_META_KEY } from './client/attempt.js';
 export { MemoryJournal, IndexedDbJournal, DurableObjectJournal } from './client/journal.js';
 export { SubrequestBudget, SUBREQUEST_BUDGET_SPENT } from './client/subrequests.js';
+export { SharedBreaker, DurableObjectBreakerState } from './client/shared-breaker.js';

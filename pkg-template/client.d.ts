@@ -30,6 +30,7 @@ export type {
   BeginOptions,
   ToolLike,
   CodeTables,
+  SharedSnapshot,
 } from './client/engine.js';
 export {
   withRetry,
@@ -40,6 +41,8 @@ export {
   MemoryJournal,
   IndexedDbJournal,
   DurableObjectJournal,
+  SharedBreaker,
+  DurableObjectBreakerState,
 } from './client/index.js';
 export type {
   CallStatus,

@@ -107,4 +107,11 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends postgresql >/dev/null
 fi
+# The rmcp face's SQLite store (feature `sqlite`) links the system libsqlite3 through rusqlite (pkg-config).
+if ! pkg-config --exists sqlite3 2>/dev/null; then
+  say "installing libsqlite3-dev and pkg-config"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends libsqlite3-dev pkg-config >/dev/null
+fi
 say "ready: $(cargo --version), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), node $(node --version), $(/usr/bin/chromium --version 2>/dev/null | head -1)"

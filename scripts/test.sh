@@ -18,10 +18,31 @@ for face in client server; do
   step "clippy (wasm32, the $face face alone)" \
     cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features --features "$face" -- -D warnings
 done
-step "cargo doc (broken links denied)" env RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
+# The Rust face over rmcp (feature `rmcp`, native only; src/rmcp/). Its first debug build of rmcp, reqwest and
+# tokio costs about a minute on 2 cores; the peer tests run against the TS SDK and rmcp servers in a few seconds.
+step "clippy (native, the rmcp face, all targets)" cargo clippy --quiet --all-targets --features rmcp,sqlite,postgres -- -D warnings
+step "cargo doc (broken links denied; the rmcp face included)" env RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --features rmcp,sqlite,postgres
 step "native tests: unit, table, properties, doctests" cargo test
 step "native benchmarks compile and run once (criterion test mode)" cargo test --bench core
 step "build the package" bash scripts/build.sh
+# The rmcp face against real peers (after the build: the TS test server and the JS ledger are the package's).
+step "the rmcp face: unit tests, real peers (TS SDK, rmcp 3.11) through the fault proxy, the JS ledger on one SQLite file and one Postgres table" \
+  bash -c 'cargo build --quiet --features rmcp,sqlite,postgres --examples && cargo test --features rmcp,sqlite,postgres --lib --test rmcp_client --test rmcp_ledger && cargo test --doc --features rmcp,sqlite,postgres'
+# The two examples as a user runs them: the server (with_idempotency over SQLite), then the client against it.
+rmcp_examples() {
+  local dir port pid rc=0
+  dir=$(mktemp -d)
+  port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+  target/debug/examples/rmcp-server --port "$port" --ledger "$dir/ledger.db" --seconds 60 > "$dir/server.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 50); do grep -q listening "$dir/server.log" && break; sleep 0.1; done
+  timeout 30 target/debug/examples/rmcp-client --url "http://127.0.0.1:$port/mcp" || rc=$?
+  kill "$pid" 2>/dev/null || true
+  rm -rf "$dir"
+  [ "$rc" -eq 0 ] && echo "test result: ok. 1 passed; 0 failed (examples/rmcp-client against examples/rmcp-server)"
+  return "$rc"
+}
+step "examples/rmcp-server and examples/rmcp-client" rmcp_examples
 
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 step "wasm boundary in Node (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test boundary

@@ -4,9 +4,12 @@
 //! connection drops before the result arrives: should the client call again? This crate answers that
 //! question the same way in a browser, in Node and in a Cloudflare Worker.
 //!
-//! The crate is a **pure, deterministic core** ([`retry`]) and one binding room (`src/wasm`, compiled only
-//! for `wasm32`). The core never reads a clock, never draws randomness, never does I/O and never panics:
-//! time (`now_ms`) and random bits are arguments, and every bad input is a typed error.
+//! The crate is a **pure, deterministic core** ([`retry`], [`ledger`]) and two faces over it: the wasm binding
+//! (`src/wasm`, compiled only for `wasm32`, behind the npm package) and, with the `rmcp` feature on native
+//! targets, `mcp_retry_policy::rmcp` — a retrying wrapper for [rmcp](https://docs.rs/rmcp) clients and an
+//! operation ledger for rmcp servers (README "From Rust"). The core never reads a clock, never draws
+//! randomness, never does I/O and never panics: time (`now_ms`) and random bits are arguments, and every bad
+//! input is a typed error.
 //!
 //! ```
 //! use mcp_retry_policy::retry::{
@@ -37,6 +40,9 @@ pub mod ledger;
 pub mod retry;
 pub mod text;
 pub mod vocab;
+
+#[cfg(all(feature = "rmcp", not(target_arch = "wasm32")))]
+pub mod rmcp;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -142,7 +142,7 @@ pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 /// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
 /// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
 /// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
-pub const BOUNDARY_FIELDS: [&str; 45] = [
+pub const BOUNDARY_FIELDS: [&str; 49] = [
     "maxAttempts",
     "baseDelayMs",
     "maxDelayMs",
@@ -186,6 +186,10 @@ pub const BOUNDARY_FIELDS: [&str; 45] = [
     "before",
     "task.status",
     "options.subrequests",
+    "snapshot.state",
+    "snapshot.sinceMs",
+    "snapshot.budgetTokens",
+    "snapshot.failures",
     "hedgeAfterMs",
     "maxHedges",
 ];
@@ -261,10 +265,18 @@ pub enum ErrorField {
     TaskStatus = 41,
     /// `options.subrequests` of `admit` and `poll`: the outgoing requests the call may still make.
     Subrequests = 42,
+    /// A shared breaker snapshot's `state` (`adoptShared`).
+    SnapshotState = 43,
+    /// A shared breaker snapshot's `sinceMs`.
+    SnapshotSinceMs = 44,
+    /// A shared snapshot's `budgetTokens`.
+    SnapshotBudgetTokens = 45,
+    /// A shared snapshot's `failures` (in a row, while closed).
+    SnapshotFailures = 46,
     /// `hedgeAfterMs` of `engineHedging`.
-    HedgeAfterMs = 43,
+    HedgeAfterMs = 47,
     /// `maxHedges` of `engineHedging`.
-    MaxHedges = 44,
+    MaxHedges = 48,
 }
 
 /// What is wrong: its code is its index in [`ERROR_KINDS`].
@@ -685,6 +697,10 @@ mod tests {
             (ErrorField::Before, "before"),
             (ErrorField::TaskStatus, "task.status"),
             (ErrorField::Subrequests, "options.subrequests"),
+            (ErrorField::SnapshotState, "snapshot.state"),
+            (ErrorField::SnapshotSinceMs, "snapshot.sinceMs"),
+            (ErrorField::SnapshotBudgetTokens, "snapshot.budgetTokens"),
+            (ErrorField::SnapshotFailures, "snapshot.failures"),
             (ErrorField::HedgeAfterMs, "hedgeAfterMs"),
             (ErrorField::MaxHedges, "maxHedges"),
         ];

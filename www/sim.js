@@ -77,6 +77,88 @@ export function oursStrategy(RetryEngine, policy, label) {
   };
 }
 
+/**
+ * Our engine with the breaker shared by every client (issue 20 §4: `SharedBreaker` over a Durable Object): one
+ * wasm engine per client, for real, and the object's rules modelled (client/shared-breaker.js's
+ * `DurableObjectBreakerState`: the newest report wins; one probe lease at a time, for the attempt timeout; the
+ * fleet's failures in a row counted while closed). Each client refreshes its snapshot every `syncMs` (a quarter
+ * of it while its breaker sheds), reports
+ * its breaker's transitions, each failure its breaker counted and the first answer after failures (the object's
+ * answer adopted at once, as the client does), and asks for the lease before a probe. Each client's retry budget
+ * stays its own. The object's round trip is not modelled (≤ 10 ms next to calls a second apart).
+ */
+export function sharedStrategy(RetryEngine, policy, label, { syncMs = 1_000 } = {}) {
+  const store = { state: 'closed', sinceMs: 0, failures: 0, lease: undefined };
+  const view = () => ({ state: store.state, sinceMs: store.sinceMs, failures: store.failures });
+  const report = ({ state, sinceMs }, counted) => {
+    if (sinceMs > store.sinceMs) {
+      Object.assign(store, { state, sinceMs, failures: 0 });
+      if (state !== 'half_open') store.lease = undefined;
+    }
+    if (counted === 'failure' && store.state === 'closed') store.failures++;
+    if (counted === 'success') store.failures = 0;
+    return view();
+  };
+  return {
+    label,
+    kind: 'ours (wasm engines, for real; the object modelled)',
+    client(index) {
+      const engine = new RetryEngine(policy, { seed: index + 1 });
+      const leaseMs = engine.policy.attemptTimeoutMs;
+      let synced = -Infinity;
+      let mine = 0; // this engine's failures in a row, as last reported
+      let fleet = 0; // the fleet's, as last answered
+      const adopt = (snapshot, t) => {
+        engine.adoptShared(snapshot);
+        fleet = snapshot.failures;
+        mine = engine.sharedSnapshot().failures;
+        synced = t;
+      };
+      const recorded = (call, outcome, t) => {
+        const step = engine.record(call, outcome, 'read_only', t);
+        const own = engine.sharedSnapshot();
+        let counted;
+        if (!step.breaker && own.failures > mine) counted = 'failure';
+        else if (!step.breaker && own.failures === 0 && (mine > 0 || fleet > 0)) counted = 'success';
+        mine = own.failures;
+        if (step.breaker || counted) adopt(report(own, counted), Math.floor(t));
+        return step.decision;
+      };
+      return {
+        begin: (t) => engine.begin(t),
+        admit: (call, t) => {
+          const now = Math.floor(t);
+          if (engine.probeDue(now)) {
+            const held = store.lease && store.lease.holder !== index && now < store.lease.untilMs;
+            const newer = store.sinceMs > engine.sharedSnapshot().sinceMs && store.state !== 'half_open';
+            if (held || newer) adopt(view(), now);
+            else Object.assign(store, { state: 'half_open', sinceMs: Math.max(now, store.sinceMs + 1), failures: 0, lease: { holder: index, untilMs: now + leaseMs } });
+            synced = now;
+          } else if (now - synced >= (engine.breakerState === 'closed' ? syncMs : syncMs / 4)) {
+            adopt(report(engine.sharedSnapshot()), now);
+          }
+          return engine.admit(call, t).admitted;
+        },
+        failed: (call, t) => {
+          const d = recorded(call, { kind: 'http', status: 503 }, t);
+          return d.action === 'retry' ? d.delayMs : null;
+        },
+        succeeded: (call, t) => {
+          recorded(call, { kind: 'result' }, t);
+        },
+      };
+    },
+  };
+}
+
+/** Independent breakers against one shared breaker, our engine's defaults both (the §5b table's rows). */
+export function sharingStrategies(RetryEngine) {
+  return [
+    oursStrategy(RetryEngine, undefined, 'ours, defaults: a breaker per client'),
+    sharedStrategy(RetryEngine, undefined, 'ours, defaults: one breaker shared (sync 1 s)'),
+  ];
+}
+
 /** cockatiel's own ExponentialBackoff (decorrelated jitter, 128 ms, 30 s cap) with `maxAttempts`. */
 export function cockatielStrategy(ExponentialBackoff, maxAttempts = 3) {
   return {

@@ -4,7 +4,7 @@
 // punish a fixed open time).
 import { fileURLToPath } from 'node:url';
 import { ExponentialBackoff } from 'cockatiel';
-import { simulate, standardStrategies, STORMS } from '../../www/sim.js';
+import { sharingStrategies, simulate, standardStrategies, STORMS } from '../../www/sim.js';
 import { fmt } from './measure.mjs';
 
 /** The §5 tables, one per scenario in `STORMS`, every strategy in the same run. */
@@ -18,6 +18,25 @@ export function stormSection({ say, RetryEngine }) {
     for (const st of standardStrategies(RetryEngine, ExponentialBackoff)) {
       const r = simulate(st, { clients: 100, durationS: 30 + opts.outageS + 60, outageStartS: 30, ...opts });
       say(`| ${r.label} | ${r.kind} | ${fmt(r.amplification)}× | ${fmt(r.peakLoad)}× | ${r.recoveryS === null ? '> 60 s' : `${r.recoveryS} s`} |`);
+    }
+  }
+  sharedSection({ say, RetryEngine });
+}
+
+/** §5b: the same storms, each client a separate process (an isolate): a breaker each, or one shared (issue 20 §4). */
+export function sharedSection({ say, RetryEngine }) {
+  say();
+  say('## 5b. Retry storm across 100 isolates: a breaker each, or one shared through a Durable Object');
+  say();
+  say('| storm | breaker | attempts into the outage | calls answered in it | amplification | peak load | recovery after |');
+  say('|---|---|---:|---:|---:|---:|---:|');
+  for (const [title, opts] of STORMS) {
+    for (const st of sharingStrategies(RetryEngine)) {
+      const r = simulate(st, { clients: 100, durationS: 30 + opts.outageS + 60, outageStartS: 30, ...opts });
+      const window = r.perSecond.slice(30, 30 + opts.outageS);
+      const sum = (k) => window.reduce((n, x) => n + x[k], 0);
+      const answered = `${Math.round((100 * sum('ok')) / sum('started'))} %`;
+      say(`| ${title} | ${r.label.replace('ours, defaults: ', '')} | ${sum('sent')} | ${answered} | ${fmt(r.amplification)}× | ${fmt(r.peakLoad)}× | ${r.recoveryS === null ? '> 60 s' : `${r.recoveryS} s`} |`);
     }
   }
 }

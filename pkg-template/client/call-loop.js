@@ -25,6 +25,8 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
   let previousError; // the error of the attempt just before: what a recovery step answers
   let decision;
   for (;;) {
+    // A shared breaker (shared-breaker.js): the fleet's newest state adopted, a probe only under its lease.
+    if (ctx.options.sharedBreaker) await ctx.options.sharedBreaker.beforeAdmit(engine, now());
     const admission = engine.admit(run.state, now(), subrequestRoom(ctx.options));
     if (!admission.admitted) {
       decision = admission.decision;
@@ -45,6 +47,7 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
     attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs, outcome: sent.outcome, ...step });
     say({ type: 'attempt', tool: op.name, attempt: attempts.length, durationMs, outcome: sent.outcome, ...step });
     if (step.breaker) say({ type: 'breaker', tool: op.name, ...step.breaker });
+    if (ctx.options.sharedBreaker) await ctx.options.sharedBreaker.afterRecord(engine, now(), !!step.breaker);
     decision = step.decision;
     if (decision.action === ACTION_STOP) break;
     tel.retry(decision, step.classification.cause);

@@ -94,6 +94,12 @@ export declare class RetryEngine {
   readonly budgetTokens: number | undefined;
   /** The breaker's state, or `undefined` without a breaker. */
   readonly breakerState: BreakerStateName | undefined;
+  /** The breaker's and budget's state to share with other processes (issue 20 §4; each absent when off). */
+  sharedSnapshot(): SharedSnapshot;
+  /** Whether the next `admit` at `nowMs` would send the breaker's probe. */
+  probeDue(nowMs: number): boolean;
+  /** Adopts a shared snapshot (the newer breaker state wins; the budget only goes down). Returns the breaker's state. */
+  adoptShared(snapshot: SharedSnapshot): BreakerStateName | undefined;
   /** `{ hedgeAfterMs, maxHedges }` when hedged reads are on, else `undefined`. */
   readonly hedging: { hedgeAfterMs: number; maxHedges: number } | undefined;
   /** Hedges sent and won so far, and the requests and hedges in flight. */
@@ -152,3 +158,13 @@ export declare class RetryEngine {
 export declare function newOperationId(): string;
 /** The revision a negotiated `protocolVersion` behaves as. */
 export declare function revisionFor(protocolVersion: string): Revision;
+
+/** A breaker's and budget's state as processes share it (`RetryEngine.sharedSnapshot`/`adoptShared`). */
+export interface SharedSnapshot {
+  state?: BreakerStateName;
+  /** When the state began (ms, the engine's clock). */
+  sinceMs?: number;
+  /** Failures in a row while closed. */
+  failures?: number;
+  budgetTokens?: number;
+}

@@ -24,6 +24,8 @@ import { RetryCall, callHandle, callRelease, newCall, newOwnedCall } from './ret
 
 export { RetryCall, newOperationId };
 
+const BREAKER_STATE_CODES = new Map(BREAKER_STATES.map((name, c) => [name, c]));
+
 /** The revision a negotiated `protocolVersion` behaves as. */
 export function revisionFor(protocolVersion) {
   return REVISIONS[revisionCode(protocolVersion)];
@@ -393,6 +395,63 @@ export class RetryEngine {
   /** The breaker's state (`closed`, `open`, `half_open`), or `undefined` without a breaker. */
   get breakerState() {
     const r = ok(w.engineBreaker(engineHandle(this)));
+    return r === 0 ? undefined : BREAKER_STATES[r - 1];
+  }
+
+  // ── Shared state (issue 20 §4; client/shared-breaker.js): handed out and taken in, decided here ──────────
+
+  /**
+   * The breaker's and budget's state to share: `{ state, sinceMs, failures, budgetTokens }` (each absent when
+   * off; `failures`: in a row, while closed).
+   */
+  sharedSnapshot() {
+    const h = engineHandle(this);
+    const code = ok(w.engineSnapshot(h, 0));
+    const tokens = this.budgetTokens;
+    return {
+      ...(code ? { state: BREAKER_STATES[code - 1], sinceMs: ok(w.engineSnapshot(h, 1)), failures: ok(w.engineSnapshot(h, 2)) } : {}),
+      ...(tokens !== undefined ? { budgetTokens: tokens } : {}),
+    };
+  }
+
+  /** Whether the next `admit` at `nowMs` would send the breaker's probe (ask for the shared probe lease first). */
+  probeDue(nowMs) {
+    const h = engineHandle(this);
+    number(nowMs, 'nowMs');
+    return ok(w.engineProbeDue(h, nowMs)) === 1;
+  }
+
+  /**
+   * Adopts a snapshot another process shared (`{ state, sinceMs, failures, budgetTokens }`, each optional but
+   * `state` and `sinceMs` together): the newer breaker state wins (a closed breaker takes a shedding one only after
+   * a failure of its own), the fleet's `failures` in a row count toward the next trip, the budget only goes down.
+   * Returns the breaker's state.
+   */
+  adoptShared(snapshot) {
+    const h = engineHandle(this);
+    let state;
+    let since;
+    let tokens;
+    let failures;
+    let at = 'snapshot';
+    try {
+      fields(snapshot, 'snapshot', ['state', 'sinceMs', 'failures', 'budgetTokens'], (key, v, field) => {
+        at = field;
+        if (v === undefined) return;
+        if (key === 'state') state = code(v, field, BREAKER_STATE_CODES, BREAKER_STATES);
+        else if (key === 'sinceMs') since = number(v, field);
+        else if (key === 'failures') failures = number(v, field);
+        else tokens = number(v, field);
+      });
+      at = 'snapshot';
+      if ((state === undefined) !== (since === undefined)) {
+        const f = state === undefined ? 'snapshot.state' : 'snapshot.sinceMs';
+        throw typeError(f, `${f} is required with ${state === undefined ? 'snapshot.sinceMs' : 'snapshot.state'}`, 'missing');
+      }
+    } catch (e) {
+      throw ours(e, at);
+    }
+    const r = ok(w.engineAdopt(h, state === undefined ? 0 : 1, state ?? 0, since ?? 0, tokens === undefined ? 0 : 1, tokens ?? 0, failures === undefined ? 0 : 1, failures ?? 0));
     return r === 0 ? undefined : BREAKER_STATES[r - 1];
   }
 

@@ -161,6 +161,8 @@ export interface WithRetryOptions {
    * sends is counted.
    */
   subrequestBudget?: import('./subrequests.js').SubrequestBudget | (() => import('./subrequests.js').SubrequestBudget);
+  /** The breaker and budget shared with every process calling this server, through a Durable Object (issue 20 §4). */
+  sharedBreaker?: SharedBreaker;
   onEvent?: (event: RetryEvent) => void;
   /** The server's revision when it cannot be learned from the transport (stdio cannot tell it). Without one, and
    * until a negotiated version is seen, each outcome gets its most conservative reading across revisions. */
@@ -254,3 +256,19 @@ export { OUTCOME_META_KEY, ATTEMPT_META_KEY } from '../generated/names.js';
 /** Wraps `fetch` so `withRetry` can read the status and `Retry-After` of refused calls. */
 export declare function observeFetch(fetch?: typeof globalThis.fetch): typeof globalThis.fetch;
 export declare function parseRetryAfter(value: string | null | undefined, now?: number): number | undefined;
+
+/** One process's link to the shared breaker state of one server, through a Durable Object stub (issue 20 §4). */
+export declare class SharedBreaker {
+  constructor(stub: { fetch(input: string, init?: RequestInit): Promise<Response> }, options?: { server?: string; ttlMs?: number; timeoutMs?: number });
+  readonly stats: { reads: number; reports: number; probesAsked: number; probesGranted: number; unreachable: number };
+  beforeAdmit(engine: import('./engine.js').RetryEngine, nowMs: number): Promise<void>;
+  afterRecord(engine: import('./engine.js').RetryEngine, nowMs: number, transitioned: boolean): Promise<void>;
+}
+/** The shared breaker state in a Durable Object's storage; hand it the object's requests (`fetch`). */
+export declare class DurableObjectBreakerState {
+  constructor(storage: { get(key: string): Promise<any>; put(key: string, value: unknown): Promise<void> }, options?: { prefix?: string });
+  read(server: string): Promise<import('./engine.js').SharedSnapshot>;
+  report(server: string, snapshot: { state: import('../generated/names.js').BreakerStateName; sinceMs: number }, counted?: 'failure' | 'success'): Promise<{ state: string; sinceMs: number; failures: number }>;
+  acquireProbe(server: string, request: { holder: string; sinceMs: number; nowMs: number; leaseMs: number }): Promise<{ granted: boolean; snapshot: import('./engine.js').SharedSnapshot }>;
+  fetch(request: Request): Promise<Response>;
+}

@@ -10,6 +10,7 @@ const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
   'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent', 'opentelemetry',
   'server', 'journalArguments', 'subrequestBudget',
+  'sharedBreaker', // issue 20 §4: client/shared-breaker.js
 ]);
 
 /** The status tool's default name (the server's `registerStatusTool`). */
@@ -43,6 +44,9 @@ export function checkOptions(client, o) {
   if (o.idFromIntent !== undefined && typeof o.idFromIntent !== 'boolean') throw typeOptionError('idFromIntent', 'a boolean');
   if (o.journalArguments !== undefined && typeof o.journalArguments !== 'boolean') throw typeOptionError('journalArguments', 'a boolean');
   checkServerOption(o.server);
+  if (o.sharedBreaker !== undefined && (typeof o.sharedBreaker?.beforeAdmit !== 'function' || typeof o.sharedBreaker?.afterRecord !== 'function')) {
+    throw typeOptionError('sharedBreaker', 'a SharedBreaker');
+  }
   const budget = o.subrequestBudget;
   if (budget !== undefined && typeof budget !== 'function' && !(budget instanceof SubrequestBudget)) {
     throw typeOptionError('subrequestBudget', 'a SubrequestBudget, or a function returning the invocation\'s');

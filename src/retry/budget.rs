@@ -78,6 +78,13 @@ impl RetryBudget {
         }
     }
 
+    /// Takes over a token count another process shared (the fleet's last report): the bucket only goes down
+    /// to it, never up (a process refills by its own successes). Returns the tokens left.
+    pub fn adopt(&mut self, shared_milli: u64) -> u64 {
+        self.tokens_milli = self.tokens_milli.min(shared_milli);
+        self.tokens_milli
+    }
+
     /// An attempt got an answer from the tool: returns the success refill, up to capacity. What the call's
     /// own retries spent is **not** refunded (gRPC retry throttling, not AWS standard mode): a retry that
     /// succeeded still added load, and refunding it would let a server that fails every first attempt
@@ -114,5 +121,16 @@ mod tests {
             b.on_success();
         }
         assert_eq!(b.tokens_milli(), 10_000);
+    }
+
+    #[test]
+    fn adopting_a_shared_count_only_lowers_the_bucket() {
+        let mut b = RetryBudget::new(BudgetConfig::default());
+        assert_eq!(b.adopt(4_000), 4_000);
+        assert_eq!(b.adopt(9_000), 4_000, "a higher count never refills this bucket");
+        b.on_success();
+        assert_eq!(b.tokens_milli(), 4_100);
+        assert_eq!(b.adopt(0), 0);
+        assert!(!b.try_withdraw(1));
     }
 }

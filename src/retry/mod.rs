@@ -19,7 +19,7 @@ pub mod prng;
 pub mod safety;
 
 pub use backoff::Jitter;
-pub use breaker::{Breaker, BreakerConfig, BreakerState};
+pub use breaker::{Breaker, BreakerConfig, BreakerSnapshot, BreakerState, SharedState};
 pub use budget::{BudgetConfig, RetryBudget};
 pub use classify::{
     classify, classify_conservatively, classify_under, Cause, Classification, Delivery, Recover, Verdict,

@@ -204,6 +204,8 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
     let h = engine(&[], 9.0);
     let call = c::call_begin(h, 1000.0, 1.0);
     assert!(call > 0.0);
+    let shared = engine(&[], 1.0);
+    assert!(shared > 0.0);
     let mut failures = 0;
     let mut count = |r: f64| {
         assert!(!r.is_nan(), "a result is a number");
@@ -231,6 +233,15 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
         count(c::engine_breaker(n));
         count(c::call_field(n, 0.0));
         count(c::call_field(call, n));
+        // The shared breaker's exports (issue 20 §4), on an engine of their own (adopting may open it).
+        count(c::engine_snapshot(n, 0.0));
+        count(c::engine_snapshot(shared, n));
+        count(c::engine_probe_due(shared, n));
+        count(c::engine_probe_due(n, 0.0));
+        count(c::engine_adopt(shared, 1.0, n, n, 1.0, n, 1.0, n));
+        count(c::engine_adopt(shared, 1.0, 1.0, n, 0.0, 0.0, 0.0, 0.0));
+        count(c::engine_adopt(shared, n, n, n, n, n, n, n));
+        count(c::engine_adopt(n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
         count(c::safety_of(n, n));
         count(c::error_detail(n));
         let begun = c::call_begin(h, n, n);

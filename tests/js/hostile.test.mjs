@@ -222,6 +222,14 @@ test('client face: every entry point survives hostile calls, then works, with bo
       else if (r < 0.7) CP[Symbol.dispose].call(v);
       else new RetryCall(v, p());
     },
+    'sharedSnapshot / probeDue / adoptShared': (p) => {
+      const r = p.rnd();
+      if (r < 0.2) return engine.sharedSnapshot(p());
+      if (r < 0.4) return engine.probeDue(p());
+      if (r < 0.7) return engine.adoptShared(p());
+      return engine.adoptShared({ state: p.rnd() < 0.5 ? 'open' : p(), sinceMs: p(), budgetTokens: p.rnd() < 0.5 ? undefined : p() });
+    },
+    'sharedSnapshot / probeDue / adoptShared (hostile this)': (p) => [EP.sharedSnapshot, EP.probeDue, EP.adoptShared][Math.floor(p.rnd() * 3)].call(p(), p()),
     'revisionFor': (p) => revisionFor(p()),
     'newOperationId': (p) => newOperationId(p()),
     'codeTables': (p) => RetryEngine.codeTables(p()),
@@ -236,6 +244,9 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw engineBudget': raw('engineBudget', 1),
     'raw engineBreaker': raw('engineBreaker', 1),
     'raw callField': raw('callField', 2),
+    'raw engineSnapshot': raw('engineSnapshot', 2),
+    'raw engineProbeDue': raw('engineProbeDue', 2),
+    'raw engineAdopt': raw('engineAdopt', 8),
     'raw admit': raw('admit', 5),
     'raw record': raw('record', 9),
     'raw classify': raw('classify', 6),
@@ -271,9 +282,9 @@ test('client face: every entry point survives hostile calls, then works, with bo
   const grown = memory() - before;
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
   // Every method and every raw export is covered above, so one added later is noticed here.
-  assert.deepEqual(Object.getOwnPropertyNames(EP).sort(), ['admit', 'begin', 'breakerState', 'budgetTokens', 'classify', 'constructor',
-    'decide', 'free', 'hedge', 'hedgeCounts', 'hedgeEnded', 'hedging', 'inputUnanswered', 'listFailed', 'policy', 'poll', 'record',
-    'revision', 'safety', 'setProtocolVersion', 'statusAnswer', 'taskEnd']);
+  assert.deepEqual(Object.getOwnPropertyNames(EP).sort(), ['admit', 'adoptShared', 'begin', 'breakerState', 'budgetTokens', 'classify', 'constructor',
+    'decide', 'free', 'hedge', 'hedgeCounts', 'hedgeEnded', 'hedging', 'inputUnanswered', 'listFailed', 'policy', 'poll', 'probeDue', 'record',
+    'revision', 'safety', 'setProtocolVersion', 'sharedSnapshot', 'statusAnswer', 'taskEnd']);
   assert.deepEqual(Object.getOwnPropertyNames(CP).sort(), ['attempts', 'constructor', 'deadlineMs', 'free', 'maybeDelivered', 'polls']);
   const exported = Object.keys(rawClient).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).filter((k) => k.startsWith('raw ')).flatMap((k) => k.slice(4).split(' / ')).sort();

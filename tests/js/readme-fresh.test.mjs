@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { stormSection } from '../../benches/js/storms.mjs';
+import { sharedSection, stormSection } from '../../benches/js/storms.mjs';
 import { RetryEngine } from '../../pkg/client.node.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,4 +30,13 @@ test("the README's retry-storm rows of our engine are what the simulation gives 
     assert.ok(rows.length >= 3, `${title}: our rows`);
     assert.deepEqual(readme[i][1], rows, `${title}: README rows differ from the code's — regenerate them`);
   }
+});
+
+test("the README's §5b rows (a breaker per isolate, or one shared: all our engine's) are what the simulation gives today", () => {
+  const lines = [];
+  sharedSection({ say: (s = '') => lines.push(s), RetryEngine });
+  const table = (text) => /^#+ 5b\. [^\n]*\n\n((?:\|.*\n)+)/m.exec(text)?.[1];
+  const fresh = table(`${lines.join('\n')}\n`);
+  assert.ok(fresh && fresh.split('\n').length >= 8, 'six rows');
+  assert.equal(table(readFileSync(`${root}README.md`, 'utf8')), fresh, 'README §5b differs from the code — regenerate it');
 });

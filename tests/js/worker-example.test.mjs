@@ -61,3 +61,22 @@ test('the Worker calls another MCP server through withRetry: a keyed write whose
   assert.equal(lost.status, 'unknown');
   assert.equal(upstream.effects.tickets.length, 2);
 });
+
+test('the Worker\'s breaker is shared across its requests (a Durable Object): the fifth failing relay opens it, the next is shed without a call', async () => {
+  const calls = () => proxy.log.filter((l) => l.method === 'tools/call').length;
+  const relay = async () => (await fetch(`${base}/relay?tool=search_tickets&args=${encodeURIComponent(JSON.stringify({ query: 'storm' }))}`)).json();
+  // An answered relay first: the failures in a row the earlier tests left in the object start again.
+  assert.equal((await relay()).status, 'succeeded');
+  proxy.faults.push(...Array.from({ length: 100 }, () => ({ status: 503 })));
+  const before = calls();
+  const outs = [];
+  for (let i = 0; i < 6; i++) outs.push(await relay());
+  const reached = calls() - before;
+  proxy.faults.length = 0;
+  const seen = JSON.stringify(outs.map((o) => `${o.status}/${o.reason}/${o.attempts}`));
+  // Each relay is a fresh withRetry: alone, none would ever see five failing calls in a row.
+  assert.deepEqual(outs.slice(0, 4).map((o) => `${o.reason}/${o.attempts}`), Array(4).fill('max_attempts/3'), seen);
+  assert.equal(`${outs[4].reason}/${outs[4].attempts}`, 'breaker_open/1', `the fifth in a row opened it: ${seen}`);
+  assert.equal(`${outs[5].status}/${outs[5].reason}/${outs[5].attempts}`, 'failed/breaker_open/0', seen);
+  assert.equal(reached, 4 * 3 + 1, 'the shed relay sent nothing');
+});

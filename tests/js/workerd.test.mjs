@@ -2,14 +2,11 @@
 // a handler, withRetry around the real SDK client against a real MCP server, and the Durable Object journal.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
+import { bundleWorker, modules } from '../support/workerd-bundle.mjs';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 let mf;
 let server;
 let proxy;
@@ -17,34 +14,10 @@ let proxy;
 before(async () => {
   server = await startMcpServer();
   proxy = await startFaultProxy(server.url);
-  // Bundled as wrangler bundles for workerd (esbuild, the `workerd` condition).
-  const asWrangler = { bundle: true, format: 'esm', platform: 'browser', conditions: ['workerd', 'worker', 'browser'], logLevel: 'error' };
-  await build({ ...asWrangler, entryPoints: [`${root}tests/workerd/sdk-entry.mjs`], outfile: `${root}tests/workerd/sdk-bundle.js` });
-  // The worker, bundled the same way: bare imports resolved (the package's `zod`), the .wasm modules left as
-  // imports of the package's files (CompiledWasm).
-  await build({
-    ...asWrangler,
-    entryPoints: [`${root}tests/workerd/worker.mjs`],
-    outfile: `${root}tests/workerd/worker-bundle.js`,
-    plugins: [{
-      name: 'wasm-modules',
-      setup(b) {
-        b.onResolve({ filter: /\.wasm$/ }, (args) => ({
-          path: relative(`${root}tests/workerd`, resolve(args.resolveDir, args.path)),
-          external: true,
-        }));
-      },
-    }],
-  });
+  const scriptPath = await bundleWorker('worker.mjs', 'worker-bundle.js');
   mf = new Miniflare({
-    modules: true,
-    scriptPath: `${root}tests/workerd/worker-bundle.js`,
-    modulesRoot: root,
-    modulesRules: [
-      { type: 'ESModule', include: ['**/*.js', '**/*.mjs'] },
-      { type: 'CompiledWasm', include: ['**/*.wasm'] },
-    ],
-    compatibilityDate: '2026-04-01',
+    ...modules,
+    scriptPath,
     durableObjects: { JOURNAL: 'JournalObject', LEDGER: 'LedgerObject' },
     d1Databases: ['DB'],
     bindings: { MCP_URL: proxy.url },

@@ -3,8 +3,8 @@
 //
 // Faults: 'pass' · 'cut' (forward, let the server commit, then break the connection mid-answer) ·
 // 'drop' (forward, let the server commit, then close the connection before any byte of the answer) ·
-// 'reset' (drop the connection before forwarding) · { status, retryAfter?, jsonrpcBody? } (answer without
-// forwarding; `jsonrpcBody`: a JSON-RPC error code to put in the body) · { status, afterForward: true } (forward,
+// 'reset' (drop the connection before forwarding) · { status, retryAfter?, jsonrpcBody?, delayMs? } (answer without
+// forwarding, after `delayMs`; `jsonrpcBody`: a JSON-RPC error code to put in the body) · { status, afterForward: true } (forward,
 // let the server commit, then answer `status` like a gateway whose upstream failed after it forwarded) ·
 // { hold: ms } (forward, then delay the answer) · { jsonrpcError: code } (answer with a JSON-RPC error).
 import http from 'node:http';
@@ -33,6 +33,7 @@ export async function startFaultProxy(target) {
     log.push({ method: message?.method ?? req.method, tool: message?.params?.name, fault, at: Date.now() });
     if (fault === 'reset') return req.socket.destroy();
     if (typeof fault === 'object' && fault.status && !fault.afterForward) {
+      if (fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs)); // a slow refusal
       const headers = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
       if (fault.jsonrpcBody !== undefined) {
         res.writeHead(fault.status, { ...headers, 'content-type': 'application/json' });

@@ -2,7 +2,9 @@
 // - POST /mcp: an MCP server (the SDK's McpServer over its web-standard Streamable HTTP transport, stateless) in a
 //   Durable Object, whose write tool `open_ticket` goes through the operation ledger (DurableObjectLedgerStore:
 //   the object's own storage), with the status tool beside it;
-// - GET /relay?tool=…&args=…: calls the MCP server at UPSTREAM_MCP_URL through withRetry and answers the outcome.
+// - GET /relay?tool=…&args=…: calls the MCP server at UPSTREAM_MCP_URL through withRetry and answers the outcome;
+//   its breaker is shared with every other request and isolate calling that server, through the `Breakers` Durable
+//   Object (SharedBreaker + DurableObjectBreakerState): a withRetry made per request still sees the fleet's outage.
 // For D1 instead of the Durable Object's storage: `new D1LedgerStore(env.DB)` (a `[[d1_databases]]` binding).
 import { DurableObject } from 'cloudflare:workers';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -10,7 +12,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
-import { DurableObjectLedgerStore, OperationLedger, observeFetch, registerStatusTool, withIdempotency, withRetry } from 'mcp-retry-policy';
+import {
+  DurableObjectBreakerState, DurableObjectLedgerStore, OperationLedger, SharedBreaker, observeFetch, registerStatusTool, withIdempotency, withRetry,
+} from 'mcp-retry-policy';
 
 const tenant = () => 'example';
 
@@ -39,6 +43,18 @@ export class TicketDesk extends DurableObject {
   }
 }
 
+/** The breaker state shared by every isolate calling the upstream: stored here, decided by each engine. */
+export class Breakers extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.state = new DurableObjectBreakerState(ctx.storage);
+  }
+
+  fetch(request) {
+    return this.state.fetch(request);
+  }
+}
+
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
@@ -48,7 +64,9 @@ export default {
       const client = new Client({ name: 'example-worker', version: '1.0.0' });
       await client.connect(transport());
       try {
-        const mcp = withRetry(client, { transport, trusted: true });
+        // One object per upstream server; a snapshot refreshed at most once a second, a probe only under its lease.
+        const sharedBreaker = new SharedBreaker(env.BREAKERS.get(env.BREAKERS.idFromName(env.UPSTREAM_MCP_URL)));
+        const mcp = withRetry(client, { transport, trusted: true, sharedBreaker });
         const out = await mcp.call({ name: url.searchParams.get('tool'), arguments: JSON.parse(url.searchParams.get('args') ?? '{}') });
         return Response.json({ status: out.status, reason: out.reason, attempts: out.attempts.length, operationId: out.operationId, message: out.message });
       } finally {

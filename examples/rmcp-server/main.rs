@@ -1,0 +1,104 @@
+//! An rmcp 3.11 server whose write tool is deduplicated by the operation ledger: a retried `create_ticket`
+//! with the same `operation_id` returns the first ticket instead of opening a second one.
+//!
+//! ```sh
+//! cargo run --example rmcp-server --features rmcp,sqlite -- --port 8080 --ledger /tmp/ledger.db
+//! ```
+//! Serves `http://127.0.0.1:PORT/mcp` (Streamable HTTP) until killed, or for `--seconds S`.
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use mcp_retry_policy::rmcp::{
+    status_call, status_tool, with_idempotency, IdempotencyOptions, OperationLedger, SqliteLedgerStore,
+    STATUS_TOOL_NAME,
+};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::{session::local::LocalSessionManager, StreamableHttpService};
+use rmcp::transport::StreamableHttpServerConfig;
+use rmcp::{RoleServer, ServerHandler};
+use serde_json::json;
+
+#[derive(Clone)]
+struct Desk {
+    ledger: OperationLedger,
+    tickets: Arc<AtomicU64>,
+}
+
+impl ServerHandler for Desk {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({
+            "type": "object",
+            "properties": { "title": { "type": "string" }, "operation_id": { "type": "string" } },
+            "required": ["title", "operation_id"]
+        });
+        let create = Tool::new(
+            "create_ticket",
+            "Open a ticket. Pass a fresh operation_id per intended ticket; a repeat with the same id returns the first ticket.",
+            Arc::new(schema.as_object().cloned().unwrap_or_default()),
+        );
+        Ok(ListToolsResult::with_all_items(vec![create, status_tool()]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        // The tenant comes from the request's authentication (e.g. the bearer token's subject), never from the
+        // arguments. This example has no authentication: one tenant.
+        let tenant = Some("demo");
+        match request.name.as_ref() {
+            "create_ticket" => {
+                let opts = IdempotencyOptions::new("create_ticket");
+                let title = args.get("title").and_then(|t| t.as_str()).unwrap_or_default().to_string();
+                let result = with_idempotency(&self.ledger, &opts, tenant, &args, || async {
+                    // The write itself: runs once per operation id.
+                    let n = self.tickets.fetch_add(1, Ordering::SeqCst).saturating_add(1);
+                    let mut r = CallToolResult::structured(json!({ "id": format!("T-{n}"), "title": title }));
+                    r.content = vec![ContentBlock::text(format!("opened T-{n}"))];
+                    Ok(r)
+                })
+                .await;
+                Ok(result.into())
+            }
+            STATUS_TOOL_NAME => Ok(status_call(&self.ledger, tenant, &args).await.into()),
+            other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i.saturating_add(1))).cloned();
+    let port = arg("--port").unwrap_or_else(|| "8080".into());
+    let file =
+        arg("--ledger").unwrap_or_else(|| std::env::temp_dir().join("rmcp-server-ledger.db").display().to_string());
+    let ledger = OperationLedger::new(Arc::new(SqliteLedgerStore::open(&file)?));
+    let desk = Desk { ledger, tickets: Arc::default() };
+    let service: StreamableHttpService<Desk, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(desk.clone()), Default::default(), StreamableHttpServerConfig::default());
+    let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
+    println!("listening on http://{}/mcp (ledger {file})", listener.local_addr()?);
+    let serve = axum::serve(listener, axum::Router::new().nest_service("/mcp", service));
+    match arg("--seconds").and_then(|s| s.parse::<u64>().ok()) {
+        Some(s) => {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(s), serve).await;
+        }
+        None => serve.await?,
+    }
+    Ok(())
+}

@@ -1,0 +1,598 @@
+//! [`RetryClient`]: an rmcp client peer, made safe to retry — the Rust twin of the npm package's `withRetry`.
+//! Every decision (retry or not, how long, what status) is the core [`Engine`]'s; this file observes, waits
+//! and acts.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use ::rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult, Tool};
+use ::rmcp::service::{PeerRequestOptions, RunningService};
+use ::rmcp::{ClientHandler, Peer, RoleClient, ServiceError};
+use serde_json::Value;
+
+use super::classify::{error_outcome, response_outcome, NOT_QUEUED};
+use super::journal::{Journal, JournalEntry, JournalError, MemoryJournal};
+use super::message::{message_for, MessageParts};
+use crate::ledger::record::OPERATION_STATUSES;
+use crate::retry::{
+    operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions, Cause, Classification, Decision, Engine,
+    FinalStatus, Policy, Reason, Recover, Revision, Safety, SplitMix64, ToolFacts,
+};
+
+/// An error a reconnect factory returns.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+type Connect<H> = Box<
+    dyn Fn() -> Pin<Box<dyn Future<Output = Result<RunningService<RoleClient, H>, BoxError>> + Send>> + Send + Sync,
+>;
+
+/// How a [`RetryClient`] treats a server and its tools.
+#[derive(Clone, Debug)]
+pub struct RetryOptions {
+    /// The retry policy (attempts, backoff, timeouts, budget, breaker).
+    pub policy: Policy,
+    /// Whether the server's tool annotations are believed (`false`: every tool is unsafe unless overridden; the
+    /// spec: "clients MUST consider tool annotations to be untrusted unless they come from trusted servers").
+    pub trusted: bool,
+    /// Per-tool safety that wins over anything the server says.
+    pub tools: HashMap<String, Safety>,
+    /// The argument that carries the operation id (default `operation_id`).
+    pub operation_id_argument: String,
+    /// The server's spec revision, when the app knows it better than the negotiated `protocolVersion`.
+    pub revision: Option<Revision>,
+    /// This server's identity in the journal (e.g. its URL), so entries are not confused across servers.
+    pub server: Option<String>,
+    /// The jitter seed (default: drawn from the OS). Same seed, same delays.
+    pub seed: Option<u64>,
+    /// Whether a journal entry keeps the call's arguments (default `true`).
+    pub journal_arguments: bool,
+    /// The server's status tool (default `operation_status`, the ledger's), or `None`: a keyed write that ends
+    /// `unknown` or `pending` is looked up there — never re-sent — when the server lists it.
+    pub status_tool: Option<String>,
+}
+
+impl Default for RetryOptions {
+    fn default() -> Self {
+        RetryOptions {
+            policy: Policy::default(),
+            trusted: false,
+            tools: HashMap::new(),
+            operation_id_argument: "operation_id".to_string(),
+            revision: None,
+            server: None,
+            seed: None,
+            journal_arguments: true,
+            status_tool: Some(super::ledger::STATUS_TOOL_NAME.to_string()),
+        }
+    }
+}
+
+impl RetryOptions {
+    /// Believe (or not) the server's tool annotations.
+    pub fn trusted(mut self, trusted: bool) -> Self {
+        self.trusted = trusted;
+        self
+    }
+
+    /// Overrides one tool's safety.
+    pub fn tool(mut self, name: impl Into<String>, safety: Safety) -> Self {
+        self.tools.insert(name.into(), safety);
+        self
+    }
+
+    /// The retry policy.
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The server's identity in the journal.
+    pub fn server(mut self, server: impl Into<String>) -> Self {
+        self.server = Some(server.into());
+        self
+    }
+
+    /// The jitter seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+}
+
+/// One attempt of a call, as it went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttemptRecord {
+    /// 1 for the first.
+    pub attempt: u32,
+    /// How long it took.
+    pub duration_ms: u64,
+    /// How it ended, in the core's vocabulary.
+    pub outcome: AttemptOutcome,
+    /// What the core made of it.
+    pub classification: Classification,
+    /// What the core decided next.
+    pub decision: Decision,
+}
+
+/// How a call ended: the same `CallOutcome` as the npm package's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallOutcome {
+    /// `succeeded | tool_error | failed | pending | unknown` — `unknown` is never reported as either of the others.
+    pub status: FinalStatus,
+    /// Why (the core's reason).
+    pub reason: Reason,
+    /// The tool.
+    pub tool: String,
+    /// The tool's safety, as judged for this call.
+    pub safety: Safety,
+    /// The operation id every attempt carried (keyed tools).
+    pub operation_id: Option<String>,
+    /// The tool's result, when it answered (`succeeded`, `tool_error`).
+    pub result: Option<CallToolResult>,
+    /// The last attempt's error, when the call did not get an answer from the tool.
+    pub error: Option<String>,
+    /// Every attempt.
+    pub attempts: Vec<AttemptRecord>,
+    /// What the model is told (the core's words).
+    pub message: String,
+}
+
+/// Why a call could not be made at all (nothing was sent).
+#[derive(Debug)]
+pub enum CallError {
+    /// The journal could not record the operation id: the write was not sent.
+    Journal(JournalError),
+    /// The intent already names a call of another tool or another server.
+    IntentReused {
+        /// The intent.
+        intent: String,
+        /// The tool it names.
+        tool: String,
+    },
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Journal(e) => write!(f, "{e}; the call was not sent"),
+            CallError::IntentReused { intent, tool } => write!(
+                f,
+                "intent {intent:?} already names a call of {tool}: give each intended call its own intent; the call was not sent"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+impl From<JournalError> for CallError {
+    fn from(e: JournalError) -> Self {
+        CallError::Journal(e)
+    }
+}
+
+struct Session<H: ClientHandler> {
+    running: RunningService<RoleClient, H>,
+    generation: u64,
+}
+
+/// An rmcp client whose `tools/call` is retried only where a retry is safe. Make one per server and share it
+/// (`Arc`): the retry budget and the circuit breaker are per server.
+pub struct RetryClient<H: ClientHandler = ()> {
+    session: tokio::sync::RwLock<Session<H>>,
+    connect: Option<Connect<H>>,
+    engine: Mutex<Engine>,
+    random: Mutex<SplitMix64>,
+    tools: tokio::sync::Mutex<Option<HashMap<String, Tool>>>,
+    journal: Arc<dyn Journal>,
+    options: RetryOptions,
+    origin: Instant,
+}
+
+struct Op {
+    name: String,
+    safety: Safety,
+    operation_id: Option<String>,
+    arguments: Option<serde_json::Map<String, Value>>,
+}
+
+struct Sent {
+    outcome: AttemptOutcome,
+    result: Option<CallToolResult>,
+    error: Option<String>,
+}
+
+/// What a status answer makes of the call, in the order of [`OPERATION_STATUSES`] (`not_found`, `not_done`,
+/// `in_progress`, `succeeded`, `failed`, `unknown`) — the JS `STATUS_OUTCOME` table.
+const BY_STATUS: [(FinalStatus, Reason); 6] = [
+    (FinalStatus::Unknown, Reason::StatusNotFound),
+    (FinalStatus::Failed, Reason::ResolvedByStatus),
+    (FinalStatus::Pending, Reason::StatusInProgress),
+    (FinalStatus::Succeeded, Reason::ResolvedByStatus),
+    (FinalStatus::ToolError, Reason::ResolvedByStatus),
+    (FinalStatus::Unknown, Reason::StatusUnknown),
+];
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn random_u64() -> u64 {
+    let mut b = [0u8; 8];
+    // No OS randomness (never seen on the targets this builds for): a clock-derived seed still spreads jitter.
+    if getrandom::fill(&mut b).is_err() {
+        let t = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        return SplitMix64::new(t as u64).next_u64();
+    }
+    u64::from_le_bytes(b)
+}
+
+/// A new operation id: a UUID v4 from 16 bytes of OS randomness.
+pub fn new_operation_id() -> Result<String, JournalError> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| JournalError::new(format!("no randomness for an operation id: {e}")))?;
+    Ok(uuid_v4(b))
+}
+
+fn wall_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl<H: ClientHandler> RetryClient<H> {
+    /// Wraps a connected rmcp client (`().serve(transport).await?`). Without [`RetryClient::reconnect`], a lost
+    /// session cannot be re-initialized by the wrapper (rmcp's Streamable HTTP transport re-initializes an
+    /// expired session on its own once); the call then stops as the engine decides.
+    pub fn new(client: RunningService<RoleClient, H>, options: RetryOptions) -> Self {
+        let seed = options.seed.unwrap_or_else(random_u64);
+        RetryClient {
+            session: tokio::sync::RwLock::new(Session { running: client, generation: 0 }),
+            connect: None,
+            engine: Mutex::new(Engine::new(options.policy)),
+            random: Mutex::new(SplitMix64::new(seed)),
+            tools: tokio::sync::Mutex::new(None),
+            journal: Arc::new(MemoryJournal::new()),
+            options,
+            origin: Instant::now(),
+        }
+    }
+
+    /// Where operation ids are kept (default: [`MemoryJournal`]).
+    pub fn journal(mut self, journal: Arc<dyn Journal>) -> Self {
+        self.journal = journal;
+        self
+    }
+
+    /// How to connect again (a new transport, a new session) when the engine asks for a re-initialization.
+    pub fn reconnect<F, Fut, E>(mut self, connect: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<RunningService<RoleClient, H>, E>> + Send + 'static,
+        E: Into<BoxError>,
+    {
+        self.connect = Some(Box::new(move || {
+            let fut = connect();
+            Box::pin(async move { fut.await.map_err(Into::into) })
+        }));
+        self
+    }
+
+    /// The journal.
+    pub fn journal_ref(&self) -> &Arc<dyn Journal> {
+        &self.journal
+    }
+
+    /// The current session's peer (for requests other than `tools/call`).
+    pub async fn peer(&self) -> Peer<RoleClient> {
+        self.session.read().await.running.peer().clone()
+    }
+
+    /// The server's circuit breaker state.
+    pub fn breaker_state(&self) -> Option<BreakerState> {
+        lock(&self.engine).breaker_state()
+    }
+
+    /// Journaled operations whose outcome is not known to be final, for this server.
+    pub fn pending_operations(&self) -> Result<Vec<JournalEntry>, JournalError> {
+        let mine = self.options.server.as_deref();
+        Ok(self.journal.pending()?.into_iter().filter(|e| e.server.is_none() || e.server.as_deref() == mine).collect())
+    }
+
+    fn now(&self) -> u64 {
+        // A monotonic clock, offset so that 0 is never "now".
+        u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX).saturating_add(1)
+    }
+
+    fn random(&self) -> u64 {
+        lock(&self.random).next_u64()
+    }
+
+    /// Lists the server's tools again.
+    pub async fn refresh_tools(&self) -> Result<(), ServiceError> {
+        let peer = self.peer().await;
+        let list = peer.list_all_tools().await?;
+        *self.tools.lock().await = Some(list.into_iter().map(|t| (t.name.to_string(), t)).collect());
+        Ok(())
+    }
+
+    async fn tool(&self, name: &str) -> Option<Tool> {
+        let known = self.tools.lock().await.as_ref().is_some_and(|t| t.contains_key(name));
+        // Without tools/list the tool's safety is the app's override or `unsafe`.
+        if !known && self.refresh_tools().await.is_err() {
+            return None;
+        }
+        self.tools.lock().await.as_ref().and_then(|t| t.get(name).cloned())
+    }
+
+    async fn revision(&self) -> Option<Revision> {
+        if self.options.revision.is_some() {
+            return self.options.revision;
+        }
+        let info = self.session.read().await.running.peer().peer_info();
+        info.and_then(|i| Revision::from_protocol_version(i.protocol_version.as_str()))
+    }
+
+    /// Step 1: the tool's safety as the core judges it, and for a keyed tool (or one whose schema declares the
+    /// operation-id argument) the operation id — created once per intended call, journaled before the first
+    /// send, reused on every retry.
+    async fn resolve_tool(&self, params: &CallToolRequestParams, intent: Option<&str>) -> Result<Op, CallError> {
+        let name = params.name.to_string();
+        let tool = self.tool(&name).await;
+        let arg = self.options.operation_id_argument.as_str();
+        let declares = tool.as_ref().is_some_and(|t| {
+            t.input_schema.get("properties").and_then(Value::as_object).is_some_and(|p| p.contains_key(arg))
+        });
+        let annotations = tool.as_ref().and_then(|t| t.annotations.as_ref());
+        let facts = ToolFacts {
+            read_only_hint: annotations.and_then(|a| a.read_only_hint),
+            destructive_hint: annotations.and_then(|a| a.destructive_hint),
+            idempotent_hint: annotations.and_then(|a| a.idempotent_hint),
+            declares_operation_id: declares,
+        };
+        // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise.
+        let is_status = self.options.status_tool.as_deref() == Some(name.as_str());
+        let override_ = self.options.tools.get(&name).copied().or(is_status.then_some(Safety::ReadOnly));
+        let safety = safety(&facts, self.options.trusted, override_);
+        let mut arguments = params.arguments.clone();
+        let mut operation_id = None;
+        if (safety == Safety::Keyed || declares) && !is_status {
+            let args = arguments.get_or_insert_with(Default::default);
+            let given = args.get(arg).and_then(Value::as_str).map(str::to_string);
+            let id = match given {
+                Some(id) => id,
+                None => new_operation_id()?,
+            };
+            let entry = self.journal.begin(JournalEntry {
+                operation_id: id,
+                tool: name.clone(),
+                server: self.options.server.clone(),
+                intent: intent.map(str::to_string),
+                arguments: self.options.journal_arguments.then(|| args.clone()),
+                settled: None,
+                created_at_ms: wall_ms(),
+                settled_at_ms: None,
+            })?;
+            let other_server = entry.server.is_some() && entry.server != self.options.server;
+            if let Some(intent) = intent {
+                if entry.tool != name || other_server {
+                    return Err(CallError::IntentReused { intent: intent.to_string(), tool: entry.tool });
+                }
+            }
+            args.insert(arg.to_string(), Value::String(entry.operation_id.clone()));
+            operation_id = Some(entry.operation_id);
+        }
+        Ok(Op { name, safety, operation_id, arguments })
+    }
+
+    /// Closes the session and connects again — unless someone already replaced the session `seen` came from.
+    async fn reinitialize(&self, seen: u64) -> Result<(), BoxError> {
+        let Some(connect) = self.connect.as_ref() else {
+            return Err("no reconnect factory: pass RetryClient::reconnect".into());
+        };
+        let mut session = self.session.write().await;
+        if session.generation != seen {
+            return Ok(());
+        }
+        let fresh = connect().await?;
+        let old = std::mem::replace(&mut session.running, fresh);
+        session.generation = session.generation.saturating_add(1);
+        drop(session);
+        old.cancellation_token().cancel();
+        *self.tools.lock().await = None;
+        Ok(())
+    }
+
+    /// Step 2: the recovery step the engine asked for, then one `tools/call` with the attempt's timeout,
+    /// observed, not judged.
+    async fn run_attempt(
+        &self,
+        op: &Op,
+        params: &CallToolRequestParams,
+        timeout_ms: u64,
+        recover: Option<Recover>,
+    ) -> Sent {
+        let (peer, generation) = {
+            let s = self.session.read().await;
+            (s.running.peer().clone(), s.generation)
+        };
+        let step: Result<(), BoxError> = match recover {
+            Some(Recover::Reinitialize | Recover::Renegotiate) => self.reinitialize(generation).await,
+            Some(Recover::RefreshTools) => self.refresh_tools().await.map_err(Into::into),
+            // A session whose transport is already gone cannot carry the call: connect first (nothing sent yet).
+            _ if peer.is_transport_closed() && self.connect.is_some() => self.reinitialize(generation).await,
+            _ => Ok(()),
+        };
+        if let Err(e) = step {
+            // The recovery step failed: the call itself never left.
+            return Sent { outcome: NOT_QUEUED, result: None, error: Some(e.to_string()) };
+        }
+        let peer = self.peer().await;
+        let mut request = params.clone();
+        request.arguments.clone_from(&op.arguments);
+        let call = ClientRequest::CallToolRequest(CallToolRequest::new(request));
+        let options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms.max(1)));
+        let handle = match peer.send_request_with_option(call, options).await {
+            Ok(h) => h,
+            // Not queued: rmcp returned before handing the request to its service loop (classify.rs).
+            Err(e) => return Sent { outcome: NOT_QUEUED, result: None, error: Some(e.to_string()) },
+        };
+        match handle.await_response().await {
+            Ok(response) => {
+                let outcome = response_outcome(&response);
+                let result = match response {
+                    ServerResult::CallToolResult(r) => Some(r),
+                    _ => None,
+                };
+                Sent { outcome, result, error: None }
+            }
+            Err(e) => Sent { outcome: error_outcome(&e), result: None, error: Some(e.to_string()) },
+        }
+    }
+
+    /// Asks the status tool about `operation_id` (polling an `in_progress` answer with the engine's waits) until
+    /// `deadline_ms`: the final status, the reason and the recorded result — or `None` when it cannot be asked
+    /// (no status tool listed, no answer, no time left).
+    async fn resolve_status(
+        &self,
+        tool: &str,
+        operation_id: &str,
+        deadline_ms: u64,
+    ) -> Option<(FinalStatus, Reason, Option<CallToolResult>)> {
+        let name = self.options.status_tool.clone()?;
+        if name == tool || self.now() >= deadline_ms || self.tool(&name).await.is_none() {
+            return None;
+        }
+        let mut polls = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: false });
+        loop {
+            let mut args = serde_json::Map::new();
+            args.insert("action".into(), Value::String(tool.to_string()));
+            args.insert("operation_id".into(), Value::String(operation_id.to_string()));
+            let ask = CallToolRequestParams::new(name.clone()).with_arguments(args);
+            let answer = Box::pin(self.call_tool(ask)).await.ok()?;
+            let sc = answer.result.filter(|_| answer.status == FinalStatus::Succeeded)?.structured_content?;
+            let said = sc.get("status").and_then(Value::as_str)?;
+            if sc.get("operation_id").and_then(Value::as_str) != Some(operation_id) {
+                return None;
+            }
+            let index = OPERATION_STATUSES.iter().position(|s| *s == said)?;
+            let (status, reason) = BY_STATUS.get(index).copied()?;
+            if status == FinalStatus::Pending {
+                // Still running: the engine says when to look again (the ledger's hint, jittered).
+                let hint = sc.get("retryAfterMs").and_then(Value::as_u64);
+                let (now, random) = (self.now(), self.random());
+                let next = lock(&self.engine).poll(&mut polls, hint, now, random);
+                match next {
+                    Decision::Retry { delay_ms, .. } if now.saturating_add(delay_ms) < deadline_ms => {
+                        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                        continue;
+                    }
+                    _ => return Some((status, reason, None)),
+                }
+            }
+            let recorded = sc.get("result").and_then(|r| serde_json::from_value::<CallToolResult>(r.clone()).ok());
+            let keeps = matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError);
+            return Some((status, reason, recorded.filter(|_| keeps)));
+        }
+    }
+
+    /// Calls a tool, retrying only where the core says a retry is safe. The outcome says what happened, in the
+    /// core's words; `Err` only when nothing was sent (the journal failed, an intent reused).
+    pub async fn call_tool(&self, params: CallToolRequestParams) -> Result<CallOutcome, CallError> {
+        self.call_tool_for(params, None).await
+    }
+
+    /// [`RetryClient::call_tool`] for one intended call named by `intent` (e.g. the model's tool-call id): a
+    /// second call with the same intent reuses the first one's operation id, across restarts with a
+    /// persistent journal.
+    pub async fn call_tool_for(
+        &self,
+        params: CallToolRequestParams,
+        intent: Option<&str>,
+    ) -> Result<CallOutcome, CallError> {
+        let op = self.resolve_tool(&params, intent).await?;
+        let revision = self.revision().await;
+        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: false });
+        let mut attempts = Vec::new();
+        let mut recover = None;
+        let mut result = None;
+        let mut last_error = None;
+        let decision = loop {
+            let admission = lock(&self.engine).admit(&mut state, self.now());
+            let admission = match admission {
+                Ok(a) => a,
+                Err(stop) => break stop,
+            };
+            let started = self.now();
+            let sent = self.run_attempt(&op, &params, admission.timeout_ms, recover).await;
+            result = sent.result;
+            if sent.error.is_some() {
+                last_error = sent.error;
+            }
+            let (now, random) = (self.now(), self.random());
+            let step = lock(&self.engine).record(&mut state, &sent.outcome, op.safety, revision, now, random);
+            attempts.push(AttemptRecord {
+                attempt: u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1),
+                duration_ms: now.saturating_sub(started),
+                outcome: sent.outcome,
+                classification: step.classification,
+                decision: step.decision,
+            });
+            match step.decision {
+                Decision::Stop { .. } => break step.decision,
+                Decision::Retry { delay_ms, recover: next, .. } => {
+                    recover = next;
+                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                }
+            }
+        };
+        let (mut status, mut reason) = match decision {
+            Decision::Stop { status, reason } => (status, reason),
+            // `decide` never ends a loop with a retry; read one as what it would mean if it did.
+            Decision::Retry { reason, .. } => (FinalStatus::Unknown, reason),
+        };
+        // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline,
+        // before answering. The write itself is never sent again to find out.
+        if let (Some(id), FinalStatus::Unknown | FinalStatus::Pending) = (op.operation_id.as_deref(), status) {
+            if let Some((s, r, found)) = self.resolve_status(&op.name, id, state.deadline_ms).await {
+                (status, reason) = (s, r);
+                if found.is_some() {
+                    result = found;
+                }
+            }
+        }
+        let breaker_open_for_ms = match lock(&self.engine).breaker_state() {
+            Some(BreakerState::Open { .. }) => self.options.policy.breaker.map(|b| b.open_ms),
+            _ => None,
+        };
+        let cause: Option<Cause> = attempts.last().map(|a: &AttemptRecord| a.classification.cause);
+        let message = message_for(&MessageParts {
+            tool: &op.name,
+            status,
+            reason,
+            cause,
+            operation_id: op.operation_id.as_deref(),
+            operation_id_argument: &self.options.operation_id_argument,
+            breaker_open_for_ms,
+        });
+        let answered = matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError | FinalStatus::Pending);
+        let outcome = CallOutcome {
+            status,
+            reason,
+            tool: op.name,
+            safety: op.safety,
+            operation_id: op.operation_id,
+            result: result.filter(|_| answered),
+            error: last_error.filter(|_| !matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError)),
+            attempts,
+            message,
+        };
+        if let Some(id) = &outcome.operation_id {
+            // A journal that fails here leaves the entry in flight: pending_operations() lists it.
+            let _ = self.journal.settle(id, outcome.status, wall_ms());
+        }
+        Ok(outcome)
+    }
+}

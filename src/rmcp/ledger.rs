@@ -1,0 +1,600 @@
+//! The server face over rmcp: an operation ledger for tool handlers, so that a replayed write returns its first
+//! outcome — the Rust twin of the npm package's `OperationLedger` + `withIdempotency` + the status tool. Every
+//! rule (admit, claim, finish, lookup) is the core's ([`crate::ledger::record`]); the fingerprint is the core's
+//! RFC 8785 + SHA-256 ([`mod@crate::ledger::fingerprint`]), byte for byte the JS ledger's; the stores keep the JS
+//! stores' table, so both ledgers can share one database.
+//!
+//! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]). What this face
+//! does not do (yet), unlike the JS one: it has no reconcile hook. That is on the safe side: a claim whose lease
+//! ran out (its process died), and an `unknown` record, are answered `unknown` ([`Admission::Reconcile`]) and
+//! never executed again here; an operator's release (or the JS ledger's reconcile hook on the same table) lets
+//! the key run again.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use ::rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
+use serde_json::{json, Map, Value};
+
+use crate::ledger::fingerprint::fingerprint;
+use crate::ledger::record::{
+    admit, claim, finish, keep_alive_ms, lookup, renew, valid_operation_id, Admission, LedgerConfig, Lookup, Record,
+    RecordState,
+};
+use crate::retry::LedgerStatus;
+use crate::vocab::LEDGER_META_KEY;
+
+/// Where a record lives: the authenticated tenant, the action (the tool), the operation id.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LedgerKey {
+    /// The authenticated principal (never from the tool's arguments).
+    pub tenant: String,
+    /// The action.
+    pub action: String,
+    /// The caller's operation id.
+    pub operation_id: String,
+}
+
+/// A stored row: the record and the result text to replay (the result's JSON, kept as given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredRecord {
+    /// The core's record.
+    pub record: Record,
+    /// The encoded result, if one was stored.
+    pub result: Option<String>,
+}
+
+/// A store failed.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ledger store: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// What a store's operation returns: a boxed future (so that a store can be a trait object, and a network
+/// store like Postgres can await its driver).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// The store contract (the JS stores' `get`/`insert`/`replace`/`purge`): `insert` and `replace` are atomic;
+/// `purge` never deletes an unresolved (`pending`, `unknown`) or `released` record.
+pub trait LedgerStore: Send + Sync {
+    /// The row for `key`.
+    fn get<'a>(&'a self, key: &'a LedgerKey) -> StoreFuture<'a, Option<StoredRecord>>;
+    /// Stores `record` if no row exists for `key`; `false` if one does.
+    fn insert<'a>(&'a self, key: &'a LedgerKey, record: &'a Record) -> StoreFuture<'a, bool>;
+    /// Replaces the row if its version is `expected_version`; `false` otherwise. `result: None` leaves the
+    /// row without one.
+    fn replace<'a>(
+        &'a self,
+        key: &'a LedgerKey,
+        expected_version: u64,
+        record: &'a Record,
+        result: Option<&'a str>,
+    ) -> StoreFuture<'a, bool>;
+    /// Deletes the resolved records (`succeeded`, `failed`) that expired at or before `now_ms`.
+    fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64>;
+}
+
+/// In memory: for tests and single-process servers.
+#[derive(Default)]
+pub struct MemoryLedgerStore {
+    rows: Mutex<HashMap<LedgerKey, StoredRecord>>,
+}
+
+impl MemoryLedgerStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl MemoryLedgerStore {
+    fn insert_now(&self, key: &LedgerKey, record: &Record) -> bool {
+        let mut rows = lock(&self.rows);
+        if rows.contains_key(key) {
+            return false;
+        }
+        rows.insert(key.clone(), StoredRecord { record: record.clone(), result: None });
+        true
+    }
+
+    fn replace_now(&self, key: &LedgerKey, expected: u64, record: &Record, result: Option<&str>) -> bool {
+        let mut rows = lock(&self.rows);
+        match rows.get_mut(key) {
+            Some(row) if row.record.version == expected => {
+                *row = StoredRecord { record: record.clone(), result: result.map(str::to_string) };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn purge_now(&self, now_ms: u64) -> u64 {
+        let mut rows = lock(&self.rows);
+        let before = rows.len();
+        rows.retain(|_, r| !purgeable(&r.record, now_ms));
+        u64::try_from(before.saturating_sub(rows.len())).unwrap_or(u64::MAX)
+    }
+}
+
+/// A future that is already done (the memory and SQLite stores answer at once).
+pub fn ready<'a, T: Send + 'a>(value: Result<T, StoreError>) -> StoreFuture<'a, T> {
+    Box::pin(std::future::ready(value))
+}
+
+impl LedgerStore for MemoryLedgerStore {
+    fn get<'a>(&'a self, key: &'a LedgerKey) -> StoreFuture<'a, Option<StoredRecord>> {
+        ready(Ok(lock(&self.rows).get(key).cloned()))
+    }
+
+    fn insert<'a>(&'a self, key: &'a LedgerKey, record: &'a Record) -> StoreFuture<'a, bool> {
+        ready(Ok(self.insert_now(key, record)))
+    }
+
+    fn replace<'a>(
+        &'a self,
+        key: &'a LedgerKey,
+        expected: u64,
+        record: &'a Record,
+        result: Option<&'a str>,
+    ) -> StoreFuture<'a, bool> {
+        ready(Ok(self.replace_now(key, expected, record, result)))
+    }
+
+    fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64> {
+        ready(Ok(self.purge_now(now_ms)))
+    }
+}
+
+/// A millisecond count or a version as the SQL stores keep it (a signed 64-bit integer, as the JS stores write
+/// them); past `i64::MAX` it saturates.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn sql_int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// A stored integer back (a negative one, which no ledger writes, reads as 0).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn sql_uint(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+/// Whether a purge at `now_ms` may delete `record`: resolved and expired (never unresolved or released).
+pub fn purgeable(record: &Record, now_ms: u64) -> bool {
+    matches!(record.state, RecordState::Succeeded | RecordState::Failed) && record.expires_ms <= now_ms
+}
+
+type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
+
+/// The operation ledger over a store.
+#[derive(Clone)]
+pub struct OperationLedger {
+    store: Arc<dyn LedgerStore>,
+    config: LedgerConfig,
+    now: Clock,
+    actions: Arc<Mutex<Vec<String>>>,
+}
+
+/// What the ledger made of a write ([`OperationLedger::begin`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Begin {
+    /// Run it: this claim is yours; [`OperationLedger::finish`] with it.
+    Execute(Record),
+    /// Its first outcome, to return again.
+    Replay {
+        /// How it ended.
+        state: RecordState,
+        /// The stored result text.
+        result: Option<String>,
+    },
+    /// The same operation is running now.
+    InProgress {
+        /// When to check back.
+        retry_after_ms: u64,
+    },
+    /// The id was used with other input.
+    Conflict,
+    /// Its outcome is not known (an `unknown` record, or a claim whose lease ran out): never run again here.
+    Unknown,
+}
+
+fn wall_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl OperationLedger {
+    /// A ledger over `store` with the core's default TTL (24 h) and lease (60 s).
+    pub fn new(store: Arc<dyn LedgerStore>) -> Self {
+        OperationLedger { store, config: LedgerConfig::default(), now: Arc::new(wall_ms), actions: Arc::default() }
+    }
+
+    /// Other settings ([`LedgerConfig::new`] validates them).
+    pub fn with_config(mut self, config: LedgerConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Another clock (ms since the Unix epoch), e.g. a fixed one in tests.
+    pub fn with_clock(mut self, now: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        self.now = Arc::new(now);
+        self
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn LedgerStore> {
+        &self.store
+    }
+
+    /// Admits a write with input `fingerprint` (the core's `admit`, then `claim` on `execute`).
+    pub async fn begin(&self, key: &LedgerKey, fingerprint: &str) -> Result<Begin, StoreError> {
+        for _ in 0..4 {
+            let now = (self.now)();
+            let stored = self.store.get(key).await?;
+            match admit(stored.as_ref().map(|s| &s.record), fingerprint, now) {
+                Admission::Execute => {
+                    let previous = stored.as_ref().map(|s| &s.record);
+                    let claimed = claim(previous, fingerprint, now, &self.config);
+                    let won = match previous {
+                        None => self.store.insert(key, &claimed).await?,
+                        Some(p) => self.store.replace(key, p.version, &claimed, None).await?,
+                    };
+                    if won {
+                        return Ok(Begin::Execute(claimed));
+                    }
+                    // Another request claimed it first: look again.
+                }
+                Admission::Replay => {
+                    let (state, result) = stored.map_or((RecordState::Unknown, None), |s| (s.record.state, s.result));
+                    return Ok(Begin::Replay { state, result });
+                }
+                Admission::InProgress { retry_after_ms } => return Ok(Begin::InProgress { retry_after_ms }),
+                Admission::Conflict => return Ok(Begin::Conflict),
+                Admission::Reconcile => return Ok(Begin::Unknown),
+            }
+        }
+        Ok(Begin::InProgress { retry_after_ms: crate::ledger::record::IN_PROGRESS_POLL_MS })
+    }
+
+    /// Records how an executed write ended (the core's `finish`); `false` when the claim was lost (another
+    /// claim replaced it: this run's outcome is not written over it).
+    pub async fn finish(
+        &self,
+        key: &LedgerKey,
+        claimed: &Record,
+        state: RecordState,
+        result: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let done = finish(claimed, state, (self.now)(), &self.config);
+        self.store.replace(key, claimed.version, &done, result).await
+    }
+
+    /// What the ledger knows about `key`, read-only (the core's `lookup`): the status tool's answer.
+    pub async fn status(&self, key: &LedgerKey) -> Result<(&'static str, Option<String>, Option<u64>), StoreError> {
+        let stored = self.store.get(key).await?;
+        let l = lookup(stored.as_ref().map(|s| &s.record), (self.now)());
+        Ok(match l {
+            Lookup::Resolved(_) => (l.as_str(), stored.and_then(|s| s.result), None),
+            Lookup::InProgress { retry_after_ms } => ("in_progress", None, Some(retry_after_ms)),
+            Lookup::NotFound | Lookup::NotDone => (l.as_str(), None, None),
+            // Not reconciled here: unknown.
+            Lookup::Reconcile => ("unknown", None, None),
+        })
+    }
+
+    /// Runs `work` while keeping `claimed` alive: its lease is renewed every third of it (the core's
+    /// [`keep_alive_ms`] and [`renew`], each a compare-and-set on the version), so that no other process — a
+    /// JS ledger's reconcile hook on the same table included — takes the key over while the handler runs.
+    /// Returns the work's output and the claim to finish with (the last renewal). A renewal that finds the
+    /// version changed stops renewing: the claim was lost, and [`OperationLedger::finish`] then refuses to
+    /// write over the new owner's record. (The handler is not cancelled: dropping it mid-write would be worse.)
+    pub async fn hold<T>(&self, key: &LedgerKey, claimed: Record, work: impl Future<Output = T>) -> (T, Record) {
+        let every = std::time::Duration::from_millis(keep_alive_ms(&self.config));
+        let mut current = claimed;
+        let mut kept = true;
+        let mut work = std::pin::pin!(work);
+        loop {
+            tokio::select! {
+                out = &mut work => return (out, current),
+                () = tokio::time::sleep(every), if kept => {
+                    let Some(next) = renew(&current, (self.now)(), &self.config) else {
+                        kept = false;
+                        continue;
+                    };
+                    match self.store.replace(key, current.version, &next, None).await {
+                        Ok(true) => current = next,
+                        Ok(false) => kept = false,
+                        // A store that failed once may answer the next time; the lease still holds until then.
+                        Err(_) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    fn add_action(&self, action: &str) {
+        let mut a = lock(&self.actions);
+        if !a.iter().any(|x| x == action) {
+            a.push(action.to_string());
+        }
+    }
+
+    /// The action `operation_id` is recorded under for `tenant`: the asked one, else the one registered action
+    /// that holds it; `Err(())` when several do (ambiguous).
+    async fn locate(
+        &self,
+        tenant: &str,
+        action: &str,
+        operation_id: &str,
+    ) -> Result<Option<Result<String, ()>>, StoreError> {
+        let key = |a: &str| LedgerKey { tenant: tenant.into(), action: a.into(), operation_id: operation_id.into() };
+        if self.store.get(&key(action)).await?.is_some() {
+            return Ok(Some(Ok(action.to_string())));
+        }
+        let actions = lock(&self.actions).clone();
+        let mut found = Vec::new();
+        for a in actions.iter().filter(|a| *a != action) {
+            if self.store.get(&key(a)).await?.is_some() {
+                found.push(a.clone());
+            }
+        }
+        Ok(match found.len() {
+            0 => None,
+            1 => found.pop().map(Ok),
+            _ => Some(Err(())),
+        })
+    }
+}
+
+/// How [`with_idempotency`] reads a call.
+#[derive(Clone, Debug)]
+pub struct IdempotencyOptions {
+    /// The action the records are kept under (usually the tool's name).
+    pub action: String,
+    /// The argument that carries the operation id (default `operation_id`).
+    pub operation_id_argument: String,
+}
+
+impl IdempotencyOptions {
+    /// Options for `action`, with the default operation-id argument.
+    pub fn new(action: impl Into<String>) -> Self {
+        IdempotencyOptions { action: action.into(), operation_id_argument: "operation_id".into() }
+    }
+}
+
+/// What a handler may answer besides a result: it cannot say whether its write took effect (a downstream
+/// timeout after submission). The ledger records `unknown`, never success or a clean failure; the message is
+/// shown to the model.
+#[derive(Clone, Debug)]
+pub struct OutcomeUnknown(pub String);
+
+fn reply(status: &str, operation_id: Option<&str>, text: String, extra: Map<String, Value>) -> CallToolResult {
+    let mut body = Map::new();
+    body.insert("status".into(), json!(status));
+    if let Some(id) = operation_id {
+        body.insert("operationId".into(), json!(id));
+    }
+    body.extend(extra);
+    let mut meta = MetaObject(JsonObject::new());
+    meta.0.insert(LEDGER_META_KEY.to_string(), Value::Object(body));
+    let mut r = CallToolResult::error(vec![ContentBlock::text(text)]);
+    r.meta = Some(meta);
+    r
+}
+
+fn one(k: &str, v: Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert(k.into(), v);
+    m
+}
+
+/// Refused before any claim: nothing was done (`rejected`).
+fn rejected(reason: &str, operation_id: Option<&str>, text: String) -> CallToolResult {
+    reply(LedgerStatus::Rejected.as_str(), operation_id, text, one("reason", json!(reason)))
+}
+
+fn unknown_reply(operation_id: &str, arg: &str, why: Option<&str>) -> CallToolResult {
+    let why = why.filter(|w| !w.is_empty()).map(|w| format!(" ({w})")).unwrap_or_default();
+    reply(
+        LedgerStatus::Unknown.as_str(),
+        Some(operation_id),
+        format!(
+            "The outcome of this operation ({arg} {operation_id}) is unknown{why}: it may or may not have taken effect. Do not use a new {arg}; check whether it happened, or call again with the same {arg} later."
+        ),
+        Map::new(),
+    )
+}
+
+fn store_down(operation_id: &str, arg: &str) -> CallToolResult {
+    reply(
+        LedgerStatus::Unknown.as_str(),
+        Some(operation_id),
+        format!(
+            "The server could not check its operation ledger just now; this call did nothing. Whether an earlier call with {arg} {operation_id} took effect is not known: call again with the same {arg} in a moment; do not use a new one."
+        ),
+        one("reason", json!("store_unavailable")),
+    )
+}
+
+fn replayed(text: Option<&str>, state: RecordState, operation_id: &str) -> CallToolResult {
+    let parsed = text.and_then(|t| serde_json::from_str::<CallToolResult>(t).ok());
+    parsed.unwrap_or_else(|| {
+        let failed = state == RecordState::Failed;
+        let ended = if failed { "ran and reported an error" } else { "succeeded" };
+        let mut r = CallToolResult::success(vec![ContentBlock::text(format!(
+            "The operation {operation_id} {ended}; its result could not be stored (the stored text is not a result), so it cannot be shown again. It has taken effect: do not repeat it with a new operation id."
+        ))]);
+        r.is_error = Some(failed);
+        r
+    })
+}
+
+/// Runs `handler` behind `ledger` for one `tools/call`: a replayed write (same tenant, action, operation id and
+/// input) returns its first outcome instead of running again. `tenant` is the authenticated principal (from
+/// the request's authentication, never the arguments); `arguments` the call's. The checks before any claim
+/// (operation id, tenant, fingerprint) answer `rejected`; the ledger's own answers carry
+/// `_meta["dev.mcp-retry-policy/ledger"]` as the JS ledger's do, which [`RetryClient`](super::RetryClient) and
+/// `withRetry` read.
+pub async fn with_idempotency<F, Fut>(
+    ledger: &OperationLedger,
+    options: &IdempotencyOptions,
+    tenant: Option<&str>,
+    arguments: &JsonObject,
+    handler: F,
+) -> CallToolResult
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
+{
+    let arg = options.operation_id_argument.as_str();
+    ledger.add_action(&options.action);
+    let Some(operation_id) = arguments.get(arg).and_then(Value::as_str).filter(|id| valid_operation_id(id)) else {
+        return rejected(
+            "invalid_operation_id",
+            None,
+            format!("{arg} must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works); nothing was done."),
+        );
+    };
+    let Some(tenant) = tenant.filter(|t| !t.is_empty()) else {
+        return rejected(
+            "unauthenticated",
+            Some(operation_id),
+            "This request has no authenticated tenant; nothing was done.".into(),
+        );
+    };
+    let key = LedgerKey { tenant: tenant.into(), action: options.action.clone(), operation_id: operation_id.into() };
+    let mut input = arguments.clone();
+    input.remove(arg);
+    let print = match serde_json::to_string(&input).ok().map(|t| fingerprint(&t)) {
+        Some(Ok(p)) => p,
+        _ => {
+            return rejected(
+                "invalid_input",
+                Some(operation_id),
+                "The input cannot be fingerprinted; nothing was done.".into(),
+            )
+        }
+    };
+    let claimed = match ledger.begin(&key, &print).await {
+        Err(_) => return store_down(operation_id, arg),
+        Ok(Begin::Execute(claimed)) => claimed,
+        Ok(Begin::Replay { state, result }) => return replayed(result.as_deref(), state, operation_id),
+        Ok(Begin::Conflict) => {
+            return reply(
+                LedgerStatus::Conflict.as_str(),
+                Some(operation_id),
+                format!("{arg} {operation_id} was already used for a different request; nothing was done. Use a new {arg} for a new request."),
+                Map::new(),
+            )
+        }
+        Ok(Begin::InProgress { retry_after_ms }) => {
+            return reply(
+                LedgerStatus::InProgress.as_str(),
+                Some(operation_id),
+                format!("This operation ({arg} {operation_id}) is still running. Check back with the same {arg}; do not use a new one."),
+                one("retryAfterMs", json!(retry_after_ms)),
+            )
+        }
+        Ok(Begin::Unknown) => return unknown_reply(operation_id, arg, None),
+    };
+    let (ran, claimed) = ledger.hold(&key, claimed, handler()).await;
+    let (state, result) = match ran {
+        Ok(r) => (if r.is_error == Some(true) { RecordState::Failed } else { RecordState::Succeeded }, r),
+        Err(OutcomeUnknown(why)) => (RecordState::Unknown, unknown_reply(operation_id, arg, Some(&why))),
+    };
+    let text = if state == RecordState::Unknown { None } else { serde_json::to_string(&result).ok() };
+    // A failed or lost finish leaves the record pending: after its lease it is answered unknown. The caller
+    // still gets the truth now.
+    let _ = ledger.finish(&key, &claimed, state, text.as_deref()).await;
+    result
+}
+
+/// The status tool's default name (the same as the JS `registerStatusTool`'s).
+pub const STATUS_TOOL_NAME: &str = "operation_status";
+
+/// The status tool's definition: read-only, `{ action, operation_id }`.
+pub fn status_tool() -> Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "action": { "type": "string", "minLength": 1, "maxLength": 256, "description": "The tool (action) the operation was sent to." },
+            "operation_id": { "type": "string", "description": "The operation id the write was sent with." }
+        },
+        "required": ["action", "operation_id"]
+    });
+    let description = "Reports what happened to an earlier write, by the operation id it was sent with: succeeded (with its result), failed, still in progress, not done, not found, or unknown. Read-only: it never runs the write. Use it instead of calling a write again with a new id.";
+    Tool::new(STATUS_TOOL_NAME, description, Arc::new(schema.as_object().cloned().unwrap_or_default()))
+        .with_annotations(ToolAnnotations::new().read_only(true).idempotent(true).destructive(false).open_world(false))
+}
+
+fn status_words(status: &str, id: &str, retry_after_ms: Option<u64>) -> String {
+    match status {
+        "not_found" => format!("No record of operation {id}: the server never received it, or it finished long ago and its record was purged. This does not prove it did not happen. Calling the tool again with the same operation id does it at most once."),
+        "not_done" => format!("Operation {id} did not take effect. Calling the tool again with the same operation id does it now."),
+        "in_progress" => {
+            let s = retry_after_ms.unwrap_or(0).saturating_add(500).checked_div(1000).unwrap_or(0).max(1);
+            format!("Operation {id} is still running. Ask again in about {s} s; do not call the tool again with a new operation id.")
+        }
+        "succeeded" => format!("Operation {id} succeeded; its result is attached, exactly as it was first returned."),
+        "failed" => format!("Operation {id} ran and reported an error; its result is attached."),
+        _ => format!("The outcome of operation {id} is unknown to the server too: it may or may not have taken effect. Do not call the tool again with a new operation id."),
+    }
+}
+
+/// Answers one status-tool call for `tenant`: `structuredContent` `{ status, action, operation_id,
+/// retryAfterMs?, result? }`, as the JS status tool answers. Read-only: it claims and runs nothing.
+pub async fn status_call(ledger: &OperationLedger, tenant: Option<&str>, arguments: &JsonObject) -> CallToolResult {
+    let text = |k: &str| arguments.get(k).and_then(Value::as_str);
+    let Some(operation_id) = text("operation_id").filter(|id| valid_operation_id(id)) else {
+        return rejected(
+            "invalid_operation_id",
+            None,
+            "operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works).".into(),
+        );
+    };
+    let Some(tenant) = tenant.filter(|t| !t.is_empty()) else {
+        return rejected(
+            "unauthenticated",
+            Some(operation_id),
+            "This request has no authenticated tenant; nothing was done.".into(),
+        );
+    };
+    let asked = text("action").unwrap_or_default();
+    let answer = match ledger.locate(tenant, asked, operation_id).await {
+        Err(e) => Err(e),
+        Ok(None) => Ok((asked.to_string(), ("not_found", None, None))),
+        Ok(Some(Err(()))) => Ok((asked.to_string(), ("unknown", None, None))),
+        Ok(Some(Ok(action))) => {
+            let key = LedgerKey { tenant: tenant.into(), action: action.clone(), operation_id: operation_id.into() };
+            ledger.status(&key).await.map(|s| (action, s))
+        }
+    };
+    let Ok((action, (status, result, retry_after_ms))) = answer else {
+        return store_down(operation_id, "operation_id");
+    };
+    let mut sc = Map::new();
+    sc.insert("status".into(), json!(status));
+    sc.insert("action".into(), json!(action));
+    sc.insert("operation_id".into(), json!(operation_id));
+    if let Some(ms) = retry_after_ms {
+        sc.insert("retryAfterMs".into(), json!(ms));
+    }
+    if let Some(r) = result.and_then(|t| serde_json::from_str::<Value>(&t).ok()) {
+        sc.insert("result".into(), r);
+    }
+    let mut r = CallToolResult::structured(Value::Object(sc));
+    r.content = vec![ContentBlock::text(status_words(status, operation_id, retry_after_ms))];
+    r
+}

@@ -1,0 +1,167 @@
+// The shared breaker (issue 20 §4) in Node: the engine's snapshot/adopt through JS (a closed engine whose last
+// attempt was answered does not take another's open state), typed refusals, the
+// DurableObjectBreakerState's rules, and a SharedBreaker whose object is unreachable: the local breaker decides,
+// no call waits on it longer than its timeout, no outcome changes. The real Durable Object runs in
+// tests/js/workerd-breaker.test.mjs; here its storage is a Map (the storage API's get/put, a stand-in: a Durable
+// Object's storage exists only inside workerd).
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { RetryEngine, withRetry, SharedBreaker, DurableObjectBreakerState } from '../../pkg/node.js';
+import { startMcpServer } from '../support/mcp-server.mjs';
+import { startFaultProxy } from '../support/fault-proxy.mjs';
+import { runBreakerStateContract } from '../support/breaker-state-contract.mjs';
+
+const policy = { breaker: { consecutiveFailures: 2, openMs: 500 } };
+const refused = (f, name, code, field) => {
+  try {
+    f();
+  } catch (e) {
+    assert.equal(`${e.name} ${e.code} ${e.field}`, `${name} ${code} ${field}`);
+    return;
+  }
+  assert.fail('not refused');
+};
+const fail = (engine, t) => {
+  const c = engine.begin(t);
+  engine.admit(c, t);
+  const step = engine.record(c, { kind: 'http', status: 503 }, 'read_only', t);
+  c.free();
+  return step;
+};
+
+test('RetryEngine: a snapshot out, a newer one adopted, an older one ignored; the budget only goes down', () => {
+  const a = new RetryEngine(policy, { seed: 1 });
+  const b = new RetryEngine(policy, { seed: 2 });
+  assert.deepEqual(a.sharedSnapshot(), { state: 'closed', sinceMs: 0, failures: 0, budgetTokens: 10 });
+  fail(a, 100);
+  assert.equal(a.sharedSnapshot().failures, 1);
+  assert.equal(fail(a, 101).breaker.to, 'open');
+  const s = a.sharedSnapshot();
+  assert.deepEqual(s, { state: 'open', sinceMs: 101, failures: 0, budgetTokens: 9 }, 'the first call retried once');
+  assert.equal(b.adoptShared(s), 'open');
+  assert.equal(b.admit(b.begin(300), 300).decision.reason, 'breaker_open', 'b fails fast on what a learned');
+  assert.equal(b.probeDue(600), false);
+  assert.equal(b.probeDue(601), true);
+  assert.equal(b.adoptShared({ state: 'closed', sinceMs: 50 }), 'open', 'an older close changes nothing');
+  assert.equal(b.adoptShared({ state: 'half_open', sinceMs: 601 }), 'half_open', 'a probe out elsewhere');
+  assert.equal(b.probeDue(602), false);
+  assert.equal(b.adoptShared({ state: 'closed', sinceMs: 700, budgetTokens: 4.5 }), 'closed');
+  assert.equal(b.budgetTokens, 4.5);
+  assert.equal(b.adoptShared({ budgetTokens: 9 }), 'closed');
+  assert.equal(b.budgetTokens, 4.5, 'a higher count never refills');
+  const off = new RetryEngine({ breaker: false, budget: false });
+  assert.deepEqual(off.sharedSnapshot(), {});
+  assert.equal(off.adoptShared(s), undefined);
+  assert.equal(off.probeDue(0), false);
+  // Confirmation: an engine whose own last attempt was answered keeps calling; after a failure of its own it sheds.
+  const c = new RetryEngine(policy, { seed: 3 });
+  const ok = c.begin(50);
+  c.admit(ok, 50);
+  c.record(ok, { kind: 'result' }, 'read_only', 50);
+  assert.equal(c.adoptShared(s), 'closed');
+  fail(c, 120);
+  assert.equal(c.adoptShared(s), 'open');
+  // The fleet's failures in a row count toward the next trip; the trip is a failure of the engine's own.
+  const d = new RetryEngine(policy, { seed: 4 });
+  assert.equal(d.adoptShared({ failures: 1 }), 'closed');
+  assert.equal(d.sharedSnapshot().failures, 1);
+  assert.equal(fail(d, 10).breaker?.to, 'open', 'one failure of its own after one of the fleet: two in a row');
+});
+
+test('RetryEngine.adoptShared refuses bad snapshots by name', () => {
+  const e = new RetryEngine();
+  refused(() => e.adoptShared({ state: 'ajar', sinceMs: 1 }), 'RangeError', 'invalid_value', 'snapshot.state');
+  refused(() => e.adoptShared({ state: 'open' }), 'TypeError', 'missing', 'snapshot.sinceMs');
+  refused(() => e.adoptShared({ sinceMs: 5 }), 'TypeError', 'missing', 'snapshot.state');
+  refused(() => e.adoptShared({ state: 'open', sinceMs: -1 }), 'RangeError', 'negative', 'snapshot.sinceMs');
+  refused(() => e.adoptShared({ state: 'open', sinceMs: 1.5 }), 'RangeError', 'not_integer', 'snapshot.sinceMs');
+  refused(() => e.adoptShared({ state: 'open', sinceMs: '1' }), 'TypeError', 'invalid_type', 'snapshot.sinceMs');
+  refused(() => e.adoptShared({ budgetTokens: NaN }), 'RangeError', 'not_finite', 'snapshot.budgetTokens');
+  refused(() => e.adoptShared({ failures: 1.5 }), 'RangeError', 'not_integer', 'snapshot.failures');
+  refused(() => e.adoptShared({ failures: -2 }), 'RangeError', 'negative', 'snapshot.failures');
+  refused(() => e.adoptShared({ open: true }), 'TypeError', 'unknown_option', 'snapshot.open');
+  refused(() => e.adoptShared(null), 'TypeError', 'invalid_type', 'snapshot');
+  refused(() => e.probeDue('now'), 'TypeError', 'invalid_type', 'nowMs');
+  assert.equal(e.breakerState, 'closed', 'nothing was adopted');
+});
+
+/** A Durable Object storage's get/put over a Map (see the header). */
+const mapStorage = () => {
+  const m = new Map();
+  return { get: async (k) => structuredClone(m.get(k)), put: async (k, v) => void m.set(k, structuredClone(v)), map: m };
+};
+
+test('DurableObjectBreakerState meets its contract (the newest report wins, one probe lease, the fleet\'s failures in a row, bad input named)', async () => {
+  const checks = await runBreakerStateContract(new DurableObjectBreakerState(mapStorage()));
+  assert.ok(checks.length >= 25, `${checks.length} checks`);
+  for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
+  refused(() => new DurableObjectBreakerState({}), 'TypeError', 'invalid_type', 'storage');
+  refused(() => new DurableObjectBreakerState(mapStorage(), { prefix: 7 }), 'TypeError', 'invalid_type', 'prefix');
+  refused(() => new DurableObjectBreakerState(mapStorage(), { other: 1 }), 'TypeError', 'unknown_option', 'options.other');
+});
+
+test('SharedBreaker refuses bad options by name; withRetry refuses what is not one', () => {
+  refused(() => new SharedBreaker({}), 'TypeError', 'invalid_type', 'stub');
+  const stub = { fetch: async () => new Response('{}') };
+  refused(() => new SharedBreaker(stub, { ttlMs: -1 }), 'RangeError', 'too_small', 'ttlMs');
+  refused(() => new SharedBreaker(stub, { timeoutMs: 0 }), 'RangeError', 'too_small', 'timeoutMs');
+  refused(() => new SharedBreaker(stub, { timeoutMs: 1.5 }), 'RangeError', 'not_integer', 'timeoutMs');
+  refused(() => new SharedBreaker(stub, { server: '' }), 'TypeError', 'invalid_type', 'server');
+  refused(() => new SharedBreaker(stub, { lease: 1 }), 'TypeError', 'unknown_option', 'options.lease');
+  refused(() => withRetry({ request() {} }, { sharedBreaker: stub }), 'TypeError', 'invalid_type', 'sharedBreaker');
+});
+
+let server;
+let proxy;
+before(async () => {
+  server = await startMcpServer();
+  proxy = await startFaultProxy(server.url);
+});
+after(async () => {
+  await proxy?.close();
+  await server?.close();
+});
+
+test('an unreachable shared state (hanging, throwing, answering nonsense): the local breaker decides, no call waits past the timeout, outcomes unchanged', async () => {
+  const stubs = {
+    hanging: { fetch: () => new Promise(() => {}) },
+    throwing: { fetch: async () => { throw new Error('the object is gone'); } },
+    nonsense: { fetch: async () => Response.json({ state: 'ajar', sinceMs: -4, granted: 'yes', snapshot: 7 }) },
+  };
+  // The same five calls without a shared breaker, then with each unreachable one: the same outcomes.
+  const run = async (name, shared) => {
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
+    const mcp = withRetry(client, {
+      trusted: true, seed: 1, ...(shared ? { sharedBreaker: shared } : {}), policy: { maxAttempts: 1, breaker: { consecutiveFailures: 2, openMs: 200 } },
+    });
+    const search = async () => {
+      const o = await mcp.call({ name: 'search_tickets', arguments: { query: name } });
+      return `${o.status}/${o.reason}/${mcp.engine.breakerState}`;
+    };
+    const t0 = Date.now();
+    const seen = [await search()];
+    proxy.faults.push({ status: 503 }, { status: 503 });
+    seen.push(await search(), await search(), await search());
+    await new Promise((r) => setTimeout(r, 220));
+    seen.push(await search());
+    const ms = Date.now() - t0;
+    await client.close();
+    return { seen, ms };
+  };
+  const alone = await run('alone');
+  assert.equal(alone.seen[2].split('/')[2], 'open', 'the local breaker opened');
+  assert.equal(alone.seen[3].split('/')[1], 'breaker_open');
+  assert.equal(alone.seen[4], 'succeeded/succeeded/closed');
+  for (const [name, stub] of Object.entries(stubs)) {
+    const shared = new SharedBreaker(stub, { timeoutMs: 50, ttlMs: 0 });
+    const r = await run(name, shared);
+    assert.deepEqual(r.seen, alone.seen, name);
+    // Five calls, each asking the object at most twice (a refresh; a transition or a probe), 50 ms each at most.
+    assert.ok(r.ms < alone.ms + 5 * 2 * 50 + 200, `${name}: ${r.ms} ms (alone ${alone.ms} ms)`);
+    assert.ok(shared.stats.unreachable >= 5, `${name}: ${JSON.stringify(shared.stats)}`);
+    assert.equal(shared.stats.reads + shared.stats.reports + shared.stats.probesGranted, 0);
+  }
+});

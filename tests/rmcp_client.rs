@@ -1,0 +1,354 @@
+//! The rmcp face's client against real peers (feature `rmcp`): the TypeScript SDK test server and the rmcp 3.11
+//! peer server (`tests/peers/rmcp-server`), each behind our fault proxy, over Streamable HTTP on 127.0.0.1 —
+//! driven through `tests/support/rust-harness.mjs`. The same invariants as the JS suite: no duplicate effect
+//! for an unsafe tool after a cut, a keyed tool re-sent with its one operation id, a read-only tool retried,
+//! a restarted server's lost session re-initialized, and no status that claims more than the facts.
+#![cfg(feature = "rmcp")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+use std::process::Stdio;
+use std::sync::Arc;
+
+use mcp_retry_policy::retry::{Cause, FinalStatus, Policy, Reason, Safety};
+use mcp_retry_policy::rmcp::{CallOutcome, FileJournal, Journal, RetryClient, RetryOptions};
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::ServiceExt;
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+struct Harness {
+    _child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl Harness {
+    async fn start() -> Harness {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut child = Command::new("node")
+            .arg(format!("{root}/tests/support/rust-harness.mjs"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            // Not killed on drop: a test that fails drops its stdin, and the harness then closes what it started.
+            .spawn()
+            .unwrap_or_else(|e| panic!("node tests/support/rust-harness.mjs: {e}"));
+        let stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        Harness { _child: child, stdin, lines: BufReader::new(stdout).lines() }
+    }
+
+    async fn ask(&mut self, command: Value) -> Value {
+        let line = format!("{command}\n");
+        self.stdin.write_all(line.as_bytes()).await.unwrap_or_else(|e| panic!("harness stdin: {e}"));
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(30), self.lines.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("harness: no answer to {command} in 30 s"))
+            .unwrap_or_else(|e| panic!("harness stdout: {e}"))
+            .unwrap_or_else(|| panic!("harness ended"));
+        let v: Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("harness answer {answer}: {e}"));
+        assert_eq!(v["ok"], json!(true), "harness: {command} → {v}");
+        v
+    }
+
+    /// A server of `kind` ("ts" or "rmcp") behind a fault proxy: (server id, proxy id, proxy url).
+    async fn behind_proxy(&mut self, kind: &str) -> (String, String, String) {
+        let s = self.ask(json!({ "op": kind })).await;
+        let p = self.ask(json!({ "op": "proxy", "target": s["url"] })).await;
+        let text = |v: &Value, k: &str| v[k].as_str().unwrap_or_default().to_string();
+        (text(&s, "id"), text(&p, "id"), text(&p, "url"))
+    }
+
+    async fn faults(&mut self, proxy: &str, faults: Value) {
+        self.ask(json!({ "op": "faults", "proxy": proxy, "faults": faults })).await;
+    }
+
+    async fn calls(&mut self, proxy: &str) -> u64 {
+        self.ask(json!({ "op": "calls", "proxy": proxy })).await["n"].as_u64().unwrap_or(0)
+    }
+
+    async fn effects(&mut self, server: &str) -> Value {
+        self.ask(json!({ "op": "effects", "server": server })).await
+    }
+
+    async fn close(mut self) {
+        self.ask(json!({ "op": "close" })).await;
+    }
+}
+
+fn policy() -> Policy {
+    Policy {
+        base_delay_ms: 20,
+        max_delay_ms: 200,
+        attempt_timeout_ms: 5_000,
+        total_timeout_ms: 20_000,
+        ..Policy::default()
+    }
+}
+
+async fn client(url: &str, options: RetryOptions) -> RetryClient {
+    let url: Arc<str> = url.into();
+    let connect = move || ().serve(StreamableHttpClientTransport::from_uri(url.clone()));
+    let first = connect().await.unwrap_or_else(|e| panic!("connect: {e}"));
+    RetryClient::new(first, options.policy(policy()).seed(7)).reconnect(connect)
+}
+
+fn call(tool: &str, args: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(tool.to_string()).with_arguments(args.as_object().cloned().unwrap_or_default())
+}
+
+async fn run(c: &RetryClient, tool: &str, args: Value) -> CallOutcome {
+    c.call_tool(call(tool, args)).await.unwrap_or_else(|e| panic!("{tool}: {e}"))
+}
+
+fn n(v: &Value, path: &[&str]) -> u64 {
+    path.iter().fold(v, |v, k| &v[*k]).as_u64().unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_server_unsafe_tool_after_a_cut_is_unknown_and_not_resent() {
+    let mut h = Harness::start().await;
+    let (server, proxy, url) = h.behind_proxy("ts").await;
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    h.faults(&proxy, json!(["drop"])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "printer" })).await;
+    assert_eq!(out.status, FinalStatus::Unknown, "{out:?}");
+    assert_eq!(out.reason, Reason::UnsafeAfterUnknown);
+    assert!(out.message.contains("may or may not have taken effect"), "{}", out.message);
+    assert!(out.result.is_none(), "no result claimed");
+    assert_eq!(h.calls(&proxy).await, 1, "sent once");
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 1, "one effect");
+    // The same after a cut mid-answer.
+    h.faults(&proxy, json!(["cut"])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "printer 2" })).await;
+    assert_eq!(out.status, FinalStatus::Unknown, "{out:?}");
+    assert_eq!(h.calls(&proxy).await, 2);
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 2);
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_server_untrusted_annotations_are_ignored() {
+    let mut h = Harness::start().await;
+    let (server, proxy, url) = h.behind_proxy("ts").await;
+    // close_ticket claims readOnlyHint: true and is not: untrusted, it is unsafe.
+    let c = client(&url, RetryOptions::default()).await;
+    h.faults(&proxy, json!(["drop"])).await;
+    let out = run(&c, "close_ticket", json!({ "id": "T-1" })).await;
+    assert_eq!((out.status, out.safety), (FinalStatus::Unknown, Safety::Unsafe), "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["deletes"]), 1);
+    assert_eq!(h.calls(&proxy).await, 1);
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_server_read_only_is_retried_and_keyed_reuses_its_id() {
+    let mut h = Harness::start().await;
+    let (server, proxy, url) = h.behind_proxy("ts").await;
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    h.faults(&proxy, json!(["drop"])).await;
+    let out = run(&c, "search_tickets", json!({ "query": "x" })).await;
+    assert_eq!((out.status, out.safety), (FinalStatus::Succeeded, Safety::ReadOnly), "{out:?}");
+    assert_eq!(out.attempts.len(), 2);
+    assert_eq!(n(&h.effects(&server).await, &["searches"]), 2);
+    // Keyed: the schema declares operation_id; re-sent after the drop with the same id, deduped by the server.
+    h.faults(&proxy, json!(["drop", "cut"])).await;
+    let out = run(&c, "create_ticket_keyed", json!({ "title": "once" })).await;
+    assert_eq!((out.status, out.safety), (FinalStatus::Succeeded, Safety::Keyed), "{out:?}");
+    assert_eq!(out.attempts.len(), 3);
+    let e = h.effects(&server).await;
+    assert_eq!((n(&e, &["tickets"]), n(&e, &["keyed"])), (1, 1), "one ticket for three sends: {e}");
+    assert!(out.operation_id.as_deref().is_some_and(|id| id.len() == 36));
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_server_refusals_with_proof_are_retried_and_without_are_not() {
+    let mut h = Harness::start().await;
+    let (server, proxy, url) = h.behind_proxy("ts").await;
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    // A 503 with Retry-After, answered without forwarding: a refusal (not processed), retried after the wait.
+    h.faults(&proxy, json!([{ "status": 503, "retryAfter": 0 }])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "a" })).await;
+    assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 1);
+    // A 502 from a gateway after it forwarded: no proof, unknown, not re-sent.
+    h.faults(&proxy, json!([{ "status": 502, "afterForward": true }])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "b" })).await;
+    assert_eq!(out.status, FinalStatus::Unknown, "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 2);
+    // A plain 400 (not forwarded): permanent, failed, the model told to fix the arguments.
+    h.faults(&proxy, json!([{ "status": 400 }])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "c" })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::Permanent), "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 2);
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_server_expired_session_is_reinitialized() {
+    let mut h = Harness::start().await;
+    let (server, _proxy, url) = h.behind_proxy("ts").await;
+    // rmcp's transport, as configured by default, recovers an expired session itself.
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    assert_eq!(run(&c, "create_ticket", json!({ "title": "a" })).await.status, FinalStatus::Succeeded);
+    h.ask(json!({ "op": "expire", "server": server })).await;
+    let out = run(&c, "create_ticket", json!({ "title": "b" })).await;
+    assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    // rmcp's transport re-initialized by itself (it re-sends the one POST the 404 refused): one attempt here.
+    assert_eq!(out.attempts.len(), 1, "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 2, "one effect per call");
+    // With rmcp's own recovery off, the 404 reaches the wrapper: the engine asks to re-initialize (a lost
+    // session proves the request was not processed), `reconnect` makes a new session, the call goes once.
+    let url: Arc<str> = url.as_str().into();
+    let connect = move || {
+        let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).reinit_on_expired_session(false);
+        ().serve(StreamableHttpClientTransport::from_config(config))
+    };
+    let first = connect().await.unwrap_or_else(|e| panic!("connect: {e}"));
+    let c = RetryClient::new(first, RetryOptions::default().trusted(true).policy(policy()).seed(7)).reconnect(connect);
+    assert_eq!(run(&c, "create_ticket", json!({ "title": "c" })).await.status, FinalStatus::Succeeded);
+    h.ask(json!({ "op": "expire", "server": server })).await;
+    let out = run(&c, "create_ticket", json!({ "title": "d" })).await;
+    assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    let causes: Vec<Cause> = out.attempts.iter().map(|a| a.classification.cause).collect();
+    assert_eq!(causes, vec![Cause::HttpSessionExpired, Cause::Result], "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 4, "one effect per call");
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_server_cut_restart_and_keyed_with_a_file_journal() {
+    let mut h = Harness::start().await;
+    let (server, proxy, url) = h.behind_proxy("rmcp").await;
+    let dir = std::env::temp_dir().join(format!("mrp-rmcp-client-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("journal.jsonl");
+    let _ = std::fs::remove_file(&path);
+    let journal: Arc<dyn Journal> = Arc::new(FileJournal::open(&path).unwrap_or_else(|e| panic!("{e}")));
+    let c = client(&url, RetryOptions::default().trusted(true)).await.journal(journal.clone());
+    // Unsafe (no annotations): a drop after the server acted is unknown, one effect.
+    h.faults(&proxy, json!(["drop"])).await;
+    let out = run(&c, "create_ticket", json!({ "intent": "u1" })).await;
+    assert_eq!((out.status, out.safety), (FinalStatus::Unknown, Safety::Unsafe), "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["counts", "create_ticket"]), 1);
+    // Read-only (trusted): retried.
+    h.faults(&proxy, json!(["drop"])).await;
+    let out = run(&c, "slow", json!({ "intent": "r1", "steps": 1, "ms": 1 })).await;
+    assert_eq!((out.status, out.safety), (FinalStatus::Succeeded, Safety::ReadOnly), "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["counts", "slow"]), 2);
+    // Keyed, by intent: the id is journaled before the first send; a drop, a re-send with the same id.
+    h.faults(&proxy, json!(["drop"])).await;
+    let params = call("create_ticket_keyed", json!({ "intent": "k1" }));
+    let out = c.call_tool_for(params.clone(), Some("tool-call-1")).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((out.status, out.safety), (FinalStatus::Succeeded, Safety::Keyed), "{out:?}");
+    let id = out.operation_id.clone().unwrap_or_default();
+    let e = h.effects(&server).await;
+    assert_eq!((n(&e, &["counts", "create_ticket_keyed"]), n(&e, &["operationIds"])), (1, 1), "{e}");
+    // The server restarts (kill -9): its sessions are gone. The same intent, from a reopened journal (a
+    // restarted agent), reuses the first id; the lost session is re-initialized; still one effect.
+    h.ask(json!({ "op": "restart", "server": server })).await;
+    let reopened: Arc<dyn Journal> = Arc::new(FileJournal::open(&path).unwrap_or_else(|e| panic!("{e}")));
+    let c = c.journal(reopened);
+    let again = c.call_tool_for(params, Some("tool-call-1")).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.status, FinalStatus::Succeeded, "{again:?}");
+    assert_eq!(again.operation_id.as_deref(), Some(id.as_str()), "the intent's one id");
+    assert_eq!(n(&h.effects(&server).await, &["counts", "create_ticket_keyed"]), 1, "deduped across the restart");
+    // After the restart an unsafe call goes through on a new session (re-initialized), once.
+    let out = run(&c, "create_ticket", json!({ "intent": "u2" })).await;
+    assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    assert_eq!(n(&h.effects(&server).await, &["counts", "create_ticket"]), 2);
+    assert!(journal.pending().unwrap_or_default().is_empty(), "settled in the journal");
+    let _ = std::fs::remove_dir_all(&dir);
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_connections_fail_cleanly_and_never_read_unknown() {
+    let mut h = Harness::start().await;
+    let (server, proxy, url) = h.behind_proxy("ts").await;
+    let c = client(&url, RetryOptions::default()).await;
+    assert_eq!(run(&c, "create_ticket", json!({ "title": "a" })).await.status, FinalStatus::Succeeded);
+    // Nothing listens on the proxy's port any more: every attempt is refused at connect, so nothing was sent —
+    // an unsafe tool is retried, and the call ends failed (not unknown), with no effect.
+    h.ask(json!({ "op": "stop", "proxy": proxy })).await;
+    let out = run(&c, "create_ticket", json!({ "title": "b" })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::MaxAttempts), "{out:?}");
+    assert_eq!(out.attempts.len(), 3, "every attempt: not sent, so retried");
+    assert!(out.message.contains("did not take effect"), "{}", out.message);
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 1);
+    h.close().await;
+}
+
+/// The crate's examples/rmcp-server binary (`cargo build --examples --features rmcp,sqlite`; scripts/test.sh builds it).
+fn example_server() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let bin = exe.parent()?.parent()?.join("examples").join("rmcp-server");
+    bin.exists().then(|| bin.display().to_string())
+}
+
+/// A harness with examples/rmcp-server behind a fault proxy: (harness, proxy id, proxy url).
+async fn rust_server_behind_proxy() -> (Harness, String, String) {
+    let bin = example_server()
+        .unwrap_or_else(|| panic!("examples/rmcp-server is not built: cargo build --examples --features rmcp,sqlite"));
+    let mut h = Harness::start().await;
+    let s = h.ask(json!({ "op": "rust-server", "bin": bin })).await;
+    let p = h.ask(json!({ "op": "proxy", "target": s["url"] })).await;
+    let (proxy, url) =
+        (p["id"].as_str().unwrap_or_default().to_string(), p["url"].as_str().unwrap_or_default().to_string());
+    (h, proxy, url)
+}
+
+/// The result's content, as text (for "opened T-n").
+fn text(o: &CallOutcome) -> String {
+    format!("{:?}", o.result.as_ref().map(|r| &r.content))
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rust_server_dedupes_a_keyed_write_the_rust_client_resends() {
+    let (mut h, proxy, url) = rust_server_behind_proxy().await;
+    // Trusted: the schema's operation_id makes create_ticket keyed. The server acts on all three sends; its
+    // ledger runs the write once and replays it.
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    h.faults(&proxy, json!(["drop", "cut"])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "once" })).await;
+    assert_eq!((out.status, out.safety, out.attempts.len()), (FinalStatus::Succeeded, Safety::Keyed, 3), "{out:?}");
+    assert!(text(&out).contains("opened T-1"), "{}", text(&out));
+    assert_eq!(h.calls(&proxy).await, 3);
+    // The next intended ticket is T-2: the three sends opened one.
+    let next = run(&c, "create_ticket", json!({ "title": "next" })).await;
+    assert!(text(&next).contains("opened T-2"), "{}", text(&next));
+    // The status tool answers for the first operation, read-only.
+    let id = out.operation_id.clone().unwrap_or_default();
+    let status = run(&c, "operation_status", json!({ "action": "create_ticket", "operation_id": id })).await;
+    let sc = status.result.and_then(|r| r.structured_content).unwrap_or_default();
+    assert_eq!(sc["status"], json!("succeeded"), "{sc}");
+    h.close().await;
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keyed_write_left_unknown_is_closed_by_the_status_tool_not_resent() {
+    let (mut h, proxy, url) = rust_server_behind_proxy().await;
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    // Every attempt's answer is lost (the server acted each time): the engine ends the call unknown; the
+    // wrapper then asks operation_status (one more tools/call, read-only) and reports what the server recorded.
+    h.faults(&proxy, json!(["drop", "drop", "drop"])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "lost answers" })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::ResolvedByStatus), "{out:?}");
+    assert_eq!(out.attempts.len(), 3);
+    assert!(text(&out).contains("opened T-1"), "the recorded result: {}", text(&out));
+    assert_eq!(h.calls(&proxy).await, 4, "three sends of the write, one status lookup");
+    let next = run(&c, "create_ticket", json!({ "title": "next" })).await;
+    assert!(text(&next).contains("opened T-2"), "{}", text(&next));
+    // Without the status tool the same case stays unknown, with the same one id.
+    let bare = client(&url, RetryOptions { status_tool: None, ..RetryOptions::default() }.trusted(true)).await;
+    h.faults(&proxy, json!(["drop", "drop", "drop"])).await;
+    let out = run(&bare, "create_ticket", json!({ "title": "lost again" })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Unknown, Reason::MaxAttempts), "{out:?}");
+    h.close().await;
+}
