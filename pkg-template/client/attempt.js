@@ -2,6 +2,7 @@
 import { optionError as typeOptionError } from '../errors.js';
 import { ATTEMPT_META_KEY, LEDGER_META_KEY, LEDGER_STATUSES, RESULT_TYPES } from '../generated/names.js';
 import { ownSignal, releasingWhenDone } from './own-signal.js';
+import { SUBREQUEST_BUDGET_SPENT } from './subrequests.js';
 
 /** The `_meta` key that tags each attempt, so `observeFetch` can tell which HTTP response belongs to it. */
 export { ATTEMPT_META_KEY };
@@ -19,7 +20,7 @@ const NOT_SENT_ALWAYS = new Set([
   'ERR_MCP_RETRY_NOT_CONNECTED',
   // This package's own: `SubrequestBudget#fetch` (client/subrequests.js) throws it *instead of* fetching once the
   // invocation's subrequests are spent — the request was never made.
-  'ERR_MCP_RETRY_SUBREQUEST_BUDGET',
+  SUBREQUEST_BUDGET_SPENT,
   'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL',
   'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
   'SELF_SIGNED_CERT_IN_CHAIN',
