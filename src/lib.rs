@@ -38,6 +38,7 @@
 pub mod input;
 pub mod ledger;
 pub mod retry;
+pub mod seam;
 pub mod text;
 pub mod vocab;
 

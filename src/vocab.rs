@@ -1,7 +1,7 @@
 //! Every name and every number that crosses the wasm boundary, defined once, here and in the core's enums.
 //!
 //! JavaScript switches on the core's names (statuses, reasons, causes, recover actions, …), reads the
-//! `_meta` keys, and decodes the packed numbers of the hot path. None of it is spelled by hand on the JS
+//! `_meta` keys, and reads the answers of the hot path (their slots and readers: [`crate::seam`]). None of it is spelled by hand on the JS
 //! side: `cargo run --bin names` renders this module as `pkg-template/generated/names.js` (the tables) and
 //! `names.d.ts` (closed TypeScript unions), and `scripts/build.sh` and `cargo test` (`tests/names.rs`) fail
 //! when the committed files differ from what these definitions render. A rename here without regenerating,
@@ -10,6 +10,8 @@
 //! The codes of an enum are its declaration order (each enum's `ALL`, checked in `decide.rs`'s tests).
 
 use core::fmt::Write as _;
+
+pub use crate::seam::{ErrorField, BOUNDARY_FIELDS, POLICY_VALUES};
 
 use crate::ledger::{Admission, Lookup, RecordState, ReleaseRefusal};
 use crate::retry::{
@@ -24,60 +26,7 @@ pub const ATTEMPT_META_KEY: &str = "dev.mcp-retry-policy/attempt";
 /// The `_meta` key under which `callTool` attaches the whole call outcome to a non-succeeded result.
 pub const OUTCOME_META_KEY: &str = "dev.mcp-retry-policy/outcome";
 
-/// A field of a packed number: `mask` wide, from bit `shift`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Field {
-    /// The lowest bit.
-    pub shift: u32,
-    /// The field's mask, after shifting down.
-    pub mask: u32,
-}
-
-impl Field {
-    /// `v` in this field (cut to the field's width).
-    pub const fn put(self, v: u32) -> u32 {
-        (v & self.mask).wrapping_shl(self.shift)
-    }
-    /// This field of `packed`.
-    pub const fn get(self, packed: u32) -> u32 {
-        packed.wrapping_shr(self.shift) & self.mask
-    }
-}
-
-/// A packed number is `meta + value · VALUE_SCALE`: `meta` below 2^26, `value` (a delay, a timeout or a
-/// `Retry-After`, in ms) at most a day, below 2^27, so the sum is an exact integer in an `f64`.
-pub const VALUE_SCALE: u32 = 1 << 26;
-
-/// Step: 0 for a retry, else the stop's [`FinalStatus`] code + 1.
-pub const STEP_STOP: Field = Field { shift: 0, mask: 7 };
-/// Step: the decision's [`Reason`].
-pub const STEP_REASON: Field = Field { shift: 3, mask: 31 };
-/// Step: the retry's [`Recover`] code + 1 (0: none).
-pub const STEP_RECOVER: Field = Field { shift: 8, mask: 7 };
-/// Step and classification: the [`Verdict`].
-pub const STEP_VERDICT: Field = Field { shift: 11, mask: 7 };
-/// Step and classification: the [`Delivery`].
-pub const STEP_DELIVERY: Field = Field { shift: 14, mask: 3 };
-/// Step and classification: the [`Cause`] (its recover action follows from it: [`Cause::recover`]).
-pub const STEP_CAUSE: Field = Field { shift: 16, mask: 63 };
-/// Step and classification: 1 when the classification carries a `Retry-After`. A classification carries
-/// its value as the packed value; a step (whose value is the delay) sends it by `classifyPacked`.
-pub const STEP_RETRY_AFTER: Field = Field { shift: 22, mask: 1 };
-/// Step: the breaker transition ([`BREAKER_TRANSITIONS`], 0: none).
-pub const STEP_BREAKER: Field = Field { shift: 23, mask: 7 };
-
-/// Admission: 1 when admitted (the value is then the attempt's timeout).
-pub const ADMIT_ADMITTED: Field = Field { shift: 0, mask: 1 };
-/// Admission: the breaker transition.
-pub const ADMIT_BREAKER: Field = Field { shift: 1, mask: 7 };
-/// Admission refused: the stop's [`FinalStatus`].
-pub const ADMIT_STATUS: Field = Field { shift: 4, mask: 7 };
-/// Admission refused: the stop's [`Reason`].
-pub const ADMIT_REASON: Field = Field { shift: 7, mask: 31 };
-/// Admission: the attempt's number (at most 255).
-pub const ADMIT_ATTEMPT: Field = Field { shift: 12, mask: 255 };
-
-/// The breaker transitions by packed code (0: none) as `(from, to)`.
+/// The breaker transitions by code (0: none) as `(from, to)`.
 pub const BREAKER_TRANSITIONS: [(&str, &str); 5] =
     [("", ""), ("closed", "open"), ("open", "half_open"), ("half_open", "closed"), ("half_open", "open")];
 
@@ -139,64 +88,6 @@ pub const OUTCOME_KINDS: [OutcomeKind; 8] = [
 /// A decision's `action`, by code: 0 retry, 1 stop.
 pub const ACTIONS: [&str; 2] = ["retry", "stop"];
 
-/// The fields a client-face error can name, by code (the numeric exports of `src/wasm/client.rs` return
-/// `-(1 + kind + ERROR_KINDS.len() · field)` on failure; JS builds the typed error from these tables).
-/// The policy fields come first, in the order of `engineNew`'s arguments and of `enginePolicy`'s indices.
-pub const BOUNDARY_FIELDS: [&str; 49] = [
-    "maxAttempts",
-    "baseDelayMs",
-    "maxDelayMs",
-    "jitter",
-    "attemptTimeoutMs",
-    "totalTimeoutMs",
-    "maxRetryAfterMs",
-    "budget.capacity",
-    "budget.retryCost",
-    "budget.timeoutCost",
-    "budget.successRefill",
-    "breaker.consecutiveFailures",
-    "breaker.failureRatio",
-    "breaker.minimumCalls",
-    "breaker.windowMs",
-    "breaker.openMs",
-    "budget",
-    "breaker",
-    "",
-    "this",
-    "call",
-    "nowMs",
-    "kind",
-    "safety",
-    "outcome.code",
-    "outcome.status",
-    "outcome.retryAfterMs",
-    "outcome.retryMs",
-    "outcome.jsonrpcCode",
-    "options.seed",
-    "options.hintMs",
-    "record.state",
-    "record.leaseUntilMs",
-    "record.createdMs",
-    "record.expiresMs",
-    "record.version",
-    "ttlMs",
-    "leaseMs",
-    "state",
-    "answer",
-    "before",
-    "task.status",
-    "options.subrequests",
-    "snapshot.state",
-    "snapshot.sinceMs",
-    "snapshot.budgetTokens",
-    "snapshot.failures",
-    "hedgeAfterMs",
-    "maxHedges",
-];
-
-/// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
-pub const POLICY_VALUES: usize = 16;
-
 /// What a client-face export refuses, by code. `freed`: a handle that was freed (or never made);
 /// `too_many`: over a million live engines or calls.
 pub const ERROR_KINDS: [&str; 9] = [
@@ -210,74 +101,6 @@ pub const ERROR_KINDS: [&str; 9] = [
     "freed",
     "too_many",
 ];
-
-/// A field an error names: its code is its index in [`BOUNDARY_FIELDS`] (the policy fields, 0–17, are
-/// named by their string from the core's [`crate::retry::PolicyError`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorField {
-    /// No field.
-    None = 18,
-    /// The engine or call a method was called on.
-    This = 19,
-    /// The call argument.
-    Call = 20,
-    /// `nowMs`.
-    NowMs = 21,
-    /// The outcome's kind, or a code inside it.
-    Kind = 22,
-    /// The safety code.
-    Safety = 23,
-    /// `outcome.code`.
-    OutcomeCode = 24,
-    /// `outcome.status`.
-    OutcomeStatus = 25,
-    /// `outcome.retryAfterMs`.
-    OutcomeRetryAfterMs = 26,
-    /// `outcome.retryMs`.
-    OutcomeRetryMs = 27,
-    /// `outcome.jsonrpcCode`.
-    OutcomeJsonrpcCode = 28,
-    /// `options.seed`.
-    Seed = 29,
-    /// `options.hintMs` of `poll`.
-    HintMs = 30,
-    /// A ledger record's `state` (the server face).
-    RecordState = 31,
-    /// `record.leaseUntilMs`.
-    RecordLeaseUntilMs = 32,
-    /// `record.createdMs`.
-    RecordCreatedMs = 33,
-    /// `record.expiresMs`.
-    RecordExpiresMs = 34,
-    /// `record.version`.
-    RecordVersion = 35,
-    /// The ledger's `ttlMs`.
-    TtlMs = 36,
-    /// The ledger's `leaseMs`.
-    LeaseMs = 37,
-    /// The state a finish records.
-    State = 38,
-    /// The status tool's answer (`statusAnswer`).
-    Answer = 39,
-    /// The decision a status answer may replace (`statusAnswer`).
-    Before = 40,
-    /// A task's status (`taskEnd`).
-    TaskStatus = 41,
-    /// `options.subrequests` of `admit` and `poll`: the outgoing requests the call may still make.
-    Subrequests = 42,
-    /// A shared breaker snapshot's `state` (`adoptShared`).
-    SnapshotState = 43,
-    /// A shared breaker snapshot's `sinceMs`.
-    SnapshotSinceMs = 44,
-    /// A shared snapshot's `budgetTokens`.
-    SnapshotBudgetTokens = 45,
-    /// A shared snapshot's `failures` (in a row, while closed).
-    SnapshotFailures = 46,
-    /// `hedgeAfterMs` of `engineHedging`.
-    HedgeAfterMs = 47,
-    /// `maxHedges` of `engineHedging`.
-    MaxHedges = 48,
-}
 
 /// What is wrong: its code is its index in [`ERROR_KINDS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -319,7 +142,7 @@ pub const TOOL_IDEMPOTENT: u32 = 64;
 /// The input schema declares the operation-id argument.
 pub const TOOL_DECLARES_ID: u32 = 128;
 
-fn numbers() -> [(&'static str, u32); 9] {
+fn numbers() -> [(&'static str, u32); 8] {
     [
         ("TOOL_TRUSTED", TOOL_TRUSTED),
         ("TOOL_READ_ONLY_GIVEN", TOOL_READ_ONLY_GIVEN),
@@ -329,13 +152,8 @@ fn numbers() -> [(&'static str, u32); 9] {
         ("TOOL_IDEMPOTENT_GIVEN", TOOL_IDEMPOTENT_GIVEN),
         ("TOOL_IDEMPOTENT", TOOL_IDEMPOTENT),
         ("TOOL_DECLARES_ID", TOOL_DECLARES_ID),
-        ("HEDGE_SCALE", HEDGE_SCALE),
     ]
 }
-
-/// `hedge`'s answer is `timeout_ms · HEDGE_SCALE + code`: code 0 a go-ahead, `1 + HEDGE_REFUSALS` index a
-/// refusal (then the timeout is 0).
-pub const HEDGE_SCALE: u32 = 16;
 
 /// The revision setting that means "not known".
 pub const UNKNOWN_REVISION: &str = "unknown";
@@ -469,7 +287,7 @@ fn lists() -> Vec<List> {
         list(
             "HEDGE_REFUSALS",
             "HedgeRefusalName",
-            "Why the engine refused a hedge (`hedge`: `-(1 + code)`).",
+            "Why the engine refused a hedge (`hedge`: the `refusal` slot).",
             names(&HedgeRefusal::ALL, HedgeRefusal::as_str),
         ),
     ]
@@ -477,24 +295,6 @@ fn lists() -> Vec<List> {
 
 fn quoted(s: &str) -> String {
     format!("'{s}'")
-}
-
-fn fields() -> Vec<(&'static str, Field)> {
-    vec![
-        ("STEP_STOP", STEP_STOP),
-        ("STEP_REASON", STEP_REASON),
-        ("STEP_RECOVER", STEP_RECOVER),
-        ("STEP_VERDICT", STEP_VERDICT),
-        ("STEP_DELIVERY", STEP_DELIVERY),
-        ("STEP_CAUSE", STEP_CAUSE),
-        ("STEP_RETRY_AFTER", STEP_RETRY_AFTER),
-        ("STEP_BREAKER", STEP_BREAKER),
-        ("ADMIT_ADMITTED", ADMIT_ADMITTED),
-        ("ADMIT_BREAKER", ADMIT_BREAKER),
-        ("ADMIT_STATUS", ADMIT_STATUS),
-        ("ADMIT_REASON", ADMIT_REASON),
-        ("ADMIT_ATTEMPT", ADMIT_ATTEMPT),
-    ]
 }
 
 const HEADER: &str = "Generated by `cargo run --bin names` from src/vocab.rs and the core's enums. Do not edit:\n\
@@ -577,7 +377,7 @@ pub fn render_js() -> String {
         cause_recovers.join(", ")
     );
     s.push_str(
-        "\n/** Outcome kind codes, and each kind's keys (besides `kind`) in the order of the packed slots. */\n",
+        "\n/** Outcome kind codes, and each kind's keys (besides `kind`) in the order of the slots a, b, c, d. */\n",
     );
     for (code, k) in OUTCOME_KINDS.iter().enumerate() {
         let _ = writeln!(s, "export const KIND_{} = {code};", k.name.to_uppercase());
@@ -606,12 +406,11 @@ pub fn render_js() -> String {
             },
         )
         .collect();
-    let _ = writeln!(s, "/** Breaker transitions by packed code: [from, to]. */\nexport const BREAKER_TRANSITIONS = Object.freeze([{}]);", transitions.join(", "));
-    let _ = writeln!(s, "\n/** The packed layout (src/vocab.rs): `meta + value · VALUE_SCALE`; each field `(meta >>> SHIFT) & MASK`. */");
-    let _ = writeln!(s, "export const VALUE_SCALE = {VALUE_SCALE};");
-    for (name, f) in fields() {
-        let _ = writeln!(s, "export const {name}_SHIFT = {};\nexport const {name}_MASK = {};", f.shift, f.mask);
-    }
+    let _ = writeln!(
+        s,
+        "/** Breaker transitions by code: [from, to]. */\nexport const BREAKER_TRANSITIONS = Object.freeze([{}]);",
+        transitions.join(", ")
+    );
     s
 }
 
@@ -658,11 +457,18 @@ pub fn render_dts() -> String {
     }
     s.push_str(";\n");
     s.push_str("export declare const BREAKER_TRANSITIONS: readonly (readonly [BreakerStateName, BreakerStateName] | undefined)[];\n");
-    s.push_str("export declare const VALUE_SCALE: number;\n");
-    for (name, _) in fields() {
-        let _ = writeln!(s, "export declare const {name}_SHIFT: number;\nexport declare const {name}_MASK: number;");
-    }
     s
+}
+
+/// Every file `cargo run --bin names` writes into `pkg-template/generated/`, with what it should hold: the
+/// names ([`render_js`], [`render_dts`]) and the seam ([`crate::seam::render_js`], [`crate::seam::render_dts`]).
+pub fn generated_files() -> [(&'static str, String); 4] {
+    [
+        ("names.js", render_js()),
+        ("names.d.ts", render_dts()),
+        ("seam.js", crate::seam::render_js()),
+        ("seam.d.ts", crate::seam::render_dts()),
+    ]
 }
 
 #[cfg(test)]
@@ -670,44 +476,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn error_codes_name_their_table_entries() {
-        let fields = [
-            (ErrorField::None, ""),
-            (ErrorField::This, "this"),
-            (ErrorField::Call, "call"),
-            (ErrorField::NowMs, "nowMs"),
-            (ErrorField::Kind, "kind"),
-            (ErrorField::Safety, "safety"),
-            (ErrorField::OutcomeCode, "outcome.code"),
-            (ErrorField::OutcomeStatus, "outcome.status"),
-            (ErrorField::OutcomeRetryAfterMs, "outcome.retryAfterMs"),
-            (ErrorField::OutcomeRetryMs, "outcome.retryMs"),
-            (ErrorField::OutcomeJsonrpcCode, "outcome.jsonrpcCode"),
-            (ErrorField::Seed, "options.seed"),
-            (ErrorField::HintMs, "options.hintMs"),
-            (ErrorField::RecordState, "record.state"),
-            (ErrorField::RecordLeaseUntilMs, "record.leaseUntilMs"),
-            (ErrorField::RecordCreatedMs, "record.createdMs"),
-            (ErrorField::RecordExpiresMs, "record.expiresMs"),
-            (ErrorField::RecordVersion, "record.version"),
-            (ErrorField::TtlMs, "ttlMs"),
-            (ErrorField::LeaseMs, "leaseMs"),
-            (ErrorField::State, "state"),
-            (ErrorField::Answer, "answer"),
-            (ErrorField::Before, "before"),
-            (ErrorField::TaskStatus, "task.status"),
-            (ErrorField::Subrequests, "options.subrequests"),
-            (ErrorField::SnapshotState, "snapshot.state"),
-            (ErrorField::SnapshotSinceMs, "snapshot.sinceMs"),
-            (ErrorField::SnapshotBudgetTokens, "snapshot.budgetTokens"),
-            (ErrorField::SnapshotFailures, "snapshot.failures"),
-            (ErrorField::HedgeAfterMs, "hedgeAfterMs"),
-            (ErrorField::MaxHedges, "maxHedges"),
-        ];
-        for (f, name) in fields {
-            assert_eq!(BOUNDARY_FIELDS.get(f as usize), Some(&name), "{f:?}");
-        }
-        assert_eq!(BOUNDARY_FIELDS.get(POLICY_VALUES), Some(&"budget"));
+    fn error_kinds_name_their_table_entries() {
         let kinds = [
             (ErrorKind::NotFinite, "not_finite"),
             (ErrorKind::Negative, "negative"),
@@ -722,10 +491,6 @@ mod tests {
         for (k, name) in kinds {
             assert_eq!(ERROR_KINDS.get(k as usize), Some(&name), "{k:?}");
         }
-        // The core's policy errors name fields by these strings (src/wasm/client.rs maps them back).
-        for (i, f) in BOUNDARY_FIELDS.iter().enumerate().take(POLICY_VALUES) {
-            assert!(!f.is_empty(), "{i}");
-        }
     }
 
     #[test]
@@ -733,39 +498,5 @@ mod tests {
         for k in OUTCOME_KINDS {
             assert_eq!(k.fields.len(), k.types.len(), "{}", k.name);
         }
-    }
-
-    #[test]
-    fn fields_fit_and_do_not_overlap() {
-        let step = [
-            STEP_STOP,
-            STEP_REASON,
-            STEP_RECOVER,
-            STEP_VERDICT,
-            STEP_DELIVERY,
-            STEP_CAUSE,
-            STEP_RETRY_AFTER,
-            STEP_BREAKER,
-        ];
-        let admit = [ADMIT_ADMITTED, ADMIT_BREAKER, ADMIT_STATUS, ADMIT_REASON, ADMIT_ATTEMPT];
-        for layout in [&step[..], &admit[..]] {
-            let mut used = 0u64;
-            for f in layout {
-                let bits = u64::from(f.mask) << f.shift;
-                assert_eq!(used & bits, 0, "{f:?} overlaps");
-                assert!(bits < u64::from(VALUE_SCALE), "{f:?} past the value");
-                used |= bits;
-            }
-        }
-        // Every code fits its field.
-        assert!(FinalStatus::ALL.len() <= STEP_STOP.mask as usize);
-        assert!(Reason::ALL.len() <= STEP_REASON.mask as usize + 1);
-        assert!(Recover::ALL.len() <= STEP_RECOVER.mask as usize);
-        assert!(Verdict::ALL.len() <= STEP_VERDICT.mask as usize + 1);
-        assert!(Delivery::ALL.len() <= STEP_DELIVERY.mask as usize + 1);
-        assert!(Cause::ALL.len() <= STEP_CAUSE.mask as usize + 1);
-        assert!(BREAKER_TRANSITIONS.len() <= STEP_BREAKER.mask as usize + 1);
-        // A day in ms, scaled, is still an exact integer.
-        assert!((86_400_000u64 + 1) * u64::from(VALUE_SCALE) < 1 << 53);
     }
 }

@@ -1,12 +1,13 @@
-//! The generated JS tables and TS unions (`pkg-template/generated/`) are what `src/vocab.rs` renders now:
-//! a Rust rename without `cargo run --bin names`, or a hand edit of a generated file, fails here.
+//! The generated JS tables, readers and TS types (`pkg-template/generated/`) are what `src/vocab.rs` and
+//! `src/seam.rs` render now: a Rust rename without `cargo run --bin names`, or a hand edit of a generated
+//! file, fails here.
 
-use mcp_retry_policy::vocab::{render_dts, render_js};
+use mcp_retry_policy::vocab;
 
 #[test]
-fn generated_names_are_current() {
+fn generated_files_are_current() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg-template/generated/");
-    for (name, text) in [("names.js", render_js()), ("names.d.ts", render_dts())] {
+    for (name, text) in vocab::generated_files() {
         let current = std::fs::read_to_string(format!("{dir}{name}")).unwrap_or_default();
         assert!(
             current == text,

@@ -1,16 +1,13 @@
 // The hot path's codec: an outcome object encoded as a kind code and four numbers (module slots K…D: nothing is
-// allocated on the way in), and the packed numbers the wasm answers with decoded into classifications,
-// decisions and admissions. The codes and the bit layout are src/vocab.rs's (../generated/names.js).
+// allocated on the way in), and the answers the wasm writes into its out slots read in place, through the
+// readers generated from src/seam.rs (../generated/seam.js): no position, bit or scale is spelled here.
+import { initSync, outSlots } from '../mcp_retry_policy_client.js';
 import {
-  ACTION_RETRY, ACTION_STOP, ADMIT_ADMITTED_MASK, ADMIT_ADMITTED_SHIFT, ADMIT_ATTEMPT_MASK, ADMIT_ATTEMPT_SHIFT,
-  ADMIT_BREAKER_MASK, ADMIT_BREAKER_SHIFT, ADMIT_REASON_MASK, ADMIT_REASON_SHIFT, ADMIT_STATUS_MASK,
-  ADMIT_STATUS_SHIFT, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION,
-  DELIVERIES, KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT,
-  KIND_STREAM_BROKEN, LEDGER_STATUSES, OUTCOME_FIELDS, OUTCOME_KINDS, REASONS, RECOVERS, RESULT_TYPES, SAFETIES,
-  SENT, STATUSES, VERDICTS, STEP_CAUSE_MASK, STEP_CAUSE_SHIFT, STEP_DELIVERY_MASK, STEP_DELIVERY_SHIFT,
-  STEP_REASON_MASK, STEP_REASON_SHIFT, STEP_RECOVER_MASK, STEP_RECOVER_SHIFT, STEP_STOP_MASK, STEP_STOP_SHIFT,
-  STEP_VERDICT_MASK, STEP_VERDICT_SHIFT, VALUE_SCALE,
+  BREAKER_TRANSITIONS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER,
+  KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, KIND_ABORTED, LEDGER_STATUSES, OUTCOME_FIELDS, OUTCOME_KINDS,
+  RESULT_TYPES, SAFETIES, SENT,
 } from '../generated/names.js';
+import { O_ADMITTED, O_BREAKER, O_SLOTS, O_STOP, readAdmitted, readRetry, readStop } from '../generated/seam.js';
 import { rangeError, typeError, typeName } from '../errors.js';
 import { bool, code, codes, number, oneOf, ours, quote, required } from './engine-read.js';
 
@@ -134,44 +131,22 @@ export function transition(c) {
   return t === undefined ? undefined : { from: t[0], to: t[1] };
 }
 
-/** The classification in `meta`; its Retry-After is `retryAfterMs` (the core's). */
-export function classification(meta, retryAfterMs) {
-  const cause = (meta >>> STEP_CAUSE_SHIFT) & STEP_CAUSE_MASK;
-  return {
-    verdict: VERDICTS[(meta >>> STEP_VERDICT_SHIFT) & STEP_VERDICT_MASK],
-    delivery: DELIVERIES[(meta >>> STEP_DELIVERY_SHIFT) & STEP_DELIVERY_MASK],
-    recover: CAUSE_RECOVERS[cause],
-    retryAfterMs,
-    cause: CAUSES[cause],
-  };
+let O = new Float64Array(0);
+
+/**
+ * The client module's out slots, read in place: a view over its memory, made again after the memory grew (a
+ * grown memory detaches the old buffer, and a view over it reads as empty).
+ */
+export function out() {
+  if (O.length === 0) O = new Float64Array(initSync().memory.buffer, outSlots(), O_SLOTS);
+  return O;
 }
 
-export function decision(meta, delayMs) {
-  const reason = REASONS[(meta >>> STEP_REASON_SHIFT) & STEP_REASON_MASK];
-  const stop = (meta >>> STEP_STOP_SHIFT) & STEP_STOP_MASK;
-  if (stop) return { action: ACTION_STOP, status: STATUSES[stop - 1], reason };
-  const r = (meta >>> STEP_RECOVER_SHIFT) & STEP_RECOVER_MASK;
-  return { action: ACTION_RETRY, delayMs, recover: r ? RECOVERS[r - 1] : undefined, reason };
-}
+/** The decision in the out slots `o`: a stop when it has a status, else a retry. */
+export const decision = (o) => (o[O_STOP] >= 0 ? readStop(o) : readRetry(o));
 
-/** A packed decision (`pack_decision`): its bits, plus the delay as the value. */
-export function unpackDecision(packed) {
-  const meta = packed % VALUE_SCALE;
-  return decision(meta, (packed - meta) / VALUE_SCALE);
-}
+/** The admission in the out slots `o`. */
+export const admission = (o) => (o[O_ADMITTED] === 1 ? readAdmitted(o) : { admitted: false, decision: readStop(o) });
 
-export function decodeAdmission(packed) {
-  const meta = packed % VALUE_SCALE;
-  if ((meta >>> ADMIT_ADMITTED_SHIFT) & ADMIT_ADMITTED_MASK) {
-    return {
-      admitted: true,
-      attempt: (meta >>> ADMIT_ATTEMPT_SHIFT) & ADMIT_ATTEMPT_MASK,
-      timeoutMs: (packed - meta) / VALUE_SCALE,
-      breaker: transition((meta >>> ADMIT_BREAKER_SHIFT) & ADMIT_BREAKER_MASK),
-    };
-  }
-  return {
-    admitted: false,
-    decision: { action: ACTION_STOP, status: STATUSES[(meta >>> ADMIT_STATUS_SHIFT) & ADMIT_STATUS_MASK], reason: REASONS[(meta >>> ADMIT_REASON_SHIFT) & ADMIT_REASON_MASK] },
-  };
-}
+/** The breaker transition in the out slots `o`. */
+export const breakerOf = (o) => transition(o[O_BREAKER]);

@@ -2,9 +2,10 @@
 // `policy.maxHedges`, asked per copy, told when a copy ended. Every rule (which safeties, the per-call cap,
 // the deadline, the breaker, the shared retry budget, the concurrency cap) is the core's.
 import * as w from '../mcp_retry_policy_client.js';
-import { HEDGE_REFUSALS, HEDGE_SCALE } from '../generated/names.js';
+import { HEDGE_REFUSALS } from '../generated/names.js';
+import { O_HEDGE_AFTER_MS, O_MAX_HEDGES, O_REFUSAL, O_TIMEOUT_MS, readHedgeCounts } from '../generated/seam.js';
 import { HEDGE_ARGS, bool, failure, number, ok } from './engine-read.js';
-import { safetyCode } from './engine-codec.js';
+import { out, safetyCode } from './engine-codec.js';
 
 /** Sets the engine `h`'s hedging from what readPolicy read; the typed error (naming the field) if refused. */
 export function setHedging(h) {
@@ -19,9 +20,9 @@ export function setHedging(h) {
 export function hedgeStep(h, c, safety, nowMs) {
   const s = safetyCode(safety);
   number(nowMs, 'nowMs');
-  const r = ok(w.hedge(h, c, s, nowMs));
-  const code = r % HEDGE_SCALE;
-  return code === 0 ? { admitted: true, timeoutMs: (r - code) / HEDGE_SCALE } : { admitted: false, refusal: HEDGE_REFUSALS[code - 1] };
+  ok(w.hedge(h, c, s, nowMs));
+  const o = out();
+  return o[O_REFUSAL] >= 0 ? { admitted: false, refusal: HEDGE_REFUSALS[o[O_REFUSAL]] } : { admitted: true, timeoutMs: o[O_TIMEOUT_MS] };
 }
 
 /** One hedge of `c` ended (`won`: its answer is the call's). */
@@ -31,12 +32,13 @@ export function hedgeEnd(h, c, won) {
 
 /** `{ hedgeAfterMs, maxHedges }` when hedging is on, else `undefined`. */
 export function hedgingOf(h) {
-  const after = ok(w.engineHedges(h, 4));
-  return after === 0 ? undefined : { hedgeAfterMs: after, maxHedges: ok(w.engineHedges(h, 5)) };
+  ok(w.engineHedges(h));
+  const o = out();
+  return o[O_HEDGE_AFTER_MS] >= 0 ? { hedgeAfterMs: o[O_HEDGE_AFTER_MS], maxHedges: o[O_MAX_HEDGES] } : undefined;
 }
 
 /** `{ sent, won, requestsInFlight, hedgesInFlight }`. */
 export function hedgeCountsOf(h) {
-  const v = (i) => ok(w.engineHedges(h, i));
-  return { sent: v(0), won: v(1), requestsInFlight: v(2), hedgesInFlight: v(3) };
+  ok(w.engineHedges(h));
+  return readHedgeCounts(out());
 }

@@ -1,30 +1,28 @@
-// RetryEngine: a JS object holding a handle into the client wasm (src/wasm/client.rs), whose exports take and
-// return numbers only. Here: the handle's lifecycle and the methods, each reading its arguments
-// (engine-read.js), crossing the boundary once, and decoding one packed number (engine-codec.js); there: every
-// range check and every decision. The names, codes and bit layout are generated from the Rust definitions
-// (../generated/names.js, from src/vocab.rs). The client wasm imports nothing, so no JS runs inside a call into
+// RetryEngine: a JS object holding a handle into the client wasm (src/wasm/client.rs), whose exports take
+// numbers and write their answers into the module's out slots. Here: the handle's lifecycle and the methods,
+// each reading its arguments (engine-read.js), crossing the boundary once, and reading the answer through the
+// generated readers (engine-codec.js, ../generated/seam.js); there: every range check and every decision. The
+// names, codes and slots are generated from the Rust definitions (src/vocab.rs, src/seam.rs). The client wasm imports nothing, so no JS runs inside a call into
 // it: nothing can unwind through its frames or re-enter it.
 import * as w from '../mcp_retry_policy_client.js';
-import { typeError, typeName } from '../errors.js';
+import { typeError } from '../errors.js';
 import {
-  BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS, DELIVERIES, JITTERS, OPERATION_STATUSES,
-  POLICY_VALUES, TASK_STATUSES, REASONS, RECOVERS, REVISIONS, SAFETIES, STATUSES, VERDICTS, STEP_RETRY_AFTER_MASK,
-  STEP_RETRY_AFTER_SHIFT, STEP_BREAKER_MASK, STEP_BREAKER_SHIFT, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE,
-  TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT, TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
-  VALUE_SCALE,
+  BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS, DELIVERIES, OPERATION_STATUSES, TASK_STATUSES,
+  REASONS, RECOVERS, REVISIONS, STATUSES, VERDICTS,
 } from '../generated/names.js';
+import { O_BREAKER_ON, O_BUDGET_ON, readBreaker, readBudget, readClassification, readTop } from '../generated/seam.js';
 import {
-  ARGS, OPERATION_CODES, POLICY_FIELDS, REASON_CODES, REVISION_SETTINGS, SECTIONS, STATUS_CODES, TASK_CODES, TOP,
+  ARGS, OPERATION_CODES, REASON_CODES, REVISION_SETTINGS, STATUS_CODES, TASK_CODES,
   bool, code, failure, fields, foreign, inUse, number, ok, ours, readPolicy, readRevision, required, revisionCode,
 } from './engine-read.js';
-import { A, B, C, D, K, classification, decodeAdmission, encode, safetyCode, transition, unpackDecision, decision } from './engine-codec.js';
+import { A, B, C, D, K, admission, breakerOf, decision, encode, out, safetyCode } from './engine-codec.js';
+import { safetyOf } from './engine-safety.js';
+import { adopt, probeDueOf, snapshotOf } from './engine-shared.js';
 import { freshSeed, newOperationId } from './ids.js';
 import { hedgeCountsOf, hedgeEnd, hedgeStep, hedgingOf, setHedging } from './engine-hedge.js';
 import { RetryCall, callHandle, callRelease, newCall, newOwnedCall } from './retry-call.js';
 
 export { RetryCall, newOperationId };
-
-const BREAKER_STATE_CODES = new Map(BREAKER_STATES.map((name, c) => [name, c]));
 
 /** The revision a negotiated `protocolVersion` behaves as. */
 export function revisionFor(protocolVersion) {
@@ -120,9 +118,8 @@ export class RetryEngine {
   classify(outcome) {
     const h = engineHandle(this);
     this.#encode(outcome);
-    const packed = ok(w.classify(h, K, A, B, C, D));
-    const meta = packed % VALUE_SCALE;
-    return classification(meta, (meta >>> STEP_RETRY_AFTER_SHIFT) & STEP_RETRY_AFTER_MASK ? (packed - meta) / VALUE_SCALE : undefined);
+    ok(w.classify(h, K, A, B, C, D));
+    return readClassification(out());
   }
 
   /** Starts a call at `nowMs`. `options.answersInput: false`: the caller cannot answer `input_required`. */
@@ -161,7 +158,8 @@ export class RetryEngine {
     } catch (e) {
       throw ours(e, at);
     }
-    return decodeAdmission(ok(room === undefined ? w.admit(h, c, nowMs, 0, 0) : w.admit(h, c, nowMs, 1, room)));
+    ok(room === undefined ? w.admit(h, c, nowMs, 0, 0) : w.admit(h, c, nowMs, 1, room));
+    return admission(out());
   }
 
   /** Records how an attempt of `call` ended and decides what comes next. */
@@ -178,20 +176,9 @@ export class RetryEngine {
     const s = safetyCode(safety);
     number(nowMs, 'nowMs');
     this.#seed(h);
-    const packed = ok(w.record(h, c, K, A, B, C, D, s, nowMs));
-    const meta = packed % VALUE_SCALE;
-    // The classification's Retry-After is the core's answer: a step's value is its delay, so when the core
-    // says there is one, it is asked for (a pure classification of the same numbers; rare off the 429/503 path).
-    let retryAfterMs;
-    if ((meta >>> STEP_RETRY_AFTER_SHIFT) & STEP_RETRY_AFTER_MASK) {
-      const ra = ok(w.classify(h, K, A, B, C, D));
-      retryAfterMs = (ra - (ra % VALUE_SCALE)) / VALUE_SCALE;
-    }
-    return {
-      classification: classification(meta, retryAfterMs),
-      decision: decision(meta, (packed - meta) / VALUE_SCALE),
-      breaker: transition((meta >>> STEP_BREAKER_SHIFT) & STEP_BREAKER_MASK),
-    };
+    ok(w.record(h, c, K, A, B, C, D, s, nowMs));
+    const o = out();
+    return { classification: readClassification(o), decision: decision(o), breaker: breakerOf(o) };
   }
 
   /**
@@ -213,7 +200,8 @@ export class RetryEngine {
     } catch (e) {
       throw ours(e, at);
     }
-    return unpackDecision(ok(w.inputUnanswered(h, c, missing)));
+    ok(w.inputUnanswered(h, c, missing));
+    return decision(out());
   }
 
   /**
@@ -245,7 +233,8 @@ export class RetryEngine {
     }
     number(nowMs, 'nowMs');
     this.#seed(h);
-    return unpackDecision(ok(room === undefined ? w.poll(h, c, has, hint, nowMs, 0, 0) : w.poll(h, c, has, hint, nowMs, 1, room)));
+    ok(room === undefined ? w.poll(h, c, has, hint, nowMs, 0, 0) : w.poll(h, c, has, hint, nowMs, 1, room));
+    return decision(out());
   }
 
   /**
@@ -258,7 +247,8 @@ export class RetryEngine {
     this.#encode(outcome);
     number(nowMs, 'nowMs');
     this.#seed(h);
-    return unpackDecision(ok(w.listFailed(h, K, A, B, C, D, nowMs)));
+    ok(w.listFailed(h, K, A, B, C, D, nowMs));
+    return decision(out());
   }
 
   /**
@@ -281,7 +271,8 @@ export class RetryEngine {
     } catch (e) {
       throw ours(e, at);
     }
-    return unpackDecision(ok(w.statusAnswer(a, s, r)));
+    ok(w.statusAnswer(a, s, r));
+    return decision(out());
   }
 
   /**
@@ -291,7 +282,8 @@ export class RetryEngine {
    */
   taskEnd(status) {
     engineHandle(this);
-    return unpackDecision(ok(w.taskEnd(code(required(status, 'task.status', TASK_STATUSES), 'task.status', TASK_CODES, TASK_STATUSES))));
+    ok(w.taskEnd(code(required(status, 'task.status', TASK_STATUSES), 'task.status', TASK_CODES, TASK_STATUSES)));
+    return decision(out());
   }
 
   /** `record` under the name the design gives the step: classify the outcome, then decide. */
@@ -304,47 +296,10 @@ export class RetryEngine {
    * annotations and whether its input schema declares the operation-id argument; else `"unsafe"`.
    */
   safety(tool, options) {
-    const h = engineHandle(this);
-    let flags = 0;
-    let override = 0;
-    let arg = 'operation_id';
-    let at = 'options';
-    try {
-      fields(options, 'options', ['trusted', 'override', 'operationIdArgument'], (key, v, field) => {
-        at = field;
-        if (v === undefined) return;
-        if (key === 'trusted') flags |= bool(v, field) ? TOOL_TRUSTED : 0;
-        else if (key === 'override') {
-          if (typeof v !== 'string') throw typeError(field, `${field} must be a string, got ${typeName(v)}`);
-          override = safetyCode(v) + 1;
-        } else if (typeof v !== 'string') throw typeError(field, `${field} must be a string, got ${typeName(v)}`);
-        else arg = v;
-      });
-      // Only the fields used are read; a Tool has many more. Hints of the wrong type count as absent (the
-      // spec's default): they come from a server, not from the app.
-      at = 'tool';
-      if (tool !== undefined && (tool === null || typeof tool !== 'object' || Array.isArray(tool))) {
-        throw typeError('tool', `tool must be an object, got ${typeName(tool)}`);
-      }
-      at = 'tool.annotations';
-      const a = tool?.annotations;
-      if (a !== null && typeof a === 'object') {
-        const hint = (v, given, yes) => (typeof v === 'boolean' ? given | (v ? yes : 0) : 0);
-        at = 'tool.annotations.readOnlyHint';
-        flags |= hint(a.readOnlyHint, TOOL_READ_ONLY_GIVEN, TOOL_READ_ONLY);
-        at = 'tool.annotations.destructiveHint';
-        flags |= hint(a.destructiveHint, TOOL_DESTRUCTIVE_GIVEN, TOOL_DESTRUCTIVE);
-        at = 'tool.annotations.idempotentHint';
-        flags |= hint(a.idempotentHint, TOOL_IDEMPOTENT_GIVEN, TOOL_IDEMPOTENT);
-      }
-      at = 'tool.inputSchema.properties';
-      const props = tool?.inputSchema?.properties;
-      if (props !== null && typeof props === 'object' && Reflect.has(props, arg)) flags |= TOOL_DECLARES_ID;
-    } catch (e) {
-      throw ours(e, at);
-    }
-    return SAFETIES[ok(w.safetyOf(flags, override))] ?? SAFETIES[SAFETIES.length - 1];
+    engineHandle(this);
+    return safetyOf(tool, options);
   }
+
 
   /**
    * Sets the revision from a negotiated `protocolVersion` (any `YYYY-MM-DD`; dates between known revisions
@@ -362,27 +317,13 @@ export class RetryEngine {
     return REVISION_SETTINGS[ok(w.engineRevision(engineHandle(this)))];
   }
 
-  /** The validated policy (sections are `false` when switched off). */
+  /** The validated policy (sections are `false` when switched off), read in one crossing. */
   get policy() {
-    const h = engineHandle(this);
-    const v = (i) => ok(w.enginePolicy(h, i));
-    const p = {};
-    for (const f of TOP) {
-      const i = POLICY_FIELDS.indexOf(f);
-      p[f] = f === 'jitter' ? JITTERS[v(i)] : v(i);
-    }
-    for (const [name, keys] of Object.entries(SECTIONS)) {
-      if (!v(POLICY_VALUES + (name === 'budget' ? 0 : 1))) {
-        p[name] = false;
-        continue;
-      }
-      const s = {};
-      for (const k of keys) {
-        const x = v(POLICY_FIELDS.indexOf(`${name}.${k}`));
-        s[k] = name === 'budget' || k === 'failureRatio' ? x / 1000 : x; // tokens and the ratio in thousandths
-      }
-      p[name] = s;
-    }
+    ok(w.enginePolicy(engineHandle(this)));
+    const o = out();
+    const p = readTop(o);
+    p.budget = o[O_BUDGET_ON] === 1 ? readBudget(o) : false;
+    p.breaker = o[O_BREAKER_ON] === 1 ? readBreaker(o) : false;
     return p;
   }
 
@@ -405,20 +346,12 @@ export class RetryEngine {
    * off; `failures`: in a row, while closed).
    */
   sharedSnapshot() {
-    const h = engineHandle(this);
-    const code = ok(w.engineSnapshot(h, 0));
-    const tokens = this.budgetTokens;
-    return {
-      ...(code ? { state: BREAKER_STATES[code - 1], sinceMs: ok(w.engineSnapshot(h, 1)), failures: ok(w.engineSnapshot(h, 2)) } : {}),
-      ...(tokens !== undefined ? { budgetTokens: tokens } : {}),
-    };
+    return snapshotOf(engineHandle(this));
   }
 
   /** Whether the next `admit` at `nowMs` would send the breaker's probe (ask for the shared probe lease first). */
   probeDue(nowMs) {
-    const h = engineHandle(this);
-    number(nowMs, 'nowMs');
-    return ok(w.engineProbeDue(h, nowMs)) === 1;
+    return probeDueOf(engineHandle(this), nowMs);
   }
 
   /**
@@ -428,31 +361,7 @@ export class RetryEngine {
    * Returns the breaker's state.
    */
   adoptShared(snapshot) {
-    const h = engineHandle(this);
-    let state;
-    let since;
-    let tokens;
-    let failures;
-    let at = 'snapshot';
-    try {
-      fields(snapshot, 'snapshot', ['state', 'sinceMs', 'failures', 'budgetTokens'], (key, v, field) => {
-        at = field;
-        if (v === undefined) return;
-        if (key === 'state') state = code(v, field, BREAKER_STATE_CODES, BREAKER_STATES);
-        else if (key === 'sinceMs') since = number(v, field);
-        else if (key === 'failures') failures = number(v, field);
-        else tokens = number(v, field);
-      });
-      at = 'snapshot';
-      if ((state === undefined) !== (since === undefined)) {
-        const f = state === undefined ? 'snapshot.state' : 'snapshot.sinceMs';
-        throw typeError(f, `${f} is required with ${state === undefined ? 'snapshot.sinceMs' : 'snapshot.state'}`, 'missing');
-      }
-    } catch (e) {
-      throw ours(e, at);
-    }
-    const r = ok(w.engineAdopt(h, state === undefined ? 0 : 1, state ?? 0, since ?? 0, tokens === undefined ? 0 : 1, tokens ?? 0, failures === undefined ? 0 : 1, failures ?? 0));
-    return r === 0 ? undefined : BREAKER_STATES[r - 1];
+    return adopt(engineHandle(this), snapshot);
   }
 
   /**

@@ -14,7 +14,6 @@ export declare const TOOL_DESTRUCTIVE: number;
 export declare const TOOL_IDEMPOTENT_GIVEN: number;
 export declare const TOOL_IDEMPOTENT: number;
 export declare const TOOL_DECLARES_ID: number;
-export declare const HEDGE_SCALE: number;
 
 /** How safe a re-send of a tool is. */
 export type Safety = 'read_only' | 'idempotent' | 'keyed' | 'unsafe';
@@ -226,7 +225,7 @@ export declare const BREAKER_STATES: readonly BreakerStateName[];
 export declare const BREAKER_CLOSED: 'closed';
 export declare const BREAKER_OPEN: 'open';
 export declare const BREAKER_HALF_OPEN: 'half_open';
-/** Why the engine refused a hedge (`hedge`: `-(1 + code)`). */
+/** Why the engine refused a hedge (`hedge`: the `refusal` slot). */
 export type HedgeRefusalName = 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency';
 export declare const HEDGE_REFUSALS: readonly HedgeRefusalName[];
 export declare const CAUSE_RECOVERS: readonly (Recover | undefined)[];
@@ -259,30 +258,3 @@ export type AttemptOutcome =
   | { kind: 'ledger'; status: LedgerStatus; retryAfterMs?: number }
 ;
 export declare const BREAKER_TRANSITIONS: readonly (readonly [BreakerStateName, BreakerStateName] | undefined)[];
-export declare const VALUE_SCALE: number;
-export declare const STEP_STOP_SHIFT: number;
-export declare const STEP_STOP_MASK: number;
-export declare const STEP_REASON_SHIFT: number;
-export declare const STEP_REASON_MASK: number;
-export declare const STEP_RECOVER_SHIFT: number;
-export declare const STEP_RECOVER_MASK: number;
-export declare const STEP_VERDICT_SHIFT: number;
-export declare const STEP_VERDICT_MASK: number;
-export declare const STEP_DELIVERY_SHIFT: number;
-export declare const STEP_DELIVERY_MASK: number;
-export declare const STEP_CAUSE_SHIFT: number;
-export declare const STEP_CAUSE_MASK: number;
-export declare const STEP_RETRY_AFTER_SHIFT: number;
-export declare const STEP_RETRY_AFTER_MASK: number;
-export declare const STEP_BREAKER_SHIFT: number;
-export declare const STEP_BREAKER_MASK: number;
-export declare const ADMIT_ADMITTED_SHIFT: number;
-export declare const ADMIT_ADMITTED_MASK: number;
-export declare const ADMIT_BREAKER_SHIFT: number;
-export declare const ADMIT_BREAKER_MASK: number;
-export declare const ADMIT_STATUS_SHIFT: number;
-export declare const ADMIT_STATUS_MASK: number;
-export declare const ADMIT_REASON_SHIFT: number;
-export declare const ADMIT_REASON_MASK: number;
-export declare const ADMIT_ATTEMPT_SHIFT: number;
-export declare const ADMIT_ATTEMPT_MASK: number;

@@ -14,7 +14,6 @@ export const TOOL_DESTRUCTIVE = 16;
 export const TOOL_IDEMPOTENT_GIVEN = 32;
 export const TOOL_IDEMPOTENT = 64;
 export const TOOL_DECLARES_ID = 128;
-export const HEDGE_SCALE = 16;
 
 /** How safe a re-send of a tool is. Index = code. */
 export const SAFETIES = Object.freeze(['read_only', 'idempotent', 'keyed', 'unsafe']);
@@ -203,7 +202,7 @@ export const BREAKER_STATES = Object.freeze(['closed', 'open', 'half_open']);
 export const BREAKER_CLOSED = 'closed';
 export const BREAKER_OPEN = 'open';
 export const BREAKER_HALF_OPEN = 'half_open';
-/** Why the engine refused a hedge (`hedge`: `-(1 + code)`). Index = code. */
+/** Why the engine refused a hedge (`hedge`: the `refusal` slot). Index = code. */
 export const HEDGE_REFUSALS = Object.freeze(['off', 'safety', 'not_in_flight', 'max_hedges', 'deadline', 'breaker_open', 'budget', 'concurrency']);
 /** What the model is told happened, by reason code. */
 export const REASON_WORDS = Object.freeze(["it succeeded", "the tool ran and reported an error", "the server started it as a task that is still running", "the server rejected the request", "the connection failed after the request was sent, and this tool is not safe to send twice", "every attempt failed", "the time allowed for this call ran out", "the retry budget for this server is spent (it has been failing)", "the server has been failing and calls to it are paused", "the server asked to wait longer than the time allowed", "the call was cancelled", "the connection had to be re-established more than once", "the server refused the credentials", "the connection failed", "the server asked to slow down", "the connection had to be re-established", "the server asked for more input", "the server kept asking for more input", "the server asked for input and no input handler is configured", "the server asked for input and it could not be given", "the server's record of this operation says so", "the server says it is still running", "the server has no record of it (the request may not have arrived yet, or its record was purged)", "the server does not know whether it took effect either", "the server could not be asked what happened", "it is still running", "it was still running after the most checks one call makes", "its task was cancelled before it finished, after some of it may have run", "its task finished, but the result could not be fetched", "this request has no outgoing requests left for another attempt"]);
@@ -218,7 +217,7 @@ export const CAUSE_NEXT_UNKNOWN = Object.freeze([undefined, undefined, undefined
 /** The recover action each cause implies (by cause code). */
 export const CAUSE_RECOVERS = Object.freeze([undefined, undefined, 'continue_input', 'poll_task', undefined, undefined, undefined, undefined, undefined, undefined, 'refresh_tools', undefined, 'renegotiate', undefined, undefined, 'reinitialize', undefined, undefined, undefined, undefined, 'reauthenticate', undefined, 'reinitialize', 'reinitialize', undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, 'resume_stream', undefined, undefined, undefined, undefined, undefined, undefined]);
 
-/** Outcome kind codes, and each kind's keys (besides `kind`) in the order of the packed slots. */
+/** Outcome kind codes, and each kind's keys (besides `kind`) in the order of the slots a, b, c, d. */
 export const KIND_RESULT = 0;
 export const KIND_JSONRPC_ERROR = 1;
 export const KIND_HTTP = 2;
@@ -231,34 +230,5 @@ export const C_HAD_SESSION = 1;
 export const C_B_PRESENT = 2;
 export const C_D_PRESENT = 4;
 export const OUTCOME_FIELDS = Object.freeze([Object.freeze(['isError', 'resultType']), Object.freeze(['code']), Object.freeze(['status', 'retryAfterMs', 'hadSession', 'jsonrpcCode']), Object.freeze(['sent']), Object.freeze([]), Object.freeze(['eventIdSeen', 'retryMs']), Object.freeze(['sent']), Object.freeze(['status', 'retryAfterMs'])]);
-/** Breaker transitions by packed code: [from, to]. */
+/** Breaker transitions by code: [from, to]. */
 export const BREAKER_TRANSITIONS = Object.freeze([undefined, ['closed', 'open'], ['open', 'half_open'], ['half_open', 'closed'], ['half_open', 'open']]);
-
-/** The packed layout (src/vocab.rs): `meta + value · VALUE_SCALE`; each field `(meta >>> SHIFT) & MASK`. */
-export const VALUE_SCALE = 67108864;
-export const STEP_STOP_SHIFT = 0;
-export const STEP_STOP_MASK = 7;
-export const STEP_REASON_SHIFT = 3;
-export const STEP_REASON_MASK = 31;
-export const STEP_RECOVER_SHIFT = 8;
-export const STEP_RECOVER_MASK = 7;
-export const STEP_VERDICT_SHIFT = 11;
-export const STEP_VERDICT_MASK = 7;
-export const STEP_DELIVERY_SHIFT = 14;
-export const STEP_DELIVERY_MASK = 3;
-export const STEP_CAUSE_SHIFT = 16;
-export const STEP_CAUSE_MASK = 63;
-export const STEP_RETRY_AFTER_SHIFT = 22;
-export const STEP_RETRY_AFTER_MASK = 1;
-export const STEP_BREAKER_SHIFT = 23;
-export const STEP_BREAKER_MASK = 7;
-export const ADMIT_ADMITTED_SHIFT = 0;
-export const ADMIT_ADMITTED_MASK = 1;
-export const ADMIT_BREAKER_SHIFT = 1;
-export const ADMIT_BREAKER_MASK = 7;
-export const ADMIT_STATUS_SHIFT = 4;
-export const ADMIT_STATUS_MASK = 7;
-export const ADMIT_REASON_SHIFT = 7;
-export const ADMIT_REASON_MASK = 31;
-export const ADMIT_ATTEMPT_SHIFT = 12;
-export const ADMIT_ATTEMPT_MASK = 255;

@@ -3,24 +3,31 @@
 // object, a record's fields and their types, state names → codes) and the typed errors; there: every range
 // check and every decision. A record crosses as its state code and four numbers; its fingerprint stays in JS
 // (the rules are told only whether two are equal, and a new record carries the fingerprint it was made for).
+// A rule's answer is its return and the server's out slots, read in place through the readers generated
+// from src/seam.rs (../generated/seam.js): one crossing a rule.
 // The rule exports import nothing, so no JS runs inside them.
 import {
   errorDetail, initSync, isValidOperationId as rawIsValidOperationId, ledgerAdmit, ledgerClaim, ledgerConfig, ledgerDefault,
-  ledgerFinish, ledgerKeepAlive, ledgerLookup, ledgerOut, ledgerRelease, ledgerRenew,
+  ledgerFinish, ledgerKeepAlive, ledgerLookup, ledgerRelease, ledgerRenew, ledgerSlots,
 } from '../mcp_retry_policy_server.js';
 import { guardFunction, stackGuard } from '../guard.js';
 import { rangeError, typeError, typeName } from '../errors.js';
 import { wasmFailure } from '../wasm-failure.js';
 import { ADMISSIONS, LOOKUPS, RECORD_STATES, RELEASE_REFUSALS } from '../generated/names.js';
+import { L_CODE, L_RETRY_AFTER_MS, L_SLOTS, readMade } from '../generated/seam.js';
 
 export const STACK = stackGuard(() => initSync()); // initialized by then: initSync() returns the exports
 
-// The packed answers of src/wasm/ledger.rs: `code + CODES · value`; a refused release is `REFUSED + index`.
-const CODES = 32;
-const REFUSED = 16;
 const STATE_CODES = new Map(RECORD_STATES.map((s, i) => [s, i]));
 const FINISHED = new Set(['succeeded', 'failed', 'unknown']);
 const TIMES = ['leaseUntilMs', 'createdMs', 'expiresMs', 'version'];
+
+let O = new Float64Array(0);
+/** The server module's out slots, read in place (a new view after its memory grew and detached the old one). */
+function out() {
+  if (O.length === 0) O = new Float64Array(initSync().memory.buffer, ledgerSlots(), L_SLOTS);
+  return O;
+}
 
 
 /** `r`, or the typed error it encodes. */
@@ -85,22 +92,11 @@ function checkNow(nowMs) {
   if (typeof nowMs !== 'number') throw typeError('nowMs', `nowMs must be a number, got ${typeName(nowMs)}`);
 }
 
-/** The record the last rule made (state code `code`), with `fingerprint`. */
-function made(code, fingerprint) {
-  return {
-    state: RECORD_STATES[code],
-    fingerprint,
-    leaseUntilMs: ledgerOut(0),
-    createdMs: ledgerOut(1),
-    expiresMs: ledgerOut(2),
-    version: ledgerOut(3),
-  };
+/** The record the last rule made (its answer `r`, checked), with `fingerprint`. */
+function made(r, fingerprint) {
+  ok(r);
+  return readMade(out(), fingerprint);
 }
-
-const split = (packed) => {
-  const code = packed % CODES;
-  return [code, (packed - code) / CODES];
-};
 
 /** Throws the typed error unless `self` is live LedgerRules (set by the class's static block). */
 let live;
@@ -149,9 +145,8 @@ export class LedgerRules {
     readRecord(stored, true);
     checkFingerprint(fingerprint);
     checkNow(nowMs);
-    const [code, retryAfterMs] = split(ok(ledgerAdmit(R[0], R[1], R[2], R[3], R[4], R[5], R[0] === 1 && fingerprintOf === fingerprint ? 1 : 0, nowMs)));
-    const action = ADMISSIONS[code];
-    return action === 'in_progress' ? { action, retryAfterMs } : { action };
+    const action = ADMISSIONS[ok(ledgerAdmit(R[0], R[1], R[2], R[3], R[4], R[5], R[0] === 1 && fingerprintOf === fingerprint ? 1 : 0, nowMs))];
+    return action === 'in_progress' ? { action, retryAfterMs: out()[L_RETRY_AFTER_MS] } : { action };
   }
 
   /**
@@ -162,9 +157,8 @@ export class LedgerRules {
     live(this);
     readRecord(stored, true);
     checkNow(nowMs);
-    const [code, retryAfterMs] = split(ok(ledgerLookup(R[0], R[1], R[2], R[3], R[4], R[5], nowMs)));
-    const status = LOOKUPS[code];
-    return status === 'in_progress' ? { status, retryAfterMs } : { status };
+    const status = LOOKUPS[ok(ledgerLookup(R[0], R[1], R[2], R[3], R[4], R[5], nowMs))];
+    return status === 'in_progress' ? { status, retryAfterMs: out()[L_RETRY_AFTER_MS] } : { status };
   }
 
   /** The pending record that claims a key for `fingerprint`, replacing `previous` (expired or reconciled) if given. */
@@ -175,7 +169,7 @@ export class LedgerRules {
     readRecord(previous, true);
     checkFingerprint(fingerprint);
     checkNow(nowMs);
-    return made(ok(ledgerClaim(R[0], R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease)), fingerprint);
+    return made(ledgerClaim(R[0], R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease), fingerprint);
   }
 
   /** The record after the handler finished as `state` (`succeeded`, `failed` or `unknown`). */
@@ -188,7 +182,7 @@ export class LedgerRules {
       throw rangeError('state', `state must be succeeded, failed or unknown, got ${typeof state === 'string' ? `"${state.slice(0, 64)}"` : typeName(state)}`);
     }
     checkNow(nowMs);
-    return made(ok(ledgerFinish(R[1], R[2], R[3], R[4], R[5], STATE_CODES.get(state), nowMs, ttl, lease)), fingerprintOf);
+    return made(ledgerFinish(R[1], R[2], R[3], R[4], R[5], STATE_CODES.get(state), nowMs, ttl, lease), fingerprintOf);
   }
 
   /**
@@ -201,7 +195,7 @@ export class LedgerRules {
     const lease = this.#lease;
     readRecord(claimed, false);
     checkNow(nowMs);
-    return made(ok(ledgerRenew(R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease)), fingerprintOf);
+    return made(ledgerRenew(R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease), fingerprintOf);
   }
 
   /** How often a running claim is renewed, and how long before its lease ends its owner gives up (ms). */
@@ -222,10 +216,10 @@ export class LedgerRules {
     checkNow(nowMs);
     const fp = fingerprintOf;
     const r = ok(ledgerRelease(R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease));
-    if (r < REFUSED) return { released: made(r, fp) };
-    const [code, retryAfterMs] = split(r - REFUSED);
-    const refused = RELEASE_REFUSALS[code];
-    return refused === 'lease_live' ? { refused, retryAfterMs } : { refused };
+    if (r === 0) return { released: made(r, fp) };
+    const o = out();
+    const refused = RELEASE_REFUSALS[o[L_CODE]];
+    return refused === 'lease_live' ? { refused, retryAfterMs: o[L_RETRY_AFTER_MS] } : { refused };
   }
 
   /** The settings in force. */

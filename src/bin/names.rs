@@ -1,4 +1,5 @@
-//! Renders the boundary's names (`src/vocab.rs`) as `pkg-template/generated/names.js` and `names.d.ts`.
+//! Renders the boundary's names (`src/vocab.rs`) as `pkg-template/generated/names.js` and `names.d.ts`, and
+//! its seam (`src/seam.rs`: the out slots and their readers) as `seam.js` and `seam.d.ts`.
 //!
 //! `cargo run --bin names` writes them; `cargo run --bin names -- --check` (run by `scripts/build.sh`) only
 //! compares and fails, naming the file, when they differ from what the Rust definitions render.
@@ -6,13 +7,13 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_retry_policy::vocab::{render_dts, render_js};
+use mcp_retry_policy::vocab;
 
 fn main() -> ExitCode {
     let check = std::env::args().any(|a| a == "--check");
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("pkg-template/generated");
     let mut ok = true;
-    for (name, text) in [("names.js", render_js()), ("names.d.ts", render_dts())] {
+    for (name, text) in vocab::generated_files() {
         let path = dir.join(name);
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         if current == text {
@@ -20,7 +21,7 @@ fn main() -> ExitCode {
         }
         if check {
             eprintln!(
-                "{} differs from what src/vocab.rs renders: run `cargo run --bin names` (and do not edit it by hand)",
+                "{} differs from what src/vocab.rs and src/seam.rs render: run `cargo run --bin names` (and do not edit it by hand)",
                 path.display()
             );
             ok = false;

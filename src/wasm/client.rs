@@ -15,15 +15,15 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 pub use super::fail::error_detail;
 use super::fail::{run, Fail};
-use super::packed::{
-    code, pack_admission, pack_classification, pack_decision, pack_step, unpack_outcome, unpack_safety,
-};
+use super::out::put;
+use super::packed::{code, put_admission, put_classification, put_decision, put_step, unpack_outcome, unpack_safety};
 use crate::input::MAX_DURATION_MS;
 use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, PolicyField, Section};
 use crate::retry::{
     classify_under, decide_status, decide_task_end, safety, CallOptions, CallState, Engine, FinalStatus, Jitter,
     OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision, SplitMix64, TaskStatus, ToolFacts,
 };
+use crate::seam::{Out, POLICY};
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
 use crate::vocab::{
     POLICY_VALUES, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT, TOOL_IDEMPOTENT_GIVEN,
@@ -141,14 +141,11 @@ fn section(mode: f64) -> Section<()> {
     }
 }
 
-/// How policy value `i` (a `BOUNDARY_FIELDS` index) is read from a JS number: counts must be whole; tokens
-/// and the failure ratio are counted in thousandths (rounded); durations in whole ms (fractions dropped).
-const fn policy_scale(i: usize) -> (bool, f64) {
-    match i {
-        0 | 11 | 13 => (true, 1.0),
-        7..=10 | 12 => (false, 1000.0),
-        _ => (false, 1.0),
-    }
+/// How policy value `i` (a `BOUNDARY_FIELDS` index) is read from a JS number ([`POLICY`]'s unit): whether it
+/// must be whole, and its scale (tokens and the failure ratio are counted in thousandths, rounded; durations
+/// in whole ms, fractions dropped).
+fn policy_scale(i: usize) -> (bool, f64) {
+    POLICY.get(i).map_or((false, 1.0), |(_, unit, _)| (unit.whole(), unit.scale()))
 }
 
 /// Policy value `i` as the core's integer: NaN, ±∞, negative and fractional counts refused by name; a value
@@ -172,23 +169,24 @@ fn policy_int(i: usize, v: f64) -> Result<u64, Fail> {
 /// The core's policy error, named by its field's code, with the value as given and the bound in JS units.
 fn policy_fail(e: PolicyError, given: &[f64; 16]) -> Fail {
     use PolicyField as F;
-    let i: usize = match e.field {
-        F::MaxAttempts => 0,
-        F::BaseDelayMs => 1,
-        F::MaxDelayMs => 2,
-        F::AttemptTimeoutMs => 4,
-        F::TotalTimeoutMs => 5,
-        F::MaxRetryAfterMs => 6,
-        F::BudgetCapacity => 7,
-        F::BudgetRetryCost => 8,
-        F::BudgetTimeoutCost => 9,
-        F::BudgetSuccessRefill => 10,
-        F::BreakerConsecutiveFailures => 11,
-        F::BreakerFailureRatio => 12,
-        F::BreakerMinimumCalls => 13,
-        F::BreakerWindowMs => 14,
-        F::BreakerOpenMs => 15,
+    let field = match e.field {
+        F::MaxAttempts => Field::MaxAttempts,
+        F::BaseDelayMs => Field::BaseDelayMs,
+        F::MaxDelayMs => Field::MaxDelayMs,
+        F::AttemptTimeoutMs => Field::AttemptTimeoutMs,
+        F::TotalTimeoutMs => Field::TotalTimeoutMs,
+        F::MaxRetryAfterMs => Field::MaxRetryAfterMs,
+        F::BudgetCapacity => Field::BudgetCapacity,
+        F::BudgetRetryCost => Field::BudgetRetryCost,
+        F::BudgetTimeoutCost => Field::BudgetTimeoutCost,
+        F::BudgetSuccessRefill => Field::BudgetSuccessRefill,
+        F::BreakerConsecutiveFailures => Field::BreakerConsecutiveFailures,
+        F::BreakerFailureRatio => Field::BreakerFailureRatio,
+        F::BreakerMinimumCalls => Field::BreakerMinimumCalls,
+        F::BreakerWindowMs => Field::BreakerWindowMs,
+        F::BreakerOpenMs => Field::BreakerOpenMs,
     };
+    let i = field as usize;
     let value = given.get(i).copied().unwrap_or(f64::NAN);
     let scale = policy_scale(i).1;
     let (kind, value, bound) = match e.kind {
@@ -330,36 +328,39 @@ pub fn revision_of_date(yyyymmdd: f64) -> f64 {
     })
 }
 
-/// Policy value `index` (`BOUNDARY_FIELDS` 0–15; budget tokens in thousandths, the failure ratio in
-/// thousandths, `jitter` as its code), or for 16 and 17 whether the budget and the breaker are on.
+/// The engine's policy, in one crossing: every value into its out slot ([`POLICY`]), in JS units (tokens and
+/// the failure ratio as numbers, `jitter` as its code), and whether the budget and the breaker are on
+/// (`budgetOn`, `breakerOn`; a section's values are its defaults when it is off).
 #[wasm_bindgen(js_name = enginePolicy)]
-pub fn engine_policy(engine: f64, index: f64) -> f64 {
+pub fn engine_policy(engine: f64) -> f64 {
     run(|| {
         with_engine(engine, |e| {
             let p = e.engine.policy();
             let (b, k) = (p.budget.unwrap_or_default(), p.breaker.unwrap_or_default());
-            let v: u64 = match index as u32 {
-                0 => p.max_attempts.into(),
-                1 => p.base_delay_ms,
-                2 => p.max_delay_ms,
-                3 => p.jitter as u64,
-                4 => p.attempt_timeout_ms,
-                5 => p.total_timeout_ms,
-                6 => p.max_retry_after_ms,
-                7 => b.capacity_milli,
-                8 => b.retry_cost_milli,
-                9 => b.timeout_cost_milli,
-                10 => b.success_refill_milli,
-                11 => k.consecutive_failures.into(),
-                12 => k.failure_ratio_permille.into(),
-                13 => k.minimum_calls.into(),
-                14 => k.window_ms,
-                15 => k.open_ms,
-                16 => p.budget.is_some().into(),
-                17 => p.breaker.is_some().into(),
-                _ => return Err(Fail::new(FailKind::InvalidValue, Field::None, index)),
-            };
-            Ok(v as f64)
+            let values: [u64; POLICY_VALUES] = [
+                p.max_attempts.into(),
+                p.base_delay_ms,
+                p.max_delay_ms,
+                p.jitter as u64,
+                p.attempt_timeout_ms,
+                p.total_timeout_ms,
+                p.max_retry_after_ms,
+                b.capacity_milli,
+                b.retry_cost_milli,
+                b.timeout_cost_milli,
+                b.success_refill_milli,
+                k.consecutive_failures.into(),
+                k.failure_ratio_permille.into(),
+                k.minimum_calls.into(),
+                k.window_ms,
+                k.open_ms,
+            ];
+            for ((_, unit, slot), v) in POLICY.iter().zip(values) {
+                put(*slot, v as f64 / unit.scale());
+            }
+            put(Out::BudgetOn, f64::from(u8::from(p.budget.is_some())));
+            put(Out::BreakerOn, f64::from(u8::from(p.breaker.is_some())));
+            Ok(0.0)
         })
     })
 }
@@ -422,14 +423,17 @@ pub fn call_field(call: f64, which: f64) -> f64 {
     })
 }
 
-/// Asks to send the next attempt of `call` at `now_ms`: one packed admission (`packed.rs`).
+/// Asks to send the next attempt of `call` at `now_ms`: its admission into the out slots.
 #[wasm_bindgen]
 pub fn admit(engine: f64, call: f64, now_ms: f64, has_room: f64, room: f64) -> f64 {
     run(|| {
         let now = time(now_ms)?;
         let room = subrequest_room(has_room, room)?;
         with_engine(engine, |e| {
-            with_call(call, Field::Call, |c| Ok(pack_admission(&e.engine.admit_within(c, now, room))))
+            with_call(call, Field::Call, |c| {
+                put_admission(&e.engine.admit_within(c, now, room));
+                Ok(0.0)
+            })
         })
     })
 }
@@ -445,7 +449,7 @@ fn subrequest_room(has_room: f64, room: f64) -> Result<Option<u32>, Fail> {
 /// The most outgoing requests one invocation may be said to have left (a million: far above any platform's).
 const MAX_SUBREQUESTS: u64 = 1_000_000;
 
-/// Records how an attempt of `call` ended (kind code + four numbers) and decides: one packed step.
+/// Records how an attempt of `call` ended (kind code + four numbers) and decides: the step into the out slots.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn record(engine: f64, call: f64, kind: f64, a: f64, b: f64, c: f64, d: f64, safety: f64, now_ms: f64) -> f64 {
@@ -459,14 +463,15 @@ pub fn record(engine: f64, call: f64, kind: f64, a: f64, b: f64, c: f64, d: f64,
             let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
             let revision = e.revision;
             with_call(call, Field::Call, |c| {
-                Ok(pack_step(&e.engine.record(c, &outcome, safety, revision, now, random)))
+                put_step(&e.engine.record(c, &outcome, safety, revision, now, random));
+                Ok(0.0)
             })
         })
     })
 }
 
 /// The operation `call` waits on is still running: when to look again (`hint_ms`: the server's interval,
-/// used when `has_hint` is 1). One packed decision (`pack_decision`): a wait, or a `pending` stop.
+/// used when `has_hint` is 1). The decision into the out slots: a wait, or a `pending` stop.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn poll(engine: f64, call: f64, has_hint: f64, hint_ms: f64, now_ms: f64, has_room: f64, room: f64) -> f64 {
@@ -477,24 +482,30 @@ pub fn poll(engine: f64, call: f64, has_hint: f64, hint_ms: f64, now_ms: f64, ha
             if has_hint == 1.0 { Some(Fail::number(Field::HintMs, hint_ms, 0, MAX_DURATION_MS, false)?) } else { None };
         with_engine(engine, |e| {
             let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
-            with_call(call, Field::Call, |c| Ok(pack_decision(&e.engine.poll_within(c, hint, now, random, room))))
+            with_call(call, Field::Call, |c| {
+                put_decision(&e.engine.poll_within(c, hint, now, random, room));
+                Ok(0.0)
+            })
         })
     })
 }
 
 /// `call` was told to answer an input request and the caller could not (`handler_missing`: 1 when it has no
-/// handler for one of the requests). One packed decision (`pack_decision`): always a stop.
+/// handler for one of the requests). The decision into the out slots: always a stop.
 #[wasm_bindgen(js_name = inputUnanswered)]
 pub fn input_unanswered(engine: f64, call: f64, handler_missing: f64) -> f64 {
     run(|| {
         with_engine(engine, |e| {
-            with_call(call, Field::Call, |c| Ok(pack_decision(&e.engine.input_unanswered(c, handler_missing == 1.0))))
+            with_call(call, Field::Call, |c| {
+                put_decision(&e.engine.input_unanswered(c, handler_missing == 1.0));
+                Ok(0.0)
+            })
         })
     })
 }
 
 /// A `tools/list` failed with an outcome (kind code + four numbers): whether to recover and list again
-/// ([`Engine::list_failed`]). One packed decision: a retry to re-initialize or renegotiate, or a stop.
+/// ([`Engine::list_failed`]). The decision into the out slots: a retry to re-initialize or renegotiate, or a stop.
 #[wasm_bindgen(js_name = listFailed)]
 #[allow(clippy::too_many_arguments)]
 pub fn list_failed(engine: f64, kind: f64, a: f64, b: f64, c: f64, d: f64, now_ms: f64) -> f64 {
@@ -504,14 +515,17 @@ pub fn list_failed(engine: f64, kind: f64, a: f64, b: f64, c: f64, d: f64, now_m
         with_engine(engine, |e| {
             let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
             let revision = e.revision;
-            Ok(pack_decision(&e.engine.list_failed(&outcome, revision, now, random)))
+            {
+                put_decision(&e.engine.list_failed(&outcome, revision, now, random));
+                Ok(0.0)
+            }
         })
     })
 }
 
 /// What the status tool's answer (`OPERATION_STATUSES` code; their count: no answer) makes of a call whose
 /// outcome was open: `before_status` and `before_reason` are the engine's stop (a `STATUSES` code and a
-/// `REASONS` code; the count of statuses: none). One packed decision: a stop ([`decide_status`]).
+/// `REASONS` code; the count of statuses: none). The decision into the out slots: a stop ([`decide_status`]).
 #[wasm_bindgen(js_name = statusAnswer)]
 pub fn status_answer(answer: f64, before_status: f64, before_reason: f64) -> f64 {
     run(|| {
@@ -525,24 +539,33 @@ pub fn status_answer(answer: f64, before_status: f64, before_reason: f64) -> f64
                 code(Reason::ALL, before_reason, Field::Before)?,
             ))
         };
-        Ok(pack_decision(&decide_status(answer, before)))
+        {
+            put_decision(&decide_status(answer, before));
+            Ok(0.0)
+        }
     })
 }
 
-/// What a followed task's status (`TASK_STATUSES` code) means for the call when no result was read: one
-/// packed decision ([`decide_task_end`]: a stop, or a `poll_task` retry while it runs).
+/// What a followed task's status (`TASK_STATUSES` code) means for the call when no result was read: the
+/// decision into the out slots ([`decide_task_end`]: a stop, or a `poll_task` retry while it runs).
 #[wasm_bindgen(js_name = taskEnd)]
 pub fn task_end(status: f64) -> f64 {
-    run(|| Ok(pack_decision(&decide_task_end(code(&TaskStatus::ALL, status, Field::TaskStatus)?))))
+    run(|| {
+        put_decision(&decide_task_end(code(&TaskStatus::ALL, status, Field::TaskStatus)?));
+        Ok(0.0)
+    })
 }
 
-/// Classifies an outcome under the engine's revision (changes nothing): classification bits + Retry-After.
+/// Classifies an outcome under the engine's revision (changes nothing): the classification into the out slots.
 #[wasm_bindgen]
 pub fn classify(engine: f64, kind: f64, a: f64, b: f64, c: f64, d: f64) -> f64 {
     run(|| {
         let outcome = unpack_outcome(kind, a, b, c, d)?;
         let revision = with_engine(engine, |e| Ok(e.revision))?;
-        Ok(pack_classification(&classify_under(&outcome, revision)))
+        {
+            put_classification(&classify_under(&outcome, revision));
+            Ok(0.0)
+        }
     })
 }
 
@@ -580,20 +603,20 @@ fn shared_code(s: Option<crate::retry::SharedState>) -> f64 {
     }
 }
 
-/// The breaker's shareable state: `which` 0 → its state code (`BREAKER_STATES`) + 1 (0 without a breaker), 1 → when
-/// that state began (`sinceMs`), 2 → its failures in a row while closed.
+/// The breaker's and budget's shareable state, in one crossing, into the out slots: `state` (a
+/// `BREAKER_STATES` code), `sinceMs` and `failures` (in a row, while closed), each `NaN` without a breaker;
+/// `budgetTokens`, `NaN` without a budget.
 #[wasm_bindgen(js_name = engineSnapshot)]
-pub fn engine_snapshot(engine: f64, which: f64) -> f64 {
+pub fn engine_snapshot(engine: f64) -> f64 {
     run(|| {
         with_engine(engine, |e| {
             let s = e.engine.breaker_snapshot();
-            Ok(if which == 0.0 {
-                shared_code(s.map(|s| s.state))
-            } else if which == 2.0 {
-                f64::from(e.engine.breaker_failures())
-            } else {
-                s.map_or(0.0, |s| s.since_ms as f64)
-            })
+            let code = shared_code(s.map(|s| s.state));
+            put(Out::State, if code == 0.0 { f64::NAN } else { code - 1.0 });
+            put(Out::SinceMs, s.map_or(f64::NAN, |s| s.since_ms as f64));
+            put(Out::Failures, s.map_or(f64::NAN, |_| f64::from(e.engine.breaker_failures())));
+            put(Out::BudgetTokens, e.engine.budget_milli().map_or(f64::NAN, |m| m as f64 / 1000.0));
+            Ok(0.0)
         })
     })
 }

@@ -6,10 +6,11 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::client::{time, with_call, with_engine, FailKind, Field};
 use super::fail::{run, Fail};
+use super::out::put;
 use super::packed::unpack_safety;
 use crate::input::MAX_DURATION_MS;
 use crate::retry::hedge::{HedgeConfig, HedgeField, HedgeOptions, MAX_HEDGES};
-use crate::vocab::HEDGE_SCALE;
+use crate::seam::Out;
 
 /// Sets the engine's hedging: `hedge_after_ms` when bit 1 of `present` is set, `max_hedges` when bit 2 is
 /// (neither: off). Returns 1 when hedging is on, 0 when off.
@@ -43,8 +44,8 @@ pub fn engine_hedging(engine: f64, present: f64, hedge_after_ms: f64, max_hedges
     })
 }
 
-/// Asks to send a hedge of `call`'s attempt in flight (`safety` its code) at `now_ms`:
-/// `timeout_ms · HEDGE_SCALE` for a go-ahead, `1 + code` (`HEDGE_REFUSALS`) for a refusal.
+/// Asks to send a hedge of `call`'s attempt in flight (`safety` its code) at `now_ms`, into the out slots:
+/// `refusal` `NaN` and the hedge's `timeoutMs` for a go-ahead, else the `HEDGE_REFUSALS` code.
 #[wasm_bindgen]
 pub fn hedge(engine: f64, call: f64, safety: f64, now_ms: f64) -> f64 {
     run(|| {
@@ -52,10 +53,17 @@ pub fn hedge(engine: f64, call: f64, safety: f64, now_ms: f64) -> f64 {
         let now = time(now_ms)?;
         with_engine(engine, |e| {
             with_call(call, Field::Call, |c| {
-                Ok(match e.engine.hedge(c, safety, now) {
-                    Ok(a) => a.timeout_ms as f64 * f64::from(HEDGE_SCALE),
-                    Err(r) => f64::from(r as u8) + 1.0,
-                })
+                match e.engine.hedge(c, safety, now) {
+                    Ok(a) => {
+                        put(Out::Refusal, f64::NAN);
+                        put(Out::TimeoutMs, a.timeout_ms as f64);
+                    }
+                    Err(r) => {
+                        put(Out::Refusal, f64::from(r as u8));
+                        put(Out::TimeoutMs, 0.0);
+                    }
+                }
+                Ok(0.0)
             })
         })
     })
@@ -74,27 +82,22 @@ pub fn hedge_ended(engine: f64, call: f64, won: f64) -> f64 {
     })
 }
 
-/// The engine's hedging: `which` 0 hedges sent, 1 hedges won, 2 requests in flight, 3 hedges in flight,
-/// 4 `hedge_after_ms` and 5 `max_hedges` (0 when off).
+/// The engine's hedging, in one crossing, into the out slots: hedges `sent` and `won`, the requests and hedges
+/// in flight, and `hedgeAfterMs` and `maxHedges` (`NaN` when hedging is off).
 #[wasm_bindgen(js_name = engineHedges)]
-pub fn engine_hedges(engine: f64, which: f64) -> f64 {
+pub fn engine_hedges(engine: f64) -> f64 {
     run(|| {
         with_engine(engine, |e| {
             let (sent, won) = e.engine.hedge_counts();
             let (requests, hedges) = e.engine.in_flight();
-            Ok(if which == 0.0 {
-                sent as f64
-            } else if which == 1.0 {
-                won as f64
-            } else if which == 2.0 {
-                f64::from(requests)
-            } else if which == 3.0 {
-                f64::from(hedges)
-            } else if which == 4.0 {
-                e.engine.hedging().map_or(0.0, |c| c.after_ms as f64)
-            } else {
-                e.engine.hedging().map_or(0.0, |c| f64::from(c.max_hedges))
-            })
+            put(Out::HedgesSent, sent as f64);
+            put(Out::HedgesWon, won as f64);
+            put(Out::RequestsInFlight, f64::from(requests));
+            put(Out::HedgesInFlight, f64::from(hedges));
+            let config = e.engine.hedging();
+            put(Out::HedgeAfterMs, config.map_or(f64::NAN, |c| c.after_ms as f64));
+            put(Out::MaxHedges, config.map_or(f64::NAN, |c| f64::from(c.max_hedges)));
+            Ok(0.0)
         })
     })
 }

@@ -4,16 +4,15 @@
 //! rules only whether two are equal).
 //!
 //! The rule exports take and return `f64`s and import nothing, like the client face's: a failure is
-//! `-(1 + kind + ERROR_KINDS.len() · field)` (`super::fail`), a result is a code (plus a value, packed as
-//! `code + CODES · value`), and a record made by a rule is its state code, with its four numbers read back
-//! through [`ledger_out`].
-
-use core::cell::Cell;
+//! `-(1 + kind + ERROR_KINDS.len() · field)` (`super::fail`), a result is a code, and the rest of the answer
+//! (a wait, the record a rule made) is in the server's out slots ([`crate::seam::LedgerOut`], read in place
+//! by the generated `seam.js`): one crossing a rule.
 
 use wasm_bindgen::prelude::*;
 
 use super::error::{range_error, type_error};
 use super::fail::{run, Fail, FailKind, Field};
+use super::out::put_ledger as put;
 use super::JsResult;
 use crate::input::MAX_DURATION_MS;
 use crate::ledger::{
@@ -21,20 +20,12 @@ use crate::ledger::{
     renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record, RecordState, ReleaseRefusal,
     MAX_TEXT_BYTES,
 };
+use crate::seam::LedgerOut;
 
-/// A packed answer is `code + CODES · value`: codes are below this.
-const CODES: f64 = 32.0;
-/// A release refused: `REFUSED + refusal index + CODES · retryAfterMs` (a released record answers its state code).
-const REFUSED: f64 = 16.0;
 /// The largest millisecond value or version a record may hold (JS's safe integers).
 const MAX_SAFE: u64 = (1 << 53) - 1;
 /// The longest TTL: a year of days.
 const MAX_TTL_MS: u64 = 366 * MAX_DURATION_MS;
-
-thread_local! {
-    /// The numbers of the last record a rule made: `leaseUntilMs`, `createdMs`, `expiresMs`, `version`.
-    static OUT: Cell<[f64; 4]> = const { Cell::new([0.0; 4]) };
-}
 
 fn number(field: Field, v: f64) -> Result<u64, Fail> {
     Fail::number(field, v, 0, MAX_SAFE, true)
@@ -82,19 +73,24 @@ fn valid_config(ttl_ms: f64, lease_ms: f64) -> Result<LedgerConfig, Fail> {
     config(ttl_ms, lease_ms)?.map_err(|_| Fail::new(FailKind::TooSmall, Field::TtlMs, ttl_ms).bound(lease_ms))
 }
 
-/// A record made by a rule: its state code, its numbers kept for [`ledger_out`].
+/// A record made by a rule, into the out slots; its state code is the answer.
 fn made(r: &Record) -> f64 {
-    let _ =
-        OUT.try_with(|o| o.set([r.lease_until_ms as f64, r.created_ms as f64, r.expires_ms as f64, r.version as f64]));
-    f64::from(r.state as u8)
+    let state = f64::from(r.state as u8);
+    put(LedgerOut::Code, state);
+    put(LedgerOut::RetryAfterMs, 0.0);
+    put(LedgerOut::State, state);
+    put(LedgerOut::LeaseUntilMs, r.lease_until_ms as f64);
+    put(LedgerOut::CreatedMs, r.created_ms as f64);
+    put(LedgerOut::ExpiresMs, r.expires_ms as f64);
+    put(LedgerOut::Version, r.version as f64);
+    state
 }
 
-/// The `i`-th number (0 `leaseUntilMs`, 1 `createdMs`, 2 `expiresMs`, 3 `version`) of the record the last
-/// rule made.
-#[wasm_bindgen(js_name = ledgerOut)]
-pub fn ledger_out(i: f64) -> f64 {
-    let i = if (0.0..4.0).contains(&i) { i as usize } else { 4 };
-    OUT.try_with(|o| o.get().get(i).copied().unwrap_or(f64::NAN)).unwrap_or(f64::NAN)
+/// An answer's code and wait, into the out slots; the code is the answer.
+fn coded(code: u32, retry_after_ms: u64) -> f64 {
+    put(LedgerOut::Code, f64::from(code));
+    put(LedgerOut::RetryAfterMs, retry_after_ms as f64);
+    f64::from(code)
 }
 
 /// The default settings: `0` the TTL, `1` the lease (ms).
@@ -115,7 +111,8 @@ pub fn ledger_config(ttl_ms: f64, lease_ms: f64) -> f64 {
     run(|| Ok(if config(ttl_ms, lease_ms)?.is_ok() { 0.0 } else { 1.0 }))
 }
 
-/// What to do with a write at `now_ms`: an `ADMISSIONS` code, plus `CODES · retryAfterMs` for `in_progress`.
+/// What to do with a write at `now_ms`: an `ADMISSIONS` code (and `retryAfterMs` in the out slots for
+/// `in_progress`).
 /// `same_input` (1 or 0): whether the write's input fingerprint equals the stored record's.
 #[wasm_bindgen(js_name = ledgerAdmit)]
 #[allow(clippy::too_many_arguments)]
@@ -133,11 +130,12 @@ pub fn ledger_admit(
         let stored = maybe(has, state, lease_until_ms, created_ms, expires_ms, version)?;
         let a = admit_matching(stored.as_ref(), same_input == 1.0, now(now_ms)?);
         let retry = if let Admission::InProgress { retry_after_ms } = a { retry_after_ms } else { 0 };
-        Ok(f64::from(a.code()) + CODES * retry as f64)
+        Ok(coded(a.code(), retry))
     })
 }
 
-/// What a status lookup finds at `now_ms`: a `LOOKUPS` code, plus `CODES · retryAfterMs` for `in_progress`.
+/// What a status lookup finds at `now_ms`: a `LOOKUPS` code (and `retryAfterMs` in the out slots for
+/// `in_progress`).
 #[wasm_bindgen(js_name = ledgerLookup)]
 pub fn ledger_lookup(
     has: f64,
@@ -152,12 +150,12 @@ pub fn ledger_lookup(
         let stored = maybe(has, state, lease_until_ms, created_ms, expires_ms, version)?;
         let l = lookup(stored.as_ref(), now(now_ms)?);
         let retry = if let Lookup::InProgress { retry_after_ms } = l { retry_after_ms } else { 0 };
-        Ok(f64::from(l.code()) + CODES * retry as f64)
+        Ok(coded(l.code(), retry))
     })
 }
 
 /// The pending record that claims a key at `now_ms`, replacing the given one (if `has`): its state code;
-/// its numbers through [`ledger_out`].
+/// the record in the out slots.
 #[wasm_bindgen(js_name = ledgerClaim)]
 #[allow(clippy::too_many_arguments)]
 pub fn ledger_claim(
@@ -179,7 +177,7 @@ pub fn ledger_claim(
 }
 
 /// The record after the handler finished as `new_state` (a `RECORD_STATES` code: succeeded, failed or
-/// unknown): its state code; its numbers through [`ledger_out`].
+/// unknown): its state code; the record in the out slots.
 #[wasm_bindgen(js_name = ledgerFinish)]
 #[allow(clippy::too_many_arguments)]
 pub fn ledger_finish(
@@ -209,7 +207,7 @@ pub fn ledger_finish(
 }
 
 /// The claim renewed at `now_ms` by the run that holds it (a heartbeat): its state code (pending), its
-/// numbers through [`ledger_out`]. A record that is not pending is an `invalid_value` failure of
+/// the record in the out slots. A record that is not pending is an `invalid_value` failure of
 /// `record.state` (the JS layer renews only the claim it holds).
 #[wasm_bindgen(js_name = ledgerRenew)]
 #[allow(clippy::too_many_arguments)]
@@ -238,8 +236,8 @@ pub fn ledger_keep_alive(ttl_ms: f64, lease_ms: f64) -> f64 {
     run(|| Ok(keep_alive_ms(&valid_config(ttl_ms, lease_ms)?) as f64))
 }
 
-/// An operator's release at `now_ms`: the released record's state code (numbers through [`ledger_out`]),
-/// or `REFUSED + RELEASE_REFUSALS index + CODES · retryAfterMs`.
+/// An operator's release at `now_ms`: 0 when released (the record in the out slots), 1 when refused (the
+/// `RELEASE_REFUSALS` code and its `retryAfterMs` in the out slots).
 #[wasm_bindgen(js_name = ledgerRelease)]
 #[allow(clippy::too_many_arguments)]
 pub fn ledger_release(
@@ -256,10 +254,14 @@ pub fn ledger_release(
         let stored = record(state, lease_until_ms, created_ms, expires_ms, version)?;
         let cfg = valid_config(ttl_ms, lease_ms)?;
         Ok(match release(&stored, now(now_ms)?, &cfg) {
-            Ok(r) => made(&r),
+            Ok(r) => {
+                made(&r);
+                0.0
+            }
             Err(refusal) => {
                 let retry = if let ReleaseRefusal::LeaseLive { retry_after_ms } = refusal { retry_after_ms } else { 0 };
-                REFUSED + f64::from(refusal.index()) + CODES * retry as f64
+                coded(refusal.index(), retry);
+                1.0
             }
         })
     })

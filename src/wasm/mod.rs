@@ -23,13 +23,15 @@ pub mod hedge;
 pub use fail::error_detail;
 #[cfg(feature = "server")]
 mod ledger;
+#[cfg(any(feature = "client", feature = "server"))]
+pub mod out;
 #[cfg(feature = "client")]
 mod packed;
 
 #[cfg(feature = "server")]
 pub use ledger::{
     fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_admit, ledger_claim, ledger_config,
-    ledger_default, ledger_finish, ledger_keep_alive, ledger_lookup, ledger_out, ledger_release, ledger_renew,
+    ledger_default, ledger_finish, ledger_keep_alive, ledger_lookup, ledger_release, ledger_renew,
     max_fingerprint_bytes,
 };
 

@@ -1,91 +1,83 @@
-//! The one protocol of `record`, `admit` and `classify`: outcomes in as a kind code and four numbers,
-//! decisions out as one packed `f64`, so that a decision costs one boundary crossing and no object traffic.
-//! `client/engine.js` encodes and decodes. The layout and the kind codes are [`crate::vocab`]'s, generated
-//! for JS (`pkg-template/generated/names.js`), so the two sides cannot drift apart.
+//! The hot path's encodings: an outcome in as a kind code and four numbers ([`unpack_outcome`]); a decision,
+//! classification, step or admission out into the client's out slots ([`crate::seam::Out`], read in place
+//! by the generated `pkg-template/generated/seam.js`), so that a decision costs one boundary crossing and no
+//! object traffic. The kind codes are [`crate::vocab`]'s, generated for JS like the slots.
 
 use super::fail::{Fail, FailKind, Field};
+use super::out::put;
 use crate::input::MAX_DURATION_MS;
 use crate::retry::breaker::{BreakerState, Transition};
 use crate::retry::engine::{Admission, Step};
 use crate::retry::{AttemptOutcome, Classification, Decision, LedgerStatus, ResultType, Safety, Sent};
+use crate::seam::Out;
 use crate::vocab::{
-    ADMIT_ADMITTED, ADMIT_ATTEMPT, ADMIT_BREAKER, ADMIT_REASON, ADMIT_STATUS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION,
-    KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN,
-    KIND_TIMEOUT, STEP_BREAKER, STEP_CAUSE, STEP_DELIVERY, STEP_REASON, STEP_RECOVER, STEP_RETRY_AFTER, STEP_STOP,
-    STEP_VERDICT, VALUE_SCALE,
+    C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
+    KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT,
 };
 
-const SCALE: f64 = VALUE_SCALE as f64;
-
-fn transition_code(t: Option<Transition>) -> u32 {
+/// A breaker transition's code (`BREAKER_TRANSITIONS`; 0: none).
+fn transition_code(t: Option<Transition>) -> f64 {
     match t.map(|t| (t.from, t.to)) {
-        Some((BreakerState::Closed, BreakerState::Open { .. })) => 1,
-        Some((BreakerState::Open { .. }, BreakerState::HalfOpen { .. })) => 2,
-        Some((BreakerState::HalfOpen { .. }, BreakerState::Closed)) => 3,
-        Some((BreakerState::HalfOpen { .. }, BreakerState::Open { .. })) => 4,
-        _ => 0,
+        Some((BreakerState::Closed, BreakerState::Open { .. })) => 1.0,
+        Some((BreakerState::Open { .. }, BreakerState::HalfOpen { .. })) => 2.0,
+        Some((BreakerState::HalfOpen { .. }, BreakerState::Closed)) => 3.0,
+        Some((BreakerState::HalfOpen { .. }, BreakerState::Open { .. })) => 4.0,
+        _ => 0.0,
     }
 }
 
-/// A code + 1 (0 stays "none").
-fn plus_one(code: u32) -> u32 {
-    code.saturating_add(1)
+/// A code, or `NaN` for none.
+fn maybe(code: Option<u32>) -> f64 {
+    code.map_or(f64::NAN, f64::from)
 }
 
-fn decision_bits(d: &Decision) -> (u32, u64) {
+/// A decision: `stop`, `reason`, `recover`, `delayMs`.
+pub fn put_decision(d: &Decision) {
     match *d {
         Decision::Retry { delay_ms, recover, reason } => {
-            (STEP_REASON.put(reason as u32) | STEP_RECOVER.put(recover.map_or(0, |r| plus_one(r as u32))), delay_ms)
+            put(Out::Stop, f64::NAN);
+            put(Out::Reason, f64::from(reason as u32));
+            put(Out::Recover, maybe(recover.map(|r| r as u32)));
+            put(Out::DelayMs, delay_ms as f64);
         }
         Decision::Stop { status, reason } => {
-            (STEP_STOP.put(plus_one(status as u32)) | STEP_REASON.put(reason as u32), 0)
+            put(Out::Stop, f64::from(status as u32));
+            put(Out::Reason, f64::from(reason as u32));
+            put(Out::Recover, f64::NAN);
+            put(Out::DelayMs, 0.0);
         }
     }
 }
 
-fn classification_bits(c: &Classification) -> u32 {
-    STEP_VERDICT.put(c.verdict as u32)
-        | STEP_DELIVERY.put(c.delivery as u32)
-        | STEP_CAUSE.put(c.cause as u32)
-        | STEP_RETRY_AFTER.put(u32::from(c.retry_after_ms.is_some()))
+/// A classification: `verdict`, `delivery`, `cause`, `causeRecover`, `retryAfterMs`.
+pub fn put_classification(c: &Classification) {
+    put(Out::Verdict, f64::from(c.verdict as u32));
+    put(Out::Delivery, f64::from(c.delivery as u32));
+    put(Out::Cause, f64::from(c.cause as u32));
+    put(Out::CauseRecover, maybe(c.cause.recover().map(|r| r as u32)));
+    put(Out::RetryAfterMs, c.retry_after_ms.map_or(f64::NAN, |ms| ms as f64));
 }
 
-fn value(ms: u64) -> f64 {
-    // At most a day (< 2^27): the sum with a meta below 2^26 stays an exact integer.
-    (ms.min(MAX_DURATION_MS) as f64) * SCALE
+/// One step: its decision, its classification and the breaker's transition.
+pub fn put_step(s: &Step) {
+    put_decision(&s.decision);
+    put_classification(&s.classification);
+    put(Out::Breaker, transition_code(s.breaker));
 }
 
-/// A classification alone: its bits, plus its `Retry-After` as the value.
-pub fn pack_classification(c: &Classification) -> f64 {
-    f64::from(classification_bits(c)) + value(c.retry_after_ms.unwrap_or(0))
-}
-
-/// One step: decision, classification and breaker bits, plus the delay as the value.
-pub fn pack_step(s: &Step) -> f64 {
-    let (d, delay) = decision_bits(&s.decision);
-    let meta = d | classification_bits(&s.classification) | STEP_BREAKER.put(transition_code(s.breaker));
-    f64::from(meta) + value(delay)
-}
-
-/// A decision alone (a poll's): its bits, plus the delay as the value.
-pub fn pack_decision(d: &Decision) -> f64 {
-    let (bits, delay) = decision_bits(d);
-    f64::from(bits) + value(delay)
-}
-
-/// An admission: admitted, breaker, attempt and the timeout as the value; or the stop's status and reason.
-pub fn pack_admission(a: &Result<Admission, Decision>) -> f64 {
+/// An admission: `admitted` and the attempt, its timeout and the breaker's transition; or the stop.
+pub fn put_admission(a: &Result<Admission, Decision>) {
     match a {
         Ok(a) => {
-            let meta = ADMIT_ADMITTED.put(1)
-                | ADMIT_BREAKER.put(transition_code(a.breaker))
-                | ADMIT_ATTEMPT.put(a.attempt.min(ADMIT_ATTEMPT.mask));
-            f64::from(meta) + value(a.timeout_ms)
+            put(Out::Admitted, 1.0);
+            put(Out::Attempt, f64::from(a.attempt));
+            put(Out::TimeoutMs, a.timeout_ms as f64);
+            put(Out::Breaker, transition_code(a.breaker));
         }
         Err(d) => {
-            let (bits, _) = decision_bits(d);
-            let status = STEP_STOP.get(bits).saturating_sub(1);
-            f64::from(ADMIT_STATUS.put(status) | ADMIT_REASON.put(STEP_REASON.get(bits)))
+            put(Out::Admitted, 0.0);
+            put(Out::Breaker, 0.0);
+            put_decision(d);
         }
     }
 }

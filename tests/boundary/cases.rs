@@ -4,12 +4,13 @@
 
 use js_sys::Reflect;
 use mcp_retry_policy::retry::{FinalStatus, Reason, Revision, Safety};
+use mcp_retry_policy::seam::{LedgerOut, Out};
 use mcp_retry_policy::vocab::{
-    ADMIT_ADMITTED, ADMIT_REASON, BOUNDARY_FIELDS, C_B_PRESENT, C_D_PRESENT, ERROR_KINDS, KIND_HTTP,
-    KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT, POLICY_VALUES,
-    STEP_REASON, STEP_RETRY_AFTER, STEP_STOP, TOOL_DECLARES_ID, TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
-    VALUE_SCALE,
+    BOUNDARY_FIELDS, C_B_PRESENT, C_D_PRESENT, ERROR_KINDS, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
+    KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT, POLICY_VALUES, TOOL_DECLARES_ID, TOOL_READ_ONLY,
+    TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
 };
+use mcp_retry_policy::wasm::out::{get as slot, get_ledger as ledger_slot};
 use mcp_retry_policy::wasm::client as c;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -227,15 +228,13 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
         count(c::engine_set_revision(h, n));
         c::engine_set_revision(h, UNKNOWN);
         count(c::revision_of_date(n));
-        count(c::engine_policy(h, n));
-        count(c::engine_policy(n, 0.0));
+        count(c::engine_policy(n));
         count(c::engine_budget(n));
         count(c::engine_breaker(n));
         count(c::call_field(n, 0.0));
         count(c::call_field(call, n));
         // The shared breaker's exports (issue 20 §4), on an engine of their own (adopting may open it).
-        count(c::engine_snapshot(n, 0.0));
-        count(c::engine_snapshot(shared, n));
+        count(c::engine_snapshot(n));
         count(c::engine_probe_due(shared, n));
         count(c::engine_probe_due(n, 0.0));
         count(c::engine_adopt(shared, 1.0, n, n, 1.0, n, 1.0, n));
@@ -297,19 +296,15 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
 
 const SAFETY_UNSAFE: f64 = Safety::Unsafe as u32 as f64;
 
-fn meta(packed: f64) -> u32 {
-    (packed % f64::from(VALUE_SCALE)) as u32
+/// The status of the stop in the out slots after an export answered `r`, or `None` for a retry.
+fn stop_status(r: f64) -> Option<FinalStatus> {
+    assert!(r >= 0.0, "{:?}", failure(r));
+    let stop = slot(Out::Stop);
+    (!stop.is_nan()).then(|| FinalStatus::ALL[stop as usize])
 }
 
-/// The status of a packed step's stop, or `None` for a retry.
-fn stop_status(packed: f64) -> Option<FinalStatus> {
-    assert!(packed >= 0.0, "{:?}", failure(packed));
-    let stop = STEP_STOP.get(meta(packed));
-    stop.checked_sub(1).map(|s| FinalStatus::ALL[s as usize])
-}
-
-fn reason(packed: f64) -> &'static str {
-    Reason::ALL[STEP_REASON.get(meta(packed)) as usize].as_str()
+fn reason() -> &'static str {
+    Reason::ALL[slot(Out::Reason) as usize].as_str()
 }
 
 #[wasm_bindgen_test]
@@ -347,12 +342,11 @@ fn bad_times_and_outcomes_are_named() {
         failure(c::record(h, call, k(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, 4.0, 0.0)),
         Some(("invalid_value", "safety"))
     );
-    // The core's Retry-After is the value of a packed classification.
-    let ra = c::classify(h, k(KIND_LEDGER), 0.0, 250.0, present, 0.0);
-    assert_eq!(STEP_RETRY_AFTER.get(meta(ra)), 1);
-    assert_eq!(((ra - f64::from(meta(ra))) / f64::from(VALUE_SCALE)) as u64, 250);
-    let none = c::classify(h, k(KIND_LEDGER), 2.0, 250.0, present, 0.0); // conflict: no wait
-    assert_eq!(STEP_RETRY_AFTER.get(meta(none)), 0);
+    // The core's Retry-After is in the classification's slot (NaN: none).
+    assert_eq!(c::classify(h, k(KIND_LEDGER), 0.0, 250.0, present, 0.0), 0.0);
+    assert_eq!(slot(Out::RetryAfterMs), 250.0);
+    assert_eq!(c::classify(h, k(KIND_LEDGER), 2.0, 250.0, present, 0.0), 0.0); // conflict: no wait
+    assert!(slot(Out::RetryAfterMs).is_nan());
 }
 
 #[wasm_bindgen_test]
@@ -376,17 +370,17 @@ fn the_engine_runs_a_call_through_the_numeric_exports() {
     let mut now = 0.0;
     let mut actions = Vec::new();
     loop {
-        let adm = c::admit(h, call, now, 0.0, 0.0);
-        if ADMIT_ADMITTED.get(meta(adm)) == 0 {
-            actions.push(format!("refused:{}", Reason::ALL[ADMIT_REASON.get(meta(adm)) as usize].as_str()));
+        assert_eq!(c::admit(h, call, now, 0.0, 0.0), 0.0);
+        if slot(Out::Admitted) == 0.0 {
+            actions.push(format!("refused:{}", reason()));
             break;
         }
         let step = c::record(h, call, f64::from(KIND_HTTP), 503.0, 250.0, f64::from(C_B_PRESENT), 0.0, unsafe_, now);
         if let Some(status) = stop_status(step) {
-            actions.push(format!("stop:{}:{}", status.as_str(), reason(step)));
+            actions.push(format!("stop:{}:{}", status.as_str(), reason()));
             break;
         }
-        let delay = (step - f64::from(meta(step))) / f64::from(VALUE_SCALE);
+        let delay = slot(Out::DelayMs);
         assert!((250.0..=1000.0).contains(&delay), "Retry-After is a floor: {delay}");
         now += delay;
         actions.push("retry".into());
@@ -394,15 +388,16 @@ fn the_engine_runs_a_call_through_the_numeric_exports() {
     assert_eq!(actions, ["retry", "retry", "stop:failed:max_attempts"]);
     assert_eq!(c::call_field(call, 0.0), 3.0);
     assert_eq!(c::engine_breaker(h), 1.0, "closed (+1)");
-    assert_eq!(c::engine_policy(h, 0.0), 3.0);
-    assert_eq!(c::engine_policy(h, 16.0), 1.0, "the budget is on");
+    assert_eq!(c::engine_policy(h), 0.0, "the policy in one crossing");
+    assert_eq!((slot(Out::MaxAttempts), slot(Out::BaseDelayMs), slot(Out::MaxDelayMs)), (3.0, 100.0, 1000.0));
+    assert_eq!(slot(Out::BudgetOn), 1.0, "the budget is on");
 }
 
 #[wasm_bindgen_test]
 fn ledger_rules_take_any_number_and_fingerprints_any_value() {
     use mcp_retry_policy::wasm::{
         error_detail, fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_admit, ledger_claim,
-        ledger_config, ledger_finish, ledger_lookup, ledger_out, ledger_release,
+        ledger_config, ledger_finish, ledger_lookup, ledger_release,
     };
     // Every weird number in every slot: a result (≥ 0) or a failure code (< 0), never a trap.
     let mut seen = 0;
@@ -426,9 +421,8 @@ fn ledger_rules_take_any_number_and_fingerprints_any_value() {
         count(ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 10_000.0, n));
         count(ledger_finish(0.0, 100.0, 0.0, 1000.0, 1.0, n, 50.0, 10_000.0, 1000.0));
         count(ledger_config(n, n));
-        // These two read back numbers (a NaN among them when the offending value was NaN, or the index is
-        // not one): any number is an answer.
-        let _ = (ledger_out(n), error_detail(n));
+        // This one reads back a number (NaN when the offending value was NaN): any number is an answer.
+        let _ = error_detail(n);
     }
     assert_eq!(seen, weird_numbers().len() * 35, "every call answered a number");
     for v in weird_values() {
@@ -439,21 +433,26 @@ fn ledger_rules_take_any_number_and_fingerprints_any_value() {
     // The rules themselves, through the numbers: claim, in progress, conflict, finish, replay.
     let pending = ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 10_000.0, 1000.0);
     assert_eq!(pending, 0.0, "pending (RECORD_STATES[0])");
-    let claim = [ledger_out(0.0), ledger_out(1.0), ledger_out(2.0), ledger_out(3.0)];
+    let made = || {
+        [LedgerOut::LeaseUntilMs, LedgerOut::CreatedMs, LedgerOut::ExpiresMs, LedgerOut::Version].map(ledger_slot)
+    };
+    let claim = made();
     assert_eq!(claim, [1005.0, 5.0, 10_005.0, 1.0], "lease, created, expires, version");
     let admit =
         |state: f64, r: [f64; 4], same: f64, now: f64| ledger_admit(1.0, state, r[0], r[1], r[2], r[3], same, now);
-    assert_eq!(admit(0.0, claim, 1.0, 6.0), 1.0 + 32.0 * 999.0, "in_progress (1), retry after 999 ms");
+    assert_eq!(admit(0.0, claim, 1.0, 6.0), 1.0, "in_progress (1)");
+    assert_eq!(ledger_slot(LedgerOut::RetryAfterMs), 999.0, "retry after 999 ms");
     assert_eq!(admit(0.0, claim, 0.0, 6.0), 3.0, "conflict");
     let done = ledger_finish(0.0, claim[0], claim[1], claim[2], claim[3], 1.0, 7.0, 10_000.0, 1000.0);
     assert_eq!(done, 1.0, "succeeded");
-    let done = [ledger_out(0.0), ledger_out(1.0), ledger_out(2.0), ledger_out(3.0)];
+    let done = made();
     assert_eq!(admit(1.0, done, 1.0, 8.0), 2.0, "replay");
     assert_eq!(
         ledger_release(1.0, done[0], done[1], done[2], done[3], 9.0, 10_000.0, 1000.0),
-        16.0,
-        "refused: resolved"
+        1.0,
+        "refused"
     );
+    assert_eq!(ledger_slot(LedgerOut::Code), 0.0, "resolved (RELEASE_REFUSALS[0])");
     // Refusals by name: a finish to pending, a TTL below the lease, a fractional version.
     assert_eq!(
         failure(ledger_finish(0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 9.0, 10_000.0, 1000.0)),
@@ -528,25 +527,25 @@ fn the_end_tables_answer_through_the_numeric_exports() {
         (OperationStatus::Unknown, FinalStatus::Unknown, "status_unknown"),
     ] {
         let p = c::status_answer(answer(a), unknown, unsafe_after);
-        assert_eq!((stop_status(p), reason(p)), (Some(status), why), "{a:?}");
+        assert_eq!((stop_status(p), reason()), (Some(status), why), "{a:?}");
     }
     let no_answer = OperationStatus::ALL.len() as f64;
     let kept = c::status_answer(no_answer, unknown, unsafe_after);
-    assert_eq!((stop_status(kept), reason(kept)), (Some(FinalStatus::Unknown), "unsafe_after_unknown"));
+    assert_eq!((stop_status(kept), reason()), (Some(FinalStatus::Unknown), "unsafe_after_unknown"));
     let not_asked = c::status_answer(no_answer, none, 0.0);
-    assert_eq!((stop_status(not_asked), reason(not_asked)), (Some(FinalStatus::Unknown), "status_not_asked"));
+    assert_eq!((stop_status(not_asked), reason()), (Some(FinalStatus::Unknown), "status_not_asked"));
     assert_eq!(failure(c::status_answer(7.0, none, 0.0)), Some(("invalid_value", "answer")));
     assert_eq!(failure(c::status_answer(0.0, 9.0, 0.0)), Some(("invalid_value", "before")));
     assert_eq!(failure(c::status_answer(0.0, unknown, 99.0)), Some(("invalid_value", "before")));
     let cancelled = c::task_end(f64::from(TaskStatus::Cancelled as u32));
-    assert_eq!((stop_status(cancelled), reason(cancelled)), (Some(FinalStatus::Unknown), "task_cancelled"));
+    assert_eq!((stop_status(cancelled), reason()), (Some(FinalStatus::Unknown), "task_cancelled"));
     let working = c::task_end(f64::from(TaskStatus::Working as u32));
-    assert_eq!((stop_status(working), reason(working)), (None, "still_running"));
+    assert_eq!((stop_status(working), reason()), (None, "still_running"));
     assert_eq!(failure(c::task_end(5.0)), Some(("invalid_value", "task.status")));
     let h = engine(&[], 3.0);
     c::engine_set_revision(h, f64::from(Revision::V2025_11_25 as u32));
     let lost = c::list_failed(h, f64::from(KIND_HTTP), 404.0, 0.0, f64::from(mcp_retry_policy::vocab::C_HAD_SESSION), 0.0, 0.0);
-    assert_eq!((stop_status(lost), reason(lost)), (None, "recover"));
+    assert_eq!((stop_status(lost), reason()), (None, "recover"));
     let timeout = c::list_failed(h, f64::from(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, 0.0);
     assert_eq!(stop_status(timeout), Some(FinalStatus::Unknown), "a transient failure of the list is not followed");
     assert_eq!(c::engine_free(h), 0.0);
@@ -567,16 +566,22 @@ fn hedge_exports_take_any_number_and_refuse_by_name() {
         (3.0, 10.0, -1.0, ("negative", "maxHedges")),
     ] {
         assert_eq!(failure(hg::engine_hedging(h, present, after, max)), Some(want), "{present} {after} {max}");
-        assert_eq!(hg::engine_hedges(h, 4.0), 0.0);
+        assert_eq!(hg::engine_hedges(h), 0.0);
+        assert!(slot(Out::HedgeAfterMs).is_nan(), "off");
     }
     assert_eq!(hg::engine_hedging(h, 1.0, 100.0, 0.0), 1.0);
     let call = c::call_begin(h, 1000.0, 1.0);
     let read_only = Safety::ALL.iter().position(|s| *s == Safety::ReadOnly).unwrap() as f64;
-    assert_eq!(hg::hedge(h, call, read_only, 1100.0), 1.0 + 2.0, "not_in_flight: nothing admitted yet");
-    assert!(c::admit(h, call, 1000.0, 0.0, 0.0) > 0.0);
-    assert_eq!(hg::hedge(h, call, read_only, 1100.0), 60_000.0 * f64::from(mcp_retry_policy::vocab::HEDGE_SCALE));
+    assert_eq!(hg::hedge(h, call, read_only, 1100.0), 0.0);
+    assert_eq!(slot(Out::Refusal), 2.0, "not_in_flight: nothing admitted yet");
+    assert_eq!(c::admit(h, call, 1000.0, 0.0, 0.0), 0.0);
+    assert_eq!(slot(Out::Admitted), 1.0);
+    assert_eq!(hg::hedge(h, call, read_only, 1100.0), 0.0);
+    assert!(slot(Out::Refusal).is_nan());
+    assert_eq!(slot(Out::TimeoutMs), 60_000.0);
     assert_eq!(hg::hedge_ended(h, call, 1.0), 0.0);
-    assert_eq!((hg::engine_hedges(h, 0.0), hg::engine_hedges(h, 1.0)), (1.0, 1.0));
+    assert_eq!(hg::engine_hedges(h), 0.0);
+    assert_eq!((slot(Out::HedgesSent), slot(Out::HedgesWon)), (1.0, 1.0));
     // Every weird number in every slot: a result or a named failure, never a trap.
     let weird = weird_numbers();
     for &x in &weird {
@@ -592,8 +597,7 @@ fn hedge_exports_take_any_number_and_refuse_by_name() {
             hg::hedge_ended(x, call, 1.0),
             hg::hedge_ended(h, x, 1.0),
             hg::hedge_ended(h, call, x),
-            hg::engine_hedges(x, 0.0),
-            hg::engine_hedges(h, x),
+            hg::engine_hedges(x),
         ] {
             assert!(!r.is_nan());
             if let Some((kind, field)) = failure(r) {

@@ -240,11 +240,11 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw engineSetRevision': raw('engineSetRevision', 2),
     'raw engineRevision': raw('engineRevision', 1),
     'raw revisionOfDate': raw('revisionOfDate', 1),
-    'raw enginePolicy': raw('enginePolicy', 2),
+    'raw enginePolicy': raw('enginePolicy', 1),
     'raw engineBudget': raw('engineBudget', 1),
     'raw engineBreaker': raw('engineBreaker', 1),
     'raw callField': raw('callField', 2),
-    'raw engineSnapshot': raw('engineSnapshot', 2),
+    'raw engineSnapshot': raw('engineSnapshot', 1),
     'raw engineProbeDue': raw('engineProbeDue', 2),
     'raw engineAdopt': raw('engineAdopt', 8),
     'raw admit': raw('admit', 5),
@@ -266,7 +266,8 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw engineHedging': raw('engineHedging', 4),
     'raw hedge': raw('hedge', 4),
     'raw hedgeEnded': raw('hedgeEnded', 3),
-    'raw engineHedges': raw('engineHedges', 2),
+    'raw engineHedges': raw('engineHedges', 1),
+    'raw outSlots': raw('outSlots', 1),
   };
   const before = memory();
   const report = {};
@@ -346,7 +347,7 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'raw ledgerRelease': raw('ledgerRelease', 8),
     'raw ledgerRenew': raw('ledgerRenew', 8),
     'raw ledgerKeepAlive': raw('ledgerKeepAlive', 2),
-    'raw ledgerOut': raw('ledgerOut', 1),
+    'raw ledgerSlots': raw('ledgerSlots', 1),
     'raw errorDetail': raw('errorDetail', 1),
     'raw maxFingerprintBytes': raw('maxFingerprintBytes', 1),
   };

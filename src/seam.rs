@@ -1,0 +1,617 @@
+//! The seam between the wasm exports and JS, described once: where each answer lies, how JS reads it, which
+//! field an error names, and how a policy value is read.
+//!
+//! **Answers cross in out slots.** An export returns one number — a failure (`< 0`: a kind and a field,
+//! [`ErrorField`], [`crate::vocab::ERROR_KINDS`]) or a small result (`≥ 0`) — and writes the rest of its
+//! answer into its face's **out slots**: an array of `f64`s in the module's own memory that JS reads in place
+//! through a `Float64Array`. Each slot is a whole number, not a bit field, so no field can outgrow its bits
+//! as the vocabularies grow; an answer of any size costs one crossing; an absent value is `NaN`. The slots of
+//! the client face are [`Out`], the server's [`LedgerOut`].
+//!
+//! **JS reads them through generated code.** `cargo run --bin names` renders this module as
+//! `pkg-template/generated/seam.js`: each slot's index (`O_STOP`, `L_STATE`, …) and, for each [`Shape`], a
+//! reader function (`readStop(o)`, `readClassification(o)`, `readMade(o, fingerprint)`, …) that builds the
+//! object JS hands out from the slots, each code looked up in its generated name table. Neither side spells
+//! a position or a scale: the binding writes through these enums, JS reads through the rendered readers, and
+//! `tests/names.rs` fails when the committed file differs from what this module renders.
+//!
+//! Pure: no binding, no clock, no randomness (`tests/architecture.rs`).
+
+/// How JS reads a slot's number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// The number as it is.
+    Number,
+    /// The number, or `undefined` when it is `NaN` (absent).
+    Maybe,
+    /// `true` when it is 1.
+    Flag,
+    /// A code: the entry of the named table of `generated/names.js` (`NaN` reads as `undefined`).
+    Code(&'static str),
+    /// A breaker transition code: `{ from, to }`, or `undefined` for 0 (none).
+    Transition,
+}
+
+/// Declares a face's out slots: an enum (the slot's index is its declaration order) and, for each slot, its
+/// JS name and how JS reads it.
+macro_rules! slots {
+    ($(#[$m:meta])* $name:ident, $prefix:literal { $($(#[$vm:meta])* $var:ident = $js:literal, $read:expr;)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($(#[$vm])* $var,)* }
+        impl $name {
+            /// Every slot, by index.
+            pub const ALL: &'static [$name] = &[$($name::$var,)*];
+            /// Each slot's JS name and how JS reads it, by index.
+            pub const READS: &'static [(&'static str, Read)] = &[$(($js, $read),)*];
+            /// Each slot's Rust name, by index (its generated index constant is `PREFIX_NAME`).
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($var),)*];
+            /// The prefix of the slots' generated index constants.
+            pub const PREFIX: &'static str = $prefix;
+        }
+    };
+}
+
+slots! {
+    /// The client face's out slots (`src/wasm/client.rs`, `src/wasm/hedge.rs`).
+    Out, "O" {
+        /// A decision's stop: its `STATUSES` code; `NaN` for a retry.
+        Stop = "stop", Read::Code("STATUSES");
+        /// A decision's `REASONS` code.
+        Reason = "reason", Read::Code("REASONS");
+        /// A retry's `RECOVERS` code; `NaN`: none.
+        Recover = "recover", Read::Code("RECOVERS");
+        /// A retry's delay (ms).
+        DelayMs = "delayMs", Read::Number;
+        /// A classification's `VERDICTS` code.
+        Verdict = "verdict", Read::Code("VERDICTS");
+        /// A classification's `DELIVERIES` code.
+        Delivery = "delivery", Read::Code("DELIVERIES");
+        /// A classification's `CAUSES` code.
+        Cause = "cause", Read::Code("CAUSES");
+        /// The recover action the cause implies (`RECOVERS` code; `NaN`: none).
+        CauseRecover = "causeRecover", Read::Code("RECOVERS");
+        /// A classification's `Retry-After` (ms), or `NaN`.
+        RetryAfterMs = "retryAfterMs", Read::Maybe;
+        /// A step's or an admission's breaker transition (`BREAKER_TRANSITIONS` code; 0: none).
+        Breaker = "breaker", Read::Transition;
+        /// An admission: 1 when admitted (then `attempt` and `timeoutMs`), 0 when refused (then `stop`, `reason`).
+        Admitted = "admitted", Read::Flag;
+        /// An admitted attempt's number.
+        Attempt = "attempt", Read::Number;
+        /// An admitted attempt's (or hedge's) timeout (ms).
+        TimeoutMs = "timeoutMs", Read::Number;
+        /// A hedge refused: its `HEDGE_REFUSALS` code; `NaN`: admitted.
+        Refusal = "refusal", Read::Code("HEDGE_REFUSALS");
+        /// Hedges sent so far.
+        HedgesSent = "sent", Read::Number;
+        /// Hedges whose answer won.
+        HedgesWon = "won", Read::Number;
+        /// Requests in flight (first sends and hedges).
+        RequestsInFlight = "requestsInFlight", Read::Number;
+        /// Hedges in flight.
+        HedgesInFlight = "hedgesInFlight", Read::Number;
+        /// `hedgeAfterMs` when hedging is on, else `NaN`.
+        HedgeAfterMs = "hedgeAfterMs", Read::Maybe;
+        /// `maxHedges` when hedging is on, else `NaN`.
+        MaxHedges = "maxHedges", Read::Maybe;
+        /// The breaker's state (`BREAKER_STATES` code); `NaN` without a breaker.
+        State = "state", Read::Code("BREAKER_STATES");
+        /// When the breaker's state began (ms); `NaN` without a breaker.
+        SinceMs = "sinceMs", Read::Maybe;
+        /// The breaker's failures in a row while closed; `NaN` without a breaker.
+        Failures = "failures", Read::Maybe;
+        /// The retry budget's tokens; `NaN` without a budget.
+        BudgetTokens = "budgetTokens", Read::Maybe;
+        /// Policy: `maxAttempts`.
+        MaxAttempts = "maxAttempts", Read::Number;
+        /// Policy: `baseDelayMs`.
+        BaseDelayMs = "baseDelayMs", Read::Number;
+        /// Policy: `maxDelayMs`.
+        MaxDelayMs = "maxDelayMs", Read::Number;
+        /// Policy: `jitter` (`JITTERS` code).
+        Jitter = "jitter", Read::Code("JITTERS");
+        /// Policy: `attemptTimeoutMs`.
+        AttemptTimeoutMs = "attemptTimeoutMs", Read::Number;
+        /// Policy: `totalTimeoutMs`.
+        TotalTimeoutMs = "totalTimeoutMs", Read::Number;
+        /// Policy: `maxRetryAfterMs`.
+        MaxRetryAfterMs = "maxRetryAfterMs", Read::Number;
+        /// Policy: 1 when the retry budget is on.
+        BudgetOn = "budgetOn", Read::Flag;
+        /// Policy: `budget.capacity` (tokens).
+        BudgetCapacity = "capacity", Read::Number;
+        /// Policy: `budget.retryCost` (tokens).
+        BudgetRetryCost = "retryCost", Read::Number;
+        /// Policy: `budget.timeoutCost` (tokens).
+        BudgetTimeoutCost = "timeoutCost", Read::Number;
+        /// Policy: `budget.successRefill` (tokens).
+        BudgetSuccessRefill = "successRefill", Read::Number;
+        /// Policy: 1 when the circuit breaker is on.
+        BreakerOn = "breakerOn", Read::Flag;
+        /// Policy: `breaker.consecutiveFailures`.
+        BreakerConsecutiveFailures = "consecutiveFailures", Read::Number;
+        /// Policy: `breaker.failureRatio` (0–1).
+        BreakerFailureRatio = "failureRatio", Read::Number;
+        /// Policy: `breaker.minimumCalls`.
+        BreakerMinimumCalls = "minimumCalls", Read::Number;
+        /// Policy: `breaker.windowMs`.
+        BreakerWindowMs = "windowMs", Read::Number;
+        /// Policy: `breaker.openMs`.
+        BreakerOpenMs = "openMs", Read::Number;
+    }
+}
+
+slots! {
+    /// The server face's out slots (`src/wasm/ledger.rs`): a rule's answer and the record it made.
+    LedgerOut, "L" {
+        /// The answer's code: an `ADMISSIONS`, `LOOKUPS` or `RELEASE_REFUSALS` code, or a made record's
+        /// `RECORD_STATES` code (each export says which).
+        Code = "code", Read::Number;
+        /// How long to wait before asking again (ms) where the answer has one; else 0.
+        RetryAfterMs = "retryAfterMs", Read::Number;
+        /// A made record's `state`.
+        State = "state", Read::Code("RECORD_STATES");
+        /// A made record's `leaseUntilMs`.
+        LeaseUntilMs = "leaseUntilMs", Read::Number;
+        /// A made record's `createdMs`.
+        CreatedMs = "createdMs", Read::Number;
+        /// A made record's `expiresMs`.
+        ExpiresMs = "expiresMs", Read::Number;
+        /// A made record's `version`.
+        Version = "version", Read::Number;
+    }
+}
+
+/// Where a key of a [`Shape`] comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// The slot of that JS name, read as the slot says.
+    Slot(&'static str),
+    /// A JS literal.
+    Const(&'static str),
+    /// An argument of the reader, of the key's name (what JS holds and never crosses, as a fingerprint).
+    Given,
+}
+
+/// An object JS builds from out slots: a generated reader `name(o, …given)` returning `{ key: … }`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The reader's name.
+    pub name: &'static str,
+    /// What it reads.
+    pub doc: &'static str,
+    /// Its keys, in order.
+    pub keys: &'static [(&'static str, Key)],
+}
+
+/// The client face's shapes.
+pub const CLIENT_SHAPES: &[Shape] = &[
+    Shape {
+        name: "readRetry",
+        doc: "A retry decision.",
+        keys: &[
+            ("action", Key::Const("'retry'")),
+            ("delayMs", Key::Slot("delayMs")),
+            ("recover", Key::Slot("recover")),
+            ("reason", Key::Slot("reason")),
+        ],
+    },
+    Shape {
+        name: "readStop",
+        doc: "A stop decision.",
+        keys: &[("action", Key::Const("'stop'")), ("status", Key::Slot("stop")), ("reason", Key::Slot("reason"))],
+    },
+    Shape {
+        name: "readClassification",
+        doc: "A classification.",
+        keys: &[
+            ("verdict", Key::Slot("verdict")),
+            ("delivery", Key::Slot("delivery")),
+            ("recover", Key::Slot("causeRecover")),
+            ("retryAfterMs", Key::Slot("retryAfterMs")),
+            ("cause", Key::Slot("cause")),
+        ],
+    },
+    Shape {
+        name: "readAdmitted",
+        doc: "An admitted attempt.",
+        keys: &[
+            ("admitted", Key::Const("true")),
+            ("attempt", Key::Slot("attempt")),
+            ("timeoutMs", Key::Slot("timeoutMs")),
+            ("breaker", Key::Slot("breaker")),
+        ],
+    },
+    Shape {
+        name: "readHedgeCounts",
+        doc: "Hedges sent and won, and the requests and hedges in flight.",
+        keys: &[
+            ("sent", Key::Slot("sent")),
+            ("won", Key::Slot("won")),
+            ("requestsInFlight", Key::Slot("requestsInFlight")),
+            ("hedgesInFlight", Key::Slot("hedgesInFlight")),
+        ],
+    },
+    Shape {
+        name: "readTop",
+        doc: "The policy's top-level values.",
+        keys: &[
+            ("maxAttempts", Key::Slot("maxAttempts")),
+            ("baseDelayMs", Key::Slot("baseDelayMs")),
+            ("maxDelayMs", Key::Slot("maxDelayMs")),
+            ("jitter", Key::Slot("jitter")),
+            ("attemptTimeoutMs", Key::Slot("attemptTimeoutMs")),
+            ("totalTimeoutMs", Key::Slot("totalTimeoutMs")),
+            ("maxRetryAfterMs", Key::Slot("maxRetryAfterMs")),
+        ],
+    },
+    Shape {
+        name: "readBudget",
+        doc: "The policy's retry budget (when on).",
+        keys: &[
+            ("capacity", Key::Slot("capacity")),
+            ("retryCost", Key::Slot("retryCost")),
+            ("timeoutCost", Key::Slot("timeoutCost")),
+            ("successRefill", Key::Slot("successRefill")),
+        ],
+    },
+    Shape {
+        name: "readBreaker",
+        doc: "The policy's circuit breaker (when on).",
+        keys: &[
+            ("consecutiveFailures", Key::Slot("consecutiveFailures")),
+            ("failureRatio", Key::Slot("failureRatio")),
+            ("minimumCalls", Key::Slot("minimumCalls")),
+            ("windowMs", Key::Slot("windowMs")),
+            ("openMs", Key::Slot("openMs")),
+        ],
+    },
+];
+
+/// The server face's shapes.
+pub const LEDGER_SHAPES: &[Shape] = &[Shape {
+    name: "readMade",
+    doc: "The record a rule made, with the fingerprint it was made for.",
+    keys: &[
+        ("state", Key::Slot("state")),
+        ("fingerprint", Key::Given),
+        ("leaseUntilMs", Key::Slot("leaseUntilMs")),
+        ("createdMs", Key::Slot("createdMs")),
+        ("expiresMs", Key::Slot("expiresMs")),
+        ("version", Key::Slot("version")),
+    ],
+}];
+
+/// Declares the fields an error can name: an enum (its code is its declaration order) and their JS names.
+macro_rules! error_fields {
+    ($($(#[$vm:meta])* $var:ident = $js:literal,)*) => {
+        /// A field a failure names: its code is its index in [`BOUNDARY_FIELDS`]. The policy values come
+        /// first, in the order of [`POLICY`] (`engineNew`'s arguments), then the two sections.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum ErrorField { $($(#[$vm])* $var,)* }
+        impl ErrorField {
+            /// Every field, by code.
+            pub const ALL: &'static [ErrorField] = &[$(ErrorField::$var,)*];
+        }
+        /// The JS name of each field an error can name, by code.
+        pub const BOUNDARY_FIELDS: &[&str] = &[$($js,)*];
+    };
+}
+
+error_fields! {
+    /// `maxAttempts`.
+    MaxAttempts = "maxAttempts",
+    /// `baseDelayMs`.
+    BaseDelayMs = "baseDelayMs",
+    /// `maxDelayMs`.
+    MaxDelayMs = "maxDelayMs",
+    /// `jitter`.
+    Jitter = "jitter",
+    /// `attemptTimeoutMs`.
+    AttemptTimeoutMs = "attemptTimeoutMs",
+    /// `totalTimeoutMs`.
+    TotalTimeoutMs = "totalTimeoutMs",
+    /// `maxRetryAfterMs`.
+    MaxRetryAfterMs = "maxRetryAfterMs",
+    /// `budget.capacity`.
+    BudgetCapacity = "budget.capacity",
+    /// `budget.retryCost`.
+    BudgetRetryCost = "budget.retryCost",
+    /// `budget.timeoutCost`.
+    BudgetTimeoutCost = "budget.timeoutCost",
+    /// `budget.successRefill`.
+    BudgetSuccessRefill = "budget.successRefill",
+    /// `breaker.consecutiveFailures`.
+    BreakerConsecutiveFailures = "breaker.consecutiveFailures",
+    /// `breaker.failureRatio`.
+    BreakerFailureRatio = "breaker.failureRatio",
+    /// `breaker.minimumCalls`.
+    BreakerMinimumCalls = "breaker.minimumCalls",
+    /// `breaker.windowMs`.
+    BreakerWindowMs = "breaker.windowMs",
+    /// `breaker.openMs`.
+    BreakerOpenMs = "breaker.openMs",
+    /// The `budget` section.
+    Budget = "budget",
+    /// The `breaker` section.
+    Breaker = "breaker",
+    /// No field.
+    None = "",
+    /// The engine or call a method was called on.
+    This = "this",
+    /// The call argument.
+    Call = "call",
+    /// `nowMs`.
+    NowMs = "nowMs",
+    /// The outcome's kind, or a code inside it.
+    Kind = "kind",
+    /// The safety code.
+    Safety = "safety",
+    /// `outcome.code`.
+    OutcomeCode = "outcome.code",
+    /// `outcome.status`.
+    OutcomeStatus = "outcome.status",
+    /// `outcome.retryAfterMs`.
+    OutcomeRetryAfterMs = "outcome.retryAfterMs",
+    /// `outcome.retryMs`.
+    OutcomeRetryMs = "outcome.retryMs",
+    /// `outcome.jsonrpcCode`.
+    OutcomeJsonrpcCode = "outcome.jsonrpcCode",
+    /// `options.seed`.
+    Seed = "options.seed",
+    /// `options.hintMs` of `poll`.
+    HintMs = "options.hintMs",
+    /// A ledger record's `state` (the server face).
+    RecordState = "record.state",
+    /// `record.leaseUntilMs`.
+    RecordLeaseUntilMs = "record.leaseUntilMs",
+    /// `record.createdMs`.
+    RecordCreatedMs = "record.createdMs",
+    /// `record.expiresMs`.
+    RecordExpiresMs = "record.expiresMs",
+    /// `record.version`.
+    RecordVersion = "record.version",
+    /// The ledger's `ttlMs`.
+    TtlMs = "ttlMs",
+    /// The ledger's `leaseMs`.
+    LeaseMs = "leaseMs",
+    /// The state a finish records.
+    State = "state",
+    /// The status tool's answer (`statusAnswer`).
+    Answer = "answer",
+    /// The decision a status answer may replace (`statusAnswer`).
+    Before = "before",
+    /// A task's status (`taskEnd`).
+    TaskStatus = "task.status",
+    /// `options.subrequests` of `admit` and `poll`: the outgoing requests the call may still make.
+    Subrequests = "options.subrequests",
+    /// A shared breaker snapshot's `state` (`adoptShared`).
+    SnapshotState = "snapshot.state",
+    /// A shared breaker snapshot's `sinceMs`.
+    SnapshotSinceMs = "snapshot.sinceMs",
+    /// A shared snapshot's `budgetTokens`.
+    SnapshotBudgetTokens = "snapshot.budgetTokens",
+    /// A shared snapshot's `failures` (in a row, while closed).
+    SnapshotFailures = "snapshot.failures",
+    /// `hedgeAfterMs` of `engineHedging`.
+    HedgeAfterMs = "hedgeAfterMs",
+    /// `maxHedges` of `engineHedging`.
+    MaxHedges = "maxHedges",
+}
+
+/// How a policy value given in JS becomes the core's integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A count: a whole number.
+    Count,
+    /// A duration in ms (a fraction is dropped).
+    Ms,
+    /// Counted in thousandths by the core (budget tokens, the failure ratio): × 1000, rounded.
+    Thousandths,
+    /// A `JITTERS` name, crossing as its code.
+    Jitter,
+}
+
+impl Unit {
+    /// Whether a JS value must be a whole number.
+    pub const fn whole(self) -> bool {
+        matches!(self, Unit::Count)
+    }
+    /// What a JS value is multiplied by to become the core's integer (and the core's divided by for JS).
+    pub const fn scale(self) -> f64 {
+        match self {
+            Unit::Thousandths => 1000.0,
+            _ => 1.0,
+        }
+    }
+}
+
+/// The policy values `engineNew` takes, in argument order (`BOUNDARY_FIELDS` 0–15): the field and its unit,
+/// and the out slot `enginePolicy` answers it in.
+pub const POLICY: [(ErrorField, Unit, Out); 16] = [
+    (ErrorField::MaxAttempts, Unit::Count, Out::MaxAttempts),
+    (ErrorField::BaseDelayMs, Unit::Ms, Out::BaseDelayMs),
+    (ErrorField::MaxDelayMs, Unit::Ms, Out::MaxDelayMs),
+    (ErrorField::Jitter, Unit::Jitter, Out::Jitter),
+    (ErrorField::AttemptTimeoutMs, Unit::Ms, Out::AttemptTimeoutMs),
+    (ErrorField::TotalTimeoutMs, Unit::Ms, Out::TotalTimeoutMs),
+    (ErrorField::MaxRetryAfterMs, Unit::Ms, Out::MaxRetryAfterMs),
+    (ErrorField::BudgetCapacity, Unit::Thousandths, Out::BudgetCapacity),
+    (ErrorField::BudgetRetryCost, Unit::Thousandths, Out::BudgetRetryCost),
+    (ErrorField::BudgetTimeoutCost, Unit::Thousandths, Out::BudgetTimeoutCost),
+    (ErrorField::BudgetSuccessRefill, Unit::Thousandths, Out::BudgetSuccessRefill),
+    (ErrorField::BreakerConsecutiveFailures, Unit::Count, Out::BreakerConsecutiveFailures),
+    (ErrorField::BreakerFailureRatio, Unit::Thousandths, Out::BreakerFailureRatio),
+    (ErrorField::BreakerMinimumCalls, Unit::Count, Out::BreakerMinimumCalls),
+    (ErrorField::BreakerWindowMs, Unit::Ms, Out::BreakerWindowMs),
+    (ErrorField::BreakerOpenMs, Unit::Ms, Out::BreakerOpenMs),
+];
+
+/// How many of [`BOUNDARY_FIELDS`] are policy values (`engineNew` takes one number for each).
+pub const POLICY_VALUES: usize = POLICY.len();
+
+/// The index of the slot named `js` in `reads`.
+pub fn slot_index(reads: &[(&str, Read)], js: &str) -> Option<usize> {
+    reads.iter().position(|(n, _)| *n == js)
+}
+
+const HEADER: &str =
+    "// Generated by `cargo run --bin names` from src/seam.rs. Do not edit: scripts/build.sh and `cargo test`\n\
+// (tests/names.rs) fail when this file differs from what they render.\n";
+
+/// `SCREAMING_SNAKE` of a Rust `CamelCase` name.
+fn screaming(name: &str) -> String {
+    let mut s = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            s.push('_');
+        }
+        s.push(c.to_ascii_uppercase());
+    }
+    s
+}
+
+/// How JS reads slot `i` of `o`.
+fn read_expr(read: Read, i: usize) -> String {
+    match read {
+        Read::Number => format!("o[{i}]"),
+        Read::Maybe => format!("m(o[{i}])"),
+        Read::Flag => format!("o[{i}] === 1"),
+        Read::Code(table) => format!("{table}[o[{i}]]"),
+        Read::Transition => format!("t(o[{i}])"),
+    }
+}
+
+fn tables(reads: &[(&str, Read)]) -> Vec<&'static str> {
+    let mut t: Vec<&'static str> =
+        reads.iter().filter_map(|(_, r)| if let Read::Code(t) = r { Some(*t) } else { None }).collect();
+    t.sort_unstable();
+    t.dedup();
+    t
+}
+
+fn render_face(s: &mut String, prefix: &str, names: &[&str], reads: &[(&str, Read)], shapes: &[Shape]) {
+    use core::fmt::Write as _;
+    let _ = writeln!(s, "/** How many out slots this face has. */\nexport const {prefix}_SLOTS = {};", reads.len());
+    for (i, (name, (js, _))) in names.iter().zip(reads).enumerate() {
+        let _ = writeln!(s, "/** `{js}` */\nexport const {prefix}_{} = {i};", screaming(name));
+    }
+    for shape in shapes {
+        let given: Vec<&str> =
+            shape.keys.iter().filter_map(|(k, key)| matches!(key, Key::Given).then_some(*k)).collect();
+        let args = core::iter::once("o").chain(given.iter().copied()).collect::<Vec<_>>().join(", ");
+        let keys: Vec<String> = shape
+            .keys
+            .iter()
+            .map(|(k, key)| match key {
+                Key::Const(v) => format!("{k}: {v}"),
+                Key::Given => (*k).to_owned(),
+                Key::Slot(js) => match slot_index(reads, js).and_then(|i| reads.get(i).map(|(_, r)| (i, *r))) {
+                    Some((i, r)) => format!("{k}: {}", read_expr(r, i)),
+                    None => format!("{k}: undefined /* no slot {js} */"),
+                },
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "/** {} */\nexport function {}({args}) {{\n  return {{ {} }};\n}}",
+            shape.doc,
+            shape.name,
+            keys.join(", ")
+        );
+    }
+}
+
+/// `pkg-template/generated/seam.js`: the out slots' indices and the readers of both faces.
+pub fn render_js() -> String {
+    use core::fmt::Write as _;
+    let mut s = String::from(HEADER);
+    let mut all = tables(Out::READS);
+    all.extend(tables(LedgerOut::READS));
+    all.push("BREAKER_TRANSITIONS");
+    all.sort_unstable();
+    all.dedup();
+    let _ = writeln!(s, "import {{ {} }} from './names.js';\n", all.join(", "));
+    s.push_str("const m = (v) => (v === v ? v : undefined);\n");
+    s.push_str("const t = (c) => {\n  const x = BREAKER_TRANSITIONS[c];\n  return x === undefined ? undefined : { from: x[0], to: x[1] };\n};\n\n");
+    s.push_str("// ── The client face (src/wasm/client.rs, src/wasm/hedge.rs) ──\n");
+    render_face(&mut s, Out::PREFIX, Out::NAMES, Out::READS, CLIENT_SHAPES);
+    s.push_str("\n// ── The server face (src/wasm/ledger.rs) ──\n");
+    render_face(&mut s, LedgerOut::PREFIX, LedgerOut::NAMES, LedgerOut::READS, LEDGER_SHAPES);
+    s
+}
+
+/// `pkg-template/generated/seam.d.ts`.
+pub fn render_dts() -> String {
+    use core::fmt::Write as _;
+    let mut s = String::from(HEADER);
+    for (prefix, names, shapes) in
+        [(Out::PREFIX, Out::NAMES, CLIENT_SHAPES), (LedgerOut::PREFIX, LedgerOut::NAMES, LEDGER_SHAPES)]
+    {
+        let _ = writeln!(s, "export declare const {prefix}_SLOTS: number;");
+        for n in names {
+            let _ = writeln!(s, "export declare const {prefix}_{}: number;", screaming(n));
+        }
+        for shape in shapes {
+            let given: Vec<String> = shape
+                .keys
+                .iter()
+                .filter(|(_, key)| matches!(key, Key::Given))
+                .map(|(k, _)| format!(", {k}: string"))
+                .collect();
+            let _ = writeln!(
+                s,
+                "export declare function {}(o: Float64Array{}): Record<string, unknown>;",
+                shape.name,
+                given.concat()
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shape_key_names_a_slot_of_its_face() {
+        for (shapes, reads) in [(CLIENT_SHAPES, Out::READS), (LEDGER_SHAPES, LedgerOut::READS)] {
+            for s in shapes {
+                for (key, k) in s.keys {
+                    if let Key::Slot(js) = k {
+                        assert!(slot_index(reads, js).is_some(), "{}.{key} reads a slot {js} that is not one", s.name);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn slots_and_fields_are_one_list_each() {
+        assert_eq!(Out::ALL.len(), Out::READS.len());
+        for reads in [Out::READS, LedgerOut::READS] {
+            for (i, (js, _)) in reads.iter().enumerate() {
+                assert_eq!(slot_index(reads, js), Some(i), "{js} names two slots");
+            }
+        }
+        assert_eq!(LedgerOut::ALL.len(), LedgerOut::READS.len());
+        for (i, s) in Out::ALL.iter().enumerate() {
+            assert_eq!(*s as usize, i);
+        }
+        assert_eq!(ErrorField::ALL.len(), BOUNDARY_FIELDS.len());
+        for (i, f) in ErrorField::ALL.iter().enumerate() {
+            assert_eq!(*f as usize, i, "{f:?}");
+        }
+        // The policy values are the first fields, in order, and their slots are distinct.
+        for (i, (f, _, _)) in POLICY.iter().enumerate() {
+            assert_eq!(*f as usize, i, "{f:?}");
+        }
+        assert_eq!(BOUNDARY_FIELDS.get(POLICY_VALUES), Some(&"budget"));
+        let mut slots: Vec<usize> = POLICY.iter().map(|(_, _, s)| *s as usize).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        assert_eq!(slots.len(), POLICY_VALUES);
+    }
+}
