@@ -31,17 +31,97 @@ pub const BREAKER_TRANSITIONS: [(&str, &str); 5] =
     [("", ""), ("closed", "open"), ("open", "half_open"), ("half_open", "closed"), ("half_open", "open")];
 
 /// One kind of attempt outcome as JS hands it over: its `kind` name (its code is its index in
-/// [`OUTCOME_KINDS`]) and its other keys. On the hot path an outcome is its kind code and four numbers
-/// `a, b, c, d`, as each `KIND_*` says.
+/// [`OUTCOME_KINDS`]) and its other keys, each with the input slot it crosses in. On the hot path an outcome is
+/// its kind code and four numbers `a, b, c, d`; the JS encoder is driven by these inputs (generated as
+/// `OUTCOME_INPUTS`), and `src/wasm/packed.rs` reads the same slots (the boundary test sends a bad value in each
+/// described slot and checks the failure names that key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutcomeKind {
     /// The `kind` value.
     pub name: &'static str,
-    /// The keys besides `kind`, slot by slot.
-    pub fields: &'static [&'static str],
-    /// Each key's TypeScript type (a generated union's name, `number` or `boolean`), `?` when optional.
-    pub types: &'static [&'static str],
+    /// The keys besides `kind`, in the order of their slots.
+    pub inputs: &'static [Input],
 }
+
+/// One key of an outcome and how it crosses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Input {
+    /// The key.
+    pub key: &'static str,
+    /// Its slot.
+    pub slot: InSlot,
+    /// Its type.
+    pub read: InRead,
+    /// `Some(what)` when it is required (`what` is said when it is missing; empty: the table's names), `None`
+    /// when it may be absent (an absent number is flagged in `c`: [`C_B_PRESENT`], [`C_D_PRESENT`]).
+    pub required: Option<&'static str>,
+}
+
+/// The input slot a key crosses in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InSlot {
+    /// `a`.
+    A,
+    /// `b` (an optional number there sets [`C_B_PRESENT`]).
+    B,
+    /// A flag bit of `c`.
+    C(u32),
+    /// `d` (an optional number there sets [`C_D_PRESENT`]).
+    D,
+}
+
+impl InSlot {
+    /// The slot's position among `a, b, c, d`.
+    pub const fn index(self) -> u32 {
+        match self {
+            InSlot::A => 0,
+            InSlot::B => 1,
+            InSlot::C(_) => 2,
+            InSlot::D => 3,
+        }
+    }
+    /// The bit of `c` this slot sets: its flag, or for an optional number its presence bit.
+    pub const fn bit(self) -> u32 {
+        match self {
+            InSlot::A => 0,
+            InSlot::B => C_B_PRESENT,
+            InSlot::C(bit) => bit,
+            InSlot::D => C_D_PRESENT,
+        }
+    }
+}
+
+/// How a key's value becomes its slot's number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InRead {
+    /// A boolean: 1 or 0 (absent: 0).
+    Bool,
+    /// A number, as given (its range is the core's to check).
+    Number,
+    /// A name of the JS table `js` (TypeScript type `ts`), crossing as its code (absent: 0).
+    Code {
+        /// The table in `generated/names.js`.
+        js: &'static str,
+        /// The TypeScript union.
+        ts: &'static str,
+    },
+}
+
+impl InRead {
+    const fn ts(self) -> &'static str {
+        match self {
+            InRead::Bool => "boolean",
+            InRead::Number => "number",
+            InRead::Code { ts, .. } => ts,
+        }
+    }
+}
+
+const fn key(key: &'static str, slot: InSlot, read: InRead, required: Option<&'static str>) -> Input {
+    Input { key, slot, read, required }
+}
+
+const SENT_CODE: InRead = InRead::Code { js: "SENT", ts: "Sent" };
 
 /// `kind: "result"`: `isError` (0/1), `resultType` ([`ResultType`] code).
 pub const KIND_RESULT: u32 = 0;
@@ -71,18 +151,40 @@ pub const C_D_PRESENT: u32 = 4;
 
 /// Every outcome kind, by code.
 pub const OUTCOME_KINDS: [OutcomeKind; 8] = [
-    OutcomeKind { name: "result", fields: &["isError", "resultType"], types: &["boolean?", "ResultType?"] },
-    OutcomeKind { name: "jsonrpc_error", fields: &["code"], types: &["number"] },
+    OutcomeKind {
+        name: "result",
+        inputs: &[
+            key("isError", InSlot::A, InRead::Bool, None),
+            key("resultType", InSlot::B, InRead::Code { js: "RESULT_TYPES", ts: "ResultType" }, None),
+        ],
+    },
+    OutcomeKind {
+        name: "jsonrpc_error",
+        inputs: &[key("code", InSlot::A, InRead::Number, Some("the JSON-RPC error code"))],
+    },
     OutcomeKind {
         name: "http",
-        fields: &["status", "retryAfterMs", "hadSession", "jsonrpcCode"],
-        types: &["number", "number?", "boolean?", "number?"],
+        inputs: &[
+            key("status", InSlot::A, InRead::Number, Some("the HTTP status")),
+            key("retryAfterMs", InSlot::B, InRead::Number, None),
+            key("hadSession", InSlot::C(C_HAD_SESSION), InRead::Bool, None),
+            key("jsonrpcCode", InSlot::D, InRead::Number, None),
+        ],
     },
-    OutcomeKind { name: "network", fields: &["sent"], types: &["Sent"] },
-    OutcomeKind { name: "timeout", fields: &[], types: &[] },
-    OutcomeKind { name: "stream_broken", fields: &["eventIdSeen", "retryMs"], types: &["boolean?", "number?"] },
-    OutcomeKind { name: "aborted", fields: &["sent"], types: &["Sent"] },
-    OutcomeKind { name: "ledger", fields: &["status", "retryAfterMs"], types: &["LedgerStatus", "number?"] },
+    OutcomeKind { name: "network", inputs: &[key("sent", InSlot::A, SENT_CODE, Some(""))] },
+    OutcomeKind { name: "timeout", inputs: &[] },
+    OutcomeKind {
+        name: "stream_broken",
+        inputs: &[key("eventIdSeen", InSlot::A, InRead::Bool, None), key("retryMs", InSlot::B, InRead::Number, None)],
+    },
+    OutcomeKind { name: "aborted", inputs: &[key("sent", InSlot::A, SENT_CODE, Some(""))] },
+    OutcomeKind {
+        name: "ledger",
+        inputs: &[
+            key("status", InSlot::A, InRead::Code { js: "LEDGER_STATUSES", ts: "LedgerStatus" }, Some("")),
+            key("retryAfterMs", InSlot::B, InRead::Number, None),
+        ],
+    },
 ];
 
 /// A decision's `action`, by code: 0 retry, 1 stop.
@@ -385,7 +487,7 @@ pub fn render_js() -> String {
     let kinds: Vec<String> = OUTCOME_KINDS
         .iter()
         .map(|k| {
-            let f: Vec<String> = k.fields.iter().map(|f| quoted(f)).collect();
+            let f: Vec<String> = k.inputs.iter().map(|i| quoted(i.key)).collect();
             format!("Object.freeze([{}])", f.join(", "))
         })
         .collect();
@@ -447,11 +549,9 @@ pub fn render_dts() -> String {
     s.push_str("/** How one attempt ended, as the caller observed it. */\nexport type AttemptOutcome =\n");
     for k in OUTCOME_KINDS {
         let mut members = vec![format!("kind: {}", quoted(k.name))];
-        for (f, t) in k.fields.iter().zip(k.types) {
-            members.push(match t.strip_suffix('?') {
-                Some(t) => format!("{f}?: {t}"),
-                None => format!("{f}: {t}"),
-            });
+        for i in k.inputs {
+            let opt = if i.required.is_some() { "" } else { "?" };
+            members.push(format!("{}{opt}: {}", i.key, i.read.ts()));
         }
         let _ = writeln!(s, "  | {{ {} }}", members.join("; "));
     }
@@ -460,11 +560,66 @@ pub fn render_dts() -> String {
     s
 }
 
+/// `pkg-template/generated/outcome.js`: the outcome encoder, straight-line code from [`OUTCOME_KINDS`]'s inputs
+/// (one case a kind; the typed errors from `client/engine-read.js`'s readers).
+pub fn render_outcome_js() -> String {
+    let mut s = format!("// {HEADER}\n");
+    let mut tables: Vec<&str> = OUTCOME_KINDS
+        .iter()
+        .flat_map(|k| k.inputs.iter())
+        .filter_map(|i| if let InRead::Code { js, .. } = i.read { Some(js) } else { None })
+        .collect();
+    tables.sort_unstable();
+    tables.dedup();
+    let _ = writeln!(s, "import {{ bool, code, codes, number, required }} from '../client/engine-read.js';");
+    let _ = writeln!(s, "import {{ {} }} from './names.js';\n", tables.join(", "));
+    for t in &tables {
+        let _ = writeln!(s, "const {t}_CODES = codes({t});");
+    }
+    s.push_str(
+        "\n/**\n * Encodes outcome `o` of kind code `k` into `e.a`…`e.d`, written only once every key was read (a getter may\n * encode another outcome meanwhile); when a read throws, `e.at` is the field it was reading. Each key is\n * read once, in slot order.\n */\nexport function encodeInputs(o, k, e) {\n  let a = 0;\n  let b = 0;\n  let c = 0;\n  let d = 0;\n  let v;\n  let at = 'outcome';\n  try {\n    switch (k) {\n",
+    );
+    let slot = |i: &Input| ["a", "b", "c", "d"].get(i.slot.index() as usize).copied().unwrap_or("a");
+    for (code, k) in OUTCOME_KINDS.iter().enumerate() {
+        if k.inputs.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "      case {code}: // {}", k.name);
+        for i in k.inputs {
+            let _ = writeln!(s, "        at = 'outcome.{}';", i.key);
+            let value = match i.required {
+                Some("") => {
+                    let table = if let InRead::Code { js, .. } = i.read { js } else { "undefined" };
+                    format!("required(o.{}, at, {table})", i.key)
+                }
+                Some(what) => format!("required(o.{}, at, {})", i.key, quoted(what)),
+                None => format!("o.{}", i.key),
+            };
+            let line = match (i.read, i.slot) {
+                (InRead::Bool, InSlot::C(bit)) => format!("if (bool({value}, at)) c |= {bit};"),
+                (InRead::Bool, _) => format!("{} = bool({value}, at);", slot(i)),
+                (InRead::Code { js, .. }, _) => format!("{} = code({value}, at, {js}_CODES, {js});", slot(i)),
+                (InRead::Number, _) if i.required.is_some() => format!("{} = number({value}, at);", slot(i)),
+                (InRead::Number, _) => format!(
+                    "v = {value};\n        if (v !== undefined) {{\n          {} = number(v, at);\n          c |= {};\n        }}",
+                    slot(i),
+                    i.slot.bit()
+                ),
+            };
+            let _ = writeln!(s, "        {line}");
+        }
+        s.push_str("        break;\n");
+    }
+    s.push_str("      default:\n    }\n  } catch (error) {\n    e.at = at;\n    throw error;\n  }\n  e.a = a;\n  e.b = b;\n  e.c = c;\n  e.d = d;\n}\n");
+    s
+}
+
 /// Every file `cargo run --bin names` writes into `pkg-template/generated/`, with what it should hold: the
-/// names ([`render_js`], [`render_dts`]) and the seam ([`crate::seam::render_js`], [`crate::seam::render_dts`]).
-pub fn generated_files() -> [(&'static str, String); 4] {
+/// names ([`render_js`], [`render_dts`]), the outcome encoder ([`render_outcome_js`]) and the seam ([`crate::seam::render_js`], [`crate::seam::render_dts`]).
+pub fn generated_files() -> [(&'static str, String); 5] {
     [
         ("names.js", render_js()),
+        ("outcome.js", render_outcome_js()),
         ("names.d.ts", render_dts()),
         ("seam.js", crate::seam::render_js()),
         ("seam.d.ts", crate::seam::render_dts()),
@@ -494,9 +649,22 @@ mod tests {
     }
 
     #[test]
-    fn every_outcome_field_has_a_type() {
+    fn outcome_inputs_use_each_slot_once() {
         for k in OUTCOME_KINDS {
-            assert_eq!(k.fields.len(), k.types.len(), "{}", k.name);
+            let mut used = 0u32;
+            for i in k.inputs {
+                let bit = match i.slot {
+                    InSlot::C(b) => b << 4,
+                    s => 1 << s.index(),
+                };
+                assert_eq!(used & bit, 0, "{}.{} shares a slot", k.name, i.key);
+                used |= bit;
+                // A flag of c holds a boolean; an optional number sits where a presence bit says it is there.
+                assert!(!matches!(i.slot, InSlot::C(_)) || i.read == InRead::Bool, "{}.{}", k.name, i.key);
+                if i.read == InRead::Number && i.required.is_none() {
+                    assert!(matches!(i.slot, InSlot::B | InSlot::D), "{}.{}", k.name, i.key);
+                }
+            }
         }
     }
 }

@@ -2,22 +2,15 @@
 // allocated on the way in), and the answers the wasm writes into its out slots read in place, through the
 // readers generated from src/seam.rs (../generated/seam.js): no position, bit or scale is spelled here.
 import { initSync, outSlots } from '../mcp_retry_policy_client.js';
-import {
-  BREAKER_TRANSITIONS, C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER,
-  KIND_NETWORK, KIND_RESULT, KIND_STREAM_BROKEN, KIND_ABORTED, LEDGER_STATUSES, OUTCOME_FIELDS, OUTCOME_KINDS,
-  RESULT_TYPES, SAFETIES, SENT,
-} from '../generated/names.js';
+import { BREAKER_TRANSITIONS, OUTCOME_FIELDS, OUTCOME_KINDS, SAFETIES } from '../generated/names.js';
+import { encodeInputs } from '../generated/outcome.js';
 import { O_ADMITTED, O_BREAKER, O_SLOTS, O_STOP, readAdmitted, readRetry, readStop } from '../generated/seam.js';
 import { rangeError, typeError, typeName } from '../errors.js';
 import { bool, code, codes, number, oneOf, ours, quote, required } from './engine-read.js';
 
 const SAFETY_CODES = codes(SAFETIES);
 const KIND_CODES = codes(OUTCOME_KINDS);
-const RESULT_TYPE_CODES = codes(RESULT_TYPES);
-const SENT_CODES = codes(SENT);
-const LEDGER_CODES = codes(LEDGER_STATUSES);
 const FIELDS = OUTCOME_FIELDS.map((keys) => ['kind', ...keys]);
-
 // The encoded outcome: a kind code and four numbers (src/vocab.rs, KIND_*), set by encode() after its last
 // read (a getter may call this engine again). Module slots, not an array: nothing is allocated on the way in.
 export let K = 0;
@@ -25,11 +18,14 @@ export let A = 0;
 export let B = 0;
 export let C = 0;
 export let D = 0;
+// What generated/outcome.js encodes into: the four slots, and the field a read that threw was reading.
+const E = { a: 0, b: 0, c: 0, d: 0, at: '' };
 
 /**
  * Encodes an outcome object into K, A, B, C, D, or throws the typed error (`TypeError`/`RangeError` with
  * `code` and `field`) from the same tables. Each field is read once (a getter may answer differently
- * twice); numbers must be numbers (no coercion); their ranges are the core's to check.
+ * twice); numbers must be numbers (no coercion); their ranges are the core's to check. Which key goes in
+ * which slot is src/vocab.rs's (`OUTCOME_KINDS`), rendered as generated/outcome.js.
  */
 export function encode(o) {
   if (o === undefined) throw typeError('outcome', 'outcome is required', 'missing');
@@ -40,66 +36,11 @@ export function encode(o) {
     at = 'outcome.kind';
     const kind = required(o.kind, at, OUTCOME_KINDS);
     const k = code(kind, at, KIND_CODES, OUTCOME_KINDS);
-    let a = 0;
-    let b = 0;
-    let c = 0;
-    let d = 0;
-    let v;
-    switch (k) {
-      case KIND_RESULT:
-        at = 'outcome.isError';
-        a = bool(o.isError, at);
-        at = 'outcome.resultType';
-        b = code(o.resultType, at, RESULT_TYPE_CODES, RESULT_TYPES);
-        break;
-      case KIND_JSONRPC_ERROR:
-        at = 'outcome.code';
-        a = number(required(o.code, at, 'the JSON-RPC error code'), at);
-        break;
-      case KIND_HTTP:
-        at = 'outcome.status';
-        a = number(required(o.status, at, 'the HTTP status'), at);
-        at = 'outcome.retryAfterMs';
-        v = o.retryAfterMs;
-        if (v !== undefined) {
-          b = number(v, at);
-          c = C_B_PRESENT;
-        }
-        at = 'outcome.hadSession';
-        if (bool(o.hadSession, at)) c |= C_HAD_SESSION;
-        at = 'outcome.jsonrpcCode';
-        v = o.jsonrpcCode;
-        if (v !== undefined) {
-          d = number(v, at);
-          c |= C_D_PRESENT;
-        }
-        break;
-      case KIND_NETWORK:
-      case KIND_ABORTED:
-        at = 'outcome.sent';
-        a = code(required(o.sent, at, SENT), at, SENT_CODES, SENT);
-        break;
-      case KIND_STREAM_BROKEN:
-        at = 'outcome.eventIdSeen';
-        a = bool(o.eventIdSeen, at);
-        at = 'outcome.retryMs';
-        v = o.retryMs;
-        if (v !== undefined) {
-          b = number(v, at);
-          c = C_B_PRESENT;
-        }
-        break;
-      case KIND_LEDGER:
-        at = 'outcome.status';
-        a = code(required(o.status, at, LEDGER_STATUSES), at, LEDGER_CODES, LEDGER_STATUSES);
-        at = 'outcome.retryAfterMs';
-        v = o.retryAfterMs;
-        if (v !== undefined) {
-          b = number(v, at);
-          c = C_B_PRESENT;
-        }
-        break;
-      default: // KIND_TIMEOUT: no fields
+    try {
+      encodeInputs(o, k, E);
+    } catch (e) {
+      at = E.at;
+      throw e;
     }
     at = 'outcome';
     const keys = FIELDS[k];
@@ -110,10 +51,10 @@ export function encode(o) {
       }
     }
     K = k;
-    A = a;
-    B = b;
-    C = c;
-    D = d;
+    A = E.a;
+    B = E.b;
+    C = E.c;
+    D = E.d;
   } catch (e) {
     throw ours(e, at);
   }

@@ -608,3 +608,41 @@ fn hedge_exports_take_any_number_and_refuse_by_name() {
     assert!(c::call_free(call) >= 0.0);
     assert!(c::engine_free(h) >= 0.0);
 }
+
+#[wasm_bindgen_test]
+fn the_decoder_reads_each_key_where_the_description_puts_it() {
+    use mcp_retry_policy::vocab::{InRead, OUTCOME_KINDS};
+    // The JS encoder is generated from OUTCOME_KINDS (generated/outcome.js); the Rust decoder is written by
+    // hand. A bad value in the slot the description gives a key must be refused naming that key (a code names
+    // `kind`): a decoder reading another slot, or a description moved without it, goes red here.
+    let h = engine(&[], 1.0);
+    let mut checked = 0;
+    for (code, k) in OUTCOME_KINDS.iter().enumerate() {
+        for i in k.inputs {
+            let bad = match i.read {
+                InRead::Bool => continue,
+                InRead::Number => f64::NAN,
+                InRead::Code { .. } => 99.0,
+            };
+            let mut x = [0.0f64; 4];
+            for j in k.inputs {
+                if j.read == InRead::Number && j.required.is_some() {
+                    x[j.slot.index() as usize] = if k.name == "http" { 503.0 } else { -32_000.0 };
+                }
+            }
+            x[i.slot.index() as usize] = bad;
+            if i.required.is_none() && i.read == InRead::Number {
+                x[2] = f64::from(x[2] as u32 | i.slot.bit());
+            }
+            let field = match i.read {
+                InRead::Number => format!("outcome.{}", i.key),
+                _ => "kind".to_owned(),
+            };
+            let r = c::classify(h, code as f64, x[0], x[1], x[2], x[3]);
+            assert_eq!(failure(r).map(|(_, f)| f.to_owned()), Some(field), "{}.{}", k.name, i.key);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 10, "every number and code key of every kind");
+    assert_eq!(c::engine_free(h), 0.0);
+}
