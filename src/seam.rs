@@ -283,6 +283,16 @@ pub const LEDGER_SHAPES: &[Shape] = &[Shape {
     ],
 }];
 
+/// The numbers a ledger record crosses in, after its state code, in the order of the rule exports'
+/// arguments (`src/wasm/ledger.rs`): each key of the JS record and the field a failure names. The fingerprint
+/// stays in JS.
+pub const RECORD_NUMBERS: [(&str, ErrorField); 4] = [
+    ("leaseUntilMs", ErrorField::RecordLeaseUntilMs),
+    ("createdMs", ErrorField::RecordCreatedMs),
+    ("expiresMs", ErrorField::RecordExpiresMs),
+    ("version", ErrorField::RecordVersion),
+];
+
 /// Declares the fields an error can name: an enum (its code is its declaration order) and their JS names.
 macro_rules! error_fields {
     ($($(#[$vm:meta])* $var:ident = $js:literal,)*) => {
@@ -538,6 +548,12 @@ pub fn render_js() -> String {
     s.push_str("// ── The client face (src/wasm/client.rs, src/wasm/hedge.rs) ──\n");
     render_face(&mut s, Out::PREFIX, Out::NAMES, Out::READS, CLIENT_SHAPES);
     s.push_str("\n// ── The server face (src/wasm/ledger.rs) ──\n");
+    let keys: Vec<String> = RECORD_NUMBERS.iter().map(|(k, _)| format!("'{k}'")).collect();
+    let _ = writeln!(
+        s,
+        "/** A record's numbers, in the order the rules take them (after its state code). */\nexport const RECORD_NUMBERS = Object.freeze([{}]);",
+        keys.join(", ")
+    );
     render_face(&mut s, LedgerOut::PREFIX, LedgerOut::NAMES, LedgerOut::READS, LEDGER_SHAPES);
     s
 }
@@ -549,6 +565,9 @@ pub fn render_dts() -> String {
     for (prefix, names, shapes) in
         [(Out::PREFIX, Out::NAMES, CLIENT_SHAPES), (LedgerOut::PREFIX, LedgerOut::NAMES, LEDGER_SHAPES)]
     {
+        if prefix == LedgerOut::PREFIX {
+            s.push_str("export declare const RECORD_NUMBERS: readonly string[];\n");
+        }
         let _ = writeln!(s, "export declare const {prefix}_SLOTS: number;");
         for n in names {
             let _ = writeln!(s, "export declare const {prefix}_{}: number;", screaming(n));

@@ -51,6 +51,7 @@ export declare function readHedgeCounts(o: Float64Array): Record<string, unknown
 export declare function readTop(o: Float64Array): Record<string, unknown>;
 export declare function readBudget(o: Float64Array): Record<string, unknown>;
 export declare function readBreaker(o: Float64Array): Record<string, unknown>;
+export declare const RECORD_NUMBERS: readonly string[];
 export declare const L_SLOTS: number;
 export declare const L_CODE: number;
 export declare const L_RETRY_AFTER_MS: number;

@@ -129,6 +129,8 @@ export function readBreaker(o) {
 }
 
 // ── The server face (src/wasm/ledger.rs) ──
+/** A record's numbers, in the order the rules take them (after its state code). */
+export const RECORD_NUMBERS = Object.freeze(['leaseUntilMs', 'createdMs', 'expiresMs', 'version']);
 /** How many out slots this face has. */
 export const L_SLOTS = 7;
 /** `code` */

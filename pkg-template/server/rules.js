@@ -14,13 +14,13 @@ import { guardFunction, stackGuard } from '../guard.js';
 import { rangeError, typeError, typeName } from '../errors.js';
 import { wasmFailure } from '../wasm-failure.js';
 import { ADMISSIONS, LOOKUPS, RECORD_STATES, RELEASE_REFUSALS } from '../generated/names.js';
-import { L_CODE, L_RETRY_AFTER_MS, L_SLOTS, readMade } from '../generated/seam.js';
+import { L_CODE, L_RETRY_AFTER_MS, L_SLOTS, RECORD_NUMBERS, readMade } from '../generated/seam.js';
 
 export const STACK = stackGuard(() => initSync()); // initialized by then: initSync() returns the exports
 
 const STATE_CODES = new Map(RECORD_STATES.map((s, i) => [s, i]));
 const FINISHED = new Set(['succeeded', 'failed', 'unknown']);
-const TIMES = ['leaseUntilMs', 'createdMs', 'expiresMs', 'version'];
+const TIMES = RECORD_NUMBERS; // a record's numbers, in the order the rules take them (src/seam.rs)
 
 let O = new Float64Array(0);
 /** The server module's out slots, read in place (a new view after its memory grew and detached the old one). */

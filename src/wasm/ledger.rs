@@ -20,7 +20,7 @@ use crate::ledger::{
     renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record, RecordState, ReleaseRefusal,
     MAX_TEXT_BYTES,
 };
-use crate::seam::LedgerOut;
+use crate::seam::{LedgerOut, RECORD_NUMBERS};
 
 /// The largest millisecond value or version a record may hold (JS's safe integers).
 const MAX_SAFE: u64 = (1 << 53) - 1;
@@ -40,14 +40,15 @@ fn record(state: f64, lease_until_ms: f64, created_ms: f64, expires_ms: f64, ver
         usize::MAX
     };
     let state = RecordState::ALL.get(code).copied().ok_or(bad)?;
-    Ok(Record {
-        state,
-        fingerprint: String::new(),
-        lease_until_ms: number(Field::RecordLeaseUntilMs, lease_until_ms)?,
-        created_ms: number(Field::RecordCreatedMs, created_ms)?,
-        expires_ms: number(Field::RecordExpiresMs, expires_ms)?,
-        version: number(Field::RecordVersion, version)?,
-    })
+    // In `RECORD_NUMBERS`' order (what JS sends), each refused by the field the description gives it.
+    let mut n = [0u64; 4];
+    for ((out, v), (_, field)) in
+        n.iter_mut().zip([lease_until_ms, created_ms, expires_ms, version]).zip(RECORD_NUMBERS)
+    {
+        *out = number(field, v)?;
+    }
+    let [lease_until_ms, created_ms, expires_ms, version] = n;
+    Ok(Record { state, fingerprint: String::new(), lease_until_ms, created_ms, expires_ms, version })
 }
 
 /// `has` (1: a record is given) and its numbers.
