@@ -239,6 +239,54 @@ async fn cross_language(store: Arc<dyn LedgerStore>, file: &str) {
     )
     .unwrap();
     assert_eq!(js_print["fingerprint"], json!(rust_print));
+    unresolved_across(store, file, &ledger).await;
+}
+
+/// A record the JS ledger left unknown is listed, and reconciled, by the Rust ledger (and the JS lookup reads
+/// the Rust hook's answer); one the Rust ledger left unknown is listed by the JS ledger.
+async fn unresolved_across(store: Arc<dyn LedgerStore>, file: &str, ledger: &OperationLedger) {
+    let lost = node(&["unknown", file, "js-lost", "op-lost-0001"]);
+    assert_eq!(lost["status"], json!("unknown"), "{lost}");
+    let listed = ledger.unresolved(&UnresolvedFilter::any().tenant("js-lost")).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].key.action.as_str(), listed[0].key.operation_id.as_str(), listed[0].record.state),
+        ("create_ticket", "op-lost-0001", RecordState::Unknown)
+    );
+    let counts = ledger.count_unresolved(&UnresolvedFilter::any().tenant("js-lost")).await.unwrap();
+    assert_eq!((counts.len(), counts[0].pending, counts[0].unknown), (1, 0, 1));
+    let opts = IdempotencyOptions::new("create_ticket");
+    let a = args(json!({ "title": "lost", "operation_id": "op-lost-0001" }));
+    // Without a hook: unknown, never run again.
+    let r = with_idempotency(ledger, &opts, Some("js-lost"), &a, || async { panic!("an unknown record must not run") })
+        .await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
+    // With one: the Rust hook's answer is recorded over the JS record's version, and the JS lookup replays it.
+    let hooked = ledger.clone().with_reconcile(|req: ReconcileRequest| {
+        assert_eq!(req.record.state, RecordState::Unknown);
+        std::future::ready(Ok::<_, HandlerError>(Reconciled::Succeeded(ticket("found by the Rust hook"))))
+    });
+    let r =
+        with_idempotency(&hooked, &opts, Some("js-lost"), &a, || async { panic!("a reconciled record must not run") })
+            .await;
+    assert_eq!(text_of(&r), "found by the Rust hook");
+    let s = node(&["status", file, "js-lost", "create_ticket", "op-lost-0001"]);
+    assert_eq!(
+        (s["status"].clone(), s["result"]["content"][0]["text"].clone()),
+        (json!("succeeded"), json!("found by the Rust hook")),
+        "{s}"
+    );
+    // The other way: the Rust ledger leaves one unknown; the JS ledger lists and counts it.
+    let a = args(json!({ "title": "lost", "operation_id": "op-lost-0002" }));
+    let r =
+        with_idempotency(ledger, &opts, Some("rs-lost"), &a, || async { Err(OutcomeUnknown("bank timeout".into())) })
+            .await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
+    let js = node(&["unresolved", file, "rs-lost"]);
+    assert_eq!(js["listed"][0]["key"]["operationId"], json!("op-lost-0002"), "{js}");
+    assert_eq!(js["listed"][0]["record"]["state"], json!("unknown"));
+    assert_eq!(js["counts"], json!([{ "tenant": "rs-lost", "action": "create_ticket", "pending": 0, "unknown": 1 }]));
+    let _ = store;
 }
 
 /// A throwaway PostgreSQL (through the Node harness, which starts it, and stops it when its stdin closes):
@@ -273,7 +321,11 @@ async fn postgres() -> (tokio::process::Child, tokio::process::ChildStdin, Strin
 async fn the_postgres_store_keeps_the_contract_and_shares_its_table_with_the_js_ledger() {
     let (mut harness, stdin, config, js_target) = postgres().await;
     let store = Arc::new(PostgresLedgerStore::connect(&config).await.unwrap());
+    // The operators first, on the fresh table (their listings see every tenant).
+    operators_on(store.clone()).await;
     contract(store.as_ref()).await;
+    reconcile_on(store.clone()).await;
+    postgres_transactions(&store, &config).await;
     // A NUL cannot be kept by Postgres text: refused, not mangled.
     assert!(store.get(&key("nul\0-key")).await.is_err());
     cross_language(store, &js_target).await;
@@ -737,4 +789,75 @@ async fn a_sqlite_transaction_commits_the_write_with_its_record_or_neither() {
     assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
     assert_eq!(tickets(), 2);
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// The write and its record in one Postgres transaction: committed together, rolled back together (a failing
+/// handler, a connection killed before the commit), and two concurrent first calls running it once.
+async fn postgres_transactions(store: &Arc<PostgresLedgerStore>, config: &str) {
+    let (app, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    app.batch_execute("CREATE TABLE tickets (id BIGSERIAL PRIMARY KEY, title TEXT NOT NULL)").await.unwrap();
+    let tickets = || async { app.query_one("SELECT COUNT(*) FROM tickets", &[]).await.unwrap().get::<_, i64>(0) };
+    let ledger = OperationLedger::new(store.clone());
+    let opts = IdempotencyOptions::new("open_ticket");
+    // `how`: 0 commits, 1 fails after its write, 2 kills its own connection after its write, 3 commits slowly.
+    let open = |id: &str, how: u8| {
+        let a = args(json!({ "title": "printer on fire", "operation_id": id }));
+        let (ledger, opts, store) = (ledger.clone(), opts.clone(), store.clone());
+        async move {
+            with_idempotency_atomic(
+                &ledger,
+                &opts,
+                Some("t"),
+                &a,
+                store.transact(|tx| {
+                    Box::pin(async move {
+                        let row = tx
+                            .query_one("INSERT INTO tickets (title) VALUES ('printer on fire') RETURNING id", &[])
+                            .await?;
+                        let id: i64 = row.get(0);
+                        match how {
+                            1 => return Err("the printer API said no".into()),
+                            2 => {
+                                tx.batch_execute("SELECT pg_terminate_backend(pg_backend_pid())").await?;
+                            }
+                            3 => tokio::time::sleep(std::time::Duration::from_millis(300)).await,
+                            _ => {}
+                        }
+                        Ok(ticket(&format!("opened T-{id}")))
+                    })
+                }),
+            )
+            .await
+        }
+    };
+    let k = |id: &str| LedgerKey { tenant: "t".into(), action: "open_ticket".into(), operation_id: id.into() };
+    let first = open("op-pgtx-0001", 0).await;
+    assert!(text_of(&first).starts_with("opened T-"), "{first:?}");
+    assert_eq!(text_of(&open("op-pgtx-0001", 0).await), text_of(&first), "replayed");
+    assert_eq!(tickets().await, 1);
+    assert_eq!(store.get(&k("op-pgtx-0001")).await.unwrap().unwrap().record.state, RecordState::Succeeded);
+    for how in [1, 2] {
+        let id = format!("op-pgtx-000{}", how + 1);
+        let r = open(&id, how).await;
+        assert_eq!(ledger_status(&r).as_deref(), Some("rejected"), "{how}: {r:?}");
+        assert_eq!(r.meta.as_ref().unwrap()["dev.mcp-retry-policy/ledger"]["reason"], json!("rolled_back"));
+        assert_eq!(tickets().await, 1, "{how}: the handler's write was rolled back");
+        assert_eq!(store.get(&k(&id)).await.unwrap(), None, "{how}: and its claim: nothing to reconcile");
+    }
+    // Two first calls at once: the second's claim waits on the first's row, then replays it.
+    let (r1, r2) = tokio::join!(open("op-pgtx-0004", 3), async {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        open("op-pgtx-0004", 3).await
+    });
+    assert_eq!(text_of(&r1), text_of(&r2), "{r1:?} {r2:?}");
+    assert_eq!(tickets().await, 2, "one ticket for the two");
+    // A store made over a client (no config for transaction connections) refuses: nothing runs.
+    let (c, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let bare = Arc::new(PostgresLedgerStore::new(c).await.unwrap());
+    let ledger = OperationLedger::new(bare.clone());
+    let a = args(json!({ "title": "x", "operation_id": "op-pgtx-0005" }));
+    let r = with_idempotency_atomic(&ledger, &opts, Some("t"), &a, bare.transact(|_tx| panic!("must not run"))).await;
+    assert_eq!(r.meta.as_ref().unwrap()["dev.mcp-retry-policy/ledger"]["reason"], json!("store_unavailable"));
 }
