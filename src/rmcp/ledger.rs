@@ -297,7 +297,8 @@ pub enum LedgerEvent {
         /// The state that was not recorded.
         state: RecordState,
     },
-    /// The store failed during `during` (`get`, `insert`, `replace`, `transaction`, `commit`).
+    /// The store failed during `during`: `begin` (the admission: a read or the claim), `finish`, `status`,
+    /// `transaction` (before the handler ran) or `commit` (no answer: it may have committed).
     StoreError {
         /// The step.
         during: &'static str,
@@ -849,7 +850,10 @@ where
     };
     let operation_id = key.operation_id.as_str();
     let claimed = match ledger.begin(&key, &print).await {
-        Err(_) => return store_down(operation_id, arg),
+        Err(e) => {
+            ledger.emit(LedgerEvent::StoreError { during: "begin", key: Some(key.clone()), error: e.to_string() });
+            return store_down(operation_id, arg);
+        }
         Ok(Begin::Execute(claimed)) => claimed,
         Ok(other) => {
             return answer_begin(other, operation_id, arg).unwrap_or_else(|| unknown_reply(operation_id, arg, None))
@@ -863,7 +867,9 @@ where
     let text = if state == RecordState::Unknown { None } else { serde_json::to_string(&result).ok() };
     // A failed or lost finish leaves the record pending: after its lease it is reconciled (or answered
     // unknown). The caller still gets the truth now.
-    let _ = ledger.finish(&key, &claimed, state, text.as_deref()).await;
+    if let Err(e) = ledger.finish(&key, &claimed, state, text.as_deref()).await {
+        ledger.emit(LedgerEvent::StoreError { during: "finish", key: Some(key.clone()), error: e.to_string() });
+    }
     result
 }
 
@@ -927,8 +933,13 @@ pub async fn status_call(ledger: &OperationLedger, tenant: Option<&str>, argumen
             ledger.status(&key).await.map(|s| (action, s))
         }
     };
-    let Ok((action, (status, result, retry_after_ms))) = answer else {
-        return store_down(operation_id, "operation_id");
+    let (action, (status, result, retry_after_ms)) = match answer {
+        Ok(a) => a,
+        Err(e) => {
+            let key = LedgerKey { tenant: tenant.into(), action: asked.into(), operation_id: operation_id.into() };
+            ledger.emit(LedgerEvent::StoreError { during: "status", key: Some(key), error: e.to_string() });
+            return store_down(operation_id, "operation_id");
+        }
     };
     let mut sc = Map::new();
     sc.insert("status".into(), json!(status));

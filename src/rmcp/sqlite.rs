@@ -214,7 +214,9 @@ impl SqliteLedgerStore {
     /// gets this store's connection inside the transaction and writes the handler's rows through it; its
     /// result is recorded with them. It runs synchronously, holding the connection: the store's other calls
     /// wait meanwhile (SQLite has one writer per file; keep slow calls out of it). `work` must not end the
-    /// transaction itself (`COMMIT`/`ROLLBACK`): that is answered as a commit whose outcome is unknown.
+    /// transaction itself (`COMMIT`/`ROLLBACK`): that is answered as a commit whose outcome is unknown; nor
+    /// call this store (its connection is held: the call would wait for ever). Unlike the JS store, there is
+    /// no `transactionTimeoutMs`: a synchronous handler cannot be stopped from outside.
     pub fn transact<W>(&self, work: W) -> SqliteTransact<'_, W>
     where
         W: FnMut(&Connection) -> Result<CallToolResult, HandlerError> + Send,

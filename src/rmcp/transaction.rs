@@ -103,7 +103,7 @@ impl OperationLedger {
     /// Runs a write whose effects all commit in the store's own transaction, together with its record (the
     /// JS `executeAtomically`). An unresolved record is asked of the reconcile hook first, as in
     /// [`begin`](OperationLedger::begin); only a `not_done` answer lets it run. A store failure before the
-    /// handler ran is an `Err` (told as [`LedgerEvent::StoreError`] `transaction`).
+    /// handler ran is an `Err` (told as [`LedgerEvent::StoreError`]: `begin` or `transaction`).
     pub async fn execute_atomically(
         &self,
         key: &LedgerKey,
@@ -111,7 +111,10 @@ impl OperationLedger {
         transact: &mut dyn Transact,
     ) -> Result<Atomic, StoreError> {
         for _ in 0..4 {
-            let (claim, expected) = match self.look(key, fingerprint, true).await? {
+            let looked = self.look(key, fingerprint, true).await.inspect_err(|e| {
+                self.emit(LedgerEvent::StoreError { during: "begin", key: Some(key.clone()), error: e.to_string() })
+            })?;
+            let (claim, expected) = match looked {
                 Look::Answer(b) => return Ok(Atomic::Answer(b)),
                 Look::Raced => continue,
                 Look::Claim { claim, expected } => (claim, expected),
@@ -157,6 +160,7 @@ pub async fn with_idempotency_atomic(
     };
     let id = key.operation_id.as_str();
     match ledger.execute_atomically(&key, &print, &mut transact).await {
+        // (Told as a store_error event in execute_atomically.)
         Err(_) => super::ledger::store_down(id, arg),
         Ok(Atomic::Executed(result)) => result,
         Ok(Atomic::RolledBack(error)) => {
