@@ -277,6 +277,21 @@ fn row_state(state: &str) -> Result<RecordState, StoreError> {
     state.parse().map_err(|()| StoreError(format!("a row with an unknown state {state:?}")))
 }
 
+/// The record in a row's six record columns from `from` on (state, fingerprint, lease, created, expires, version).
+fn record_at(row: &tokio_postgres::Row, from: usize) -> Result<Record, StoreError> {
+    let at = |i: usize| from.saturating_add(i);
+    let int = |i: usize| row.try_get::<_, i64>(at(i)).map(uint).map_err(err);
+    let state: String = row.try_get(from).map_err(err)?;
+    Ok(Record {
+        state: row_state(&state)?,
+        fingerprint: row.try_get(at(1)).map_err(err)?,
+        lease_until_ms: int(2)?,
+        created_ms: int(3)?,
+        expires_ms: int(4)?,
+        version: int(5)?,
+    })
+}
+
 impl LedgerStore for PostgresLedgerStore {
     fn get<'a>(&'a self, key: &'a LedgerKey) -> StoreFuture<'a, Option<StoredRecord>> {
         Box::pin(async move {
@@ -284,16 +299,7 @@ impl LedgerStore for PostgresLedgerStore {
             let row =
                 self.client.query_opt(SELECT, &[&key.tenant, &key.action, &key.operation_id]).await.map_err(err)?;
             let Some(row) = row else { return Ok(None) };
-            let state: String = row.try_get(0).map_err(err)?;
-            let record = Record {
-                state: row_state(&state)?,
-                fingerprint: row.try_get(1).map_err(err)?,
-                lease_until_ms: uint(row.try_get(2).map_err(err)?),
-                created_ms: uint(row.try_get(3).map_err(err)?),
-                expires_ms: uint(row.try_get(4).map_err(err)?),
-                version: uint(row.try_get(5).map_err(err)?),
-            };
-            Ok(Some(StoredRecord { record, result: row.try_get(6).map_err(err)? }))
+            Ok(Some(StoredRecord { record: record_at(&row, 0)?, result: row.try_get(6).map_err(err)? }))
         })
     }
 
@@ -334,21 +340,12 @@ impl LedgerStore for PostgresLedgerStore {
                 .map_err(err)?;
             let mut out = Vec::with_capacity(rows.len());
             for row in rows {
-                let state: String = row.try_get(3).map_err(err)?;
                 let key = LedgerKey {
                     tenant: row.try_get(0).map_err(err)?,
                     action: row.try_get(1).map_err(err)?,
                     operation_id: row.try_get(2).map_err(err)?,
                 };
-                let record = Record {
-                    state: row_state(&state)?,
-                    fingerprint: row.try_get(4).map_err(err)?,
-                    lease_until_ms: uint(row.try_get(5).map_err(err)?),
-                    created_ms: uint(row.try_get(6).map_err(err)?),
-                    expires_ms: uint(row.try_get(7).map_err(err)?),
-                    version: uint(row.try_get(8).map_err(err)?),
-                };
-                out.push(UnresolvedRecord { key, record });
+                out.push(UnresolvedRecord { key, record: record_at(&row, 3)? });
             }
             Ok(out)
         })

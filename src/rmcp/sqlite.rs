@@ -75,8 +75,26 @@ impl SqliteLedgerStore {
     }
 }
 
-fn state_of(state: &str) -> Result<RecordState, StoreError> {
+fn parse_state(state: &str) -> Result<RecordState, StoreError> {
     state.parse().map_err(|()| StoreError(format!("a row with an unknown state {state:?}")))
+}
+
+/// A record from its columns (the integers: lease, created, expires, version).
+fn record_of(
+    state: &str,
+    fingerprint: String,
+    [lease, created, expires, version]: [i64; 4],
+) -> Result<Record, StoreError> {
+    let state: RecordState =
+        state.parse().map_err(|()| StoreError(format!("a row with an unknown state {state:?}")))?;
+    Ok(Record {
+        state,
+        fingerprint,
+        lease_until_ms: uint(lease),
+        created_ms: uint(created),
+        expires_ms: uint(expires),
+        version: uint(version),
+    })
 }
 
 fn insert_on(db: &Connection, key: &LedgerKey, r: &Record) -> Result<bool, rusqlite::Error> {
@@ -148,15 +166,7 @@ impl SqliteLedgerStore {
             .optional()
             .map_err(err)?;
         let Some((state, fingerprint, lease, created, expires, version, result)) = row else { return Ok(None) };
-        let record = Record {
-            state: state_of(&state)?,
-            fingerprint,
-            lease_until_ms: uint(lease),
-            created_ms: uint(created),
-            expires_ms: uint(expires),
-            version: uint(version),
-        };
-        Ok(Some(StoredRecord { record, result }))
+        Ok(Some(StoredRecord { record: record_of(&state, fingerprint, [lease, created, expires, version])?, result }))
     }
 
     fn purge_now(&self, now_ms: u64) -> Result<u64, StoreError> {
@@ -180,16 +190,8 @@ impl SqliteLedgerStore {
             .map_err(err)?;
         let mut out = Vec::new();
         for row in rows {
-            let (key, state, fingerprint, [lease, created, expires, version]) = row.map_err(err)?;
-            let record = Record {
-                state: state_of(&state)?,
-                fingerprint,
-                lease_until_ms: uint(lease),
-                created_ms: uint(created),
-                expires_ms: uint(expires),
-                version: uint(version),
-            };
-            out.push(UnresolvedRecord { key, record });
+            let (key, state, fingerprint, ints) = row.map_err(err)?;
+            out.push(UnresolvedRecord { key, record: record_of(&state, fingerprint, ints)? });
         }
         Ok(out)
     }
@@ -205,7 +207,7 @@ impl SqliteLedgerStore {
         let mut out = Vec::new();
         for row in rows {
             let (tenant, action, state, n) = row.map_err(err)?;
-            out.push((tenant, action, state_of(&state)?, uint(n)));
+            out.push((tenant, action, parse_state(&state)?, uint(n)));
         }
         Ok(fold_counts(out))
     }
