@@ -264,7 +264,7 @@ async fn unresolved_across(store: Arc<dyn LedgerStore>, file: &str, ledger: &Ope
     // With one: the Rust hook's answer is recorded over the JS record's version, and the JS lookup replays it.
     let hooked = ledger.clone().with_reconcile(|req: ReconcileRequest| {
         assert_eq!(req.record.state, RecordState::Unknown);
-        std::future::ready(Ok::<_, HandlerError>(Reconciled::Succeeded(ticket("found by the Rust hook"))))
+        std::future::ready(Ok::<_, BoxError>(Reconciled::Succeeded(ticket("found by the Rust hook"))))
     });
     let r =
         with_idempotency(&hooked, &opts, Some("js-lost"), &a, || async { panic!("a reconciled record must not run") })
@@ -364,7 +364,7 @@ async fn a_running_claim_is_renewed_so_a_repeat_is_in_progress_not_unknown() {
 
 use mcp_retry_policy::ledger::record::LedgerConfig;
 use mcp_retry_policy::rmcp::{
-    with_idempotency_atomic, HandlerError, LedgerEvent, OperatorError, ReconcileRequest, Reconciled, UnresolvedFilter,
+    with_idempotency_atomic, BoxError, LedgerEvent, OperatorError, ReconcileRequest, Reconciled, UnresolvedFilter,
 };
 use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
@@ -405,14 +405,13 @@ fn hook(answers: Answers, asked: Arc<AtomicU32>) -> impl Fn(ReconcileRequest) ->
         let found = answers.lock().unwrap().iter().find(|(id, _)| *id == req.key.operation_id).map(|(_, v)| v.clone());
         std::future::ready(match found {
             Some(v) => Ok(v),
-            None => Err(HandlerError::from("the bank's API is down")),
+            None => Err(BoxError::from("the bank's API is down")),
         })
     }
 }
 
 mod futures_ready {
-    pub type Ready =
-        std::future::Ready<Result<mcp_retry_policy::rmcp::Reconciled, mcp_retry_policy::rmcp::HandlerError>>;
+    pub type Ready = std::future::Ready<Result<mcp_retry_policy::rmcp::Reconciled, mcp_retry_policy::rmcp::BoxError>>;
 }
 
 /// The reconcile hook on one store: asked about a stale claim and an unknown record; each answer recorded with
@@ -530,7 +529,7 @@ async fn a_record_changed_while_the_hook_was_asked_is_looked_at_again() {
                 let theirs = Record { state: RecordState::Succeeded, version: stale.version + 1, ..stale.clone() };
                 let text = serde_json::to_string(&ticket("theirs")).unwrap();
                 assert!(s2.replace(&k2, req.record.version, &theirs, Some(&text)).await.unwrap());
-                Ok::<_, HandlerError>(Reconciled::Succeeded(ticket("mine")))
+                Ok::<_, BoxError>(Reconciled::Succeeded(ticket("mine")))
             }
         });
     let r = with_idempotency(
@@ -559,7 +558,7 @@ async fn a_record_changed_while_the_hook_was_asked_is_looked_at_again() {
                 let theirs = Record { state: RecordState::Succeeded, version: stale.version + 1, ..stale.clone() };
                 let text = serde_json::to_string(&ticket("finished late")).unwrap();
                 assert!(s3.replace(&k3c, stale.version, &theirs, Some(&text)).await.unwrap());
-                Ok::<_, HandlerError>(Reconciled::NotDone)
+                Ok::<_, BoxError>(Reconciled::NotDone)
             }
         });
     let r = with_idempotency(
@@ -585,7 +584,7 @@ async fn the_hook_is_never_asked_about_a_claim_this_process_holds() {
         .with_clock(move || c.load(Ordering::SeqCst))
         .with_reconcile(move |_req: ReconcileRequest| {
             a.fetch_add(1, Ordering::SeqCst);
-            std::future::ready(Ok::<_, HandlerError>(Reconciled::NotDone))
+            std::future::ready(Ok::<_, BoxError>(Reconciled::NotDone))
         });
     let opts = IdempotencyOptions::new("slow");
     let a1 = args(json!({ "operation_id": "op-held-001" }));

@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mcp_retry_policy::rmcp::{
-    status_call, status_tool, with_idempotency, with_idempotency_atomic, HandlerError, IdempotencyOptions,
-    OperationLedger, ReconcileRequest, Reconciled, SqliteLedgerStore, STATUS_TOOL_NAME,
+    status_call, status_tool, with_idempotency, with_idempotency_atomic, BoxError, IdempotencyOptions, OperationLedger,
+    ReconcileRequest, Reconciled, SqliteLedgerStore, STATUS_TOOL_NAME,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, ListToolsResult,
@@ -46,7 +46,7 @@ fn opened(id: i64, title: &str) -> CallToolResult {
 /// downstream API would ask that API), so the answer is then `unknown` and the write never runs again.
 fn reconcile_from(
     db: Arc<Mutex<rusqlite::Connection>>,
-) -> impl Fn(ReconcileRequest) -> std::future::Ready<Result<Reconciled, HandlerError>> {
+) -> impl Fn(ReconcileRequest) -> std::future::Ready<Result<Reconciled, BoxError>> {
     move |asked: ReconcileRequest| {
         let db = db.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let found = db.query_row(

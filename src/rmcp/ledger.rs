@@ -22,6 +22,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use ::rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
 
+use super::client::BoxError;
 use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 use crate::ledger::fingerprint::fingerprint;
 use crate::ledger::record::{
@@ -226,9 +227,6 @@ pub fn purgeable(record: &Record, now_ms: u64) -> bool {
 
 type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
-/// A handler's, a hook's or an observer's error, boxed.
-pub type HandlerError = Box<dyn std::error::Error + Send + Sync>;
-
 /// What the reconcile hook is asked about: a record whose outcome is not known (a `pending` claim whose lease
 /// ran out, or `unknown`), with its key and whatever result text the row holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -257,11 +255,11 @@ pub enum Reconciled {
 }
 
 /// What a reconcile hook returns: a boxed future (so that the hook can be a trait object).
-pub type ReconcileFuture<'a> = Pin<Box<dyn Future<Output = Result<Reconciled, HandlerError>> + Send + 'a>>;
+pub type ReconcileFuture<'a> = Pin<Box<dyn Future<Output = Result<Reconciled, BoxError>> + Send + 'a>>;
 
 /// The reconcile hook ([`OperationLedger::with_reconcile`]): asked when an outcome is not known. An `Err` is
 /// told to the event observer (`reconcile_error`) and counts as [`Reconciled::Unknown`]. A closure
-/// `Fn(ReconcileRequest) -> impl Future<Output = Result<Reconciled, HandlerError>>` is one.
+/// `Fn(ReconcileRequest) -> impl Future<Output = Result<Reconciled, BoxError>>` is one.
 pub trait Reconcile: Send + Sync {
     /// Finds out what happened to `asked`'s operation.
     fn reconcile<'a>(&'a self, asked: &'a ReconcileRequest) -> ReconcileFuture<'a>;
@@ -270,7 +268,7 @@ pub trait Reconcile: Send + Sync {
 impl<F, Fut> Reconcile for F
 where
     F: Fn(ReconcileRequest) -> Fut + Send + Sync,
-    Fut: Future<Output = Result<Reconciled, HandlerError>> + Send + 'static,
+    Fut: Future<Output = Result<Reconciled, BoxError>> + Send + 'static,
 {
     fn reconcile<'a>(&'a self, asked: &'a ReconcileRequest) -> ReconcileFuture<'a> {
         Box::pin(self(asked.clone()))

@@ -53,9 +53,9 @@ pub mod transaction;
 pub use client::{new_operation_id, AttemptRecord, BoxError, CallError, CallOutcome, RetryClient, RetryOptions};
 pub use journal::{FileJournal, Journal, JournalEntry, JournalError, MemoryJournal};
 pub use ledger::{
-    status_call, status_tool, with_idempotency, Begin, HandlerError, IdempotencyOptions, LedgerEvent, LedgerKey,
-    LedgerStore, MemoryLedgerStore, OperationLedger, OutcomeUnknown, Reconcile, ReconcileFuture, ReconcileRequest,
-    Reconciled, StoreError, StoreFuture, StoredRecord, STATUS_TOOL_NAME,
+    status_call, status_tool, with_idempotency, Begin, IdempotencyOptions, LedgerEvent, LedgerKey, LedgerStore,
+    MemoryLedgerStore, OperationLedger, OutcomeUnknown, Reconcile, ReconcileFuture, ReconcileRequest, Reconciled,
+    StoreError, StoreFuture, StoredRecord, STATUS_TOOL_NAME,
 };
 pub use message::{message_for, MessageParts};
 pub use operators::{OperatorError, Released, ReleasedAll, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};

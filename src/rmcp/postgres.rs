@@ -15,9 +15,8 @@ use std::sync::{Mutex, MutexGuard};
 use ::rmcp::model::CallToolResult;
 use tokio_postgres::{Client, GenericClient, NoTls, Transaction};
 
-use super::ledger::{
-    sql_int as int, sql_uint as uint, HandlerError, LedgerKey, LedgerStore, StoreError, StoreFuture, StoredRecord,
-};
+use super::client::BoxError;
+use super::ledger::{sql_int as int, sql_uint as uint, LedgerKey, LedgerStore, StoreError, StoreFuture, StoredRecord};
 use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 use super::transaction::{Transact, TxFailure, TxFuture, TxPlan};
 use crate::ledger::record::{Record, RecordState};
@@ -143,7 +142,7 @@ impl PostgresLedgerStore {
 }
 
 /// What a Postgres transaction's handler returns: a boxed future borrowing the transaction.
-pub type PgWork<'t> = Pin<Box<dyn Future<Output = Result<CallToolResult, HandlerError>> + Send + 't>>;
+pub type PgWork<'t> = Pin<Box<dyn Future<Output = Result<CallToolResult, BoxError>> + Send + 't>>;
 
 async fn open(config: &str) -> Result<Client, StoreError> {
     let (client, connection) = tokio_postgres::connect(config, NoTls).await.map_err(err)?;

@@ -13,9 +13,9 @@ use std::sync::{Mutex, MutexGuard};
 use ::rmcp::model::CallToolResult;
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::client::BoxError;
 use super::ledger::{
-    ready, sql_int as int, sql_uint as uint, HandlerError, LedgerKey, LedgerStore, StoreError, StoreFuture,
-    StoredRecord,
+    ready, sql_int as int, sql_uint as uint, LedgerKey, LedgerStore, StoreError, StoreFuture, StoredRecord,
 };
 use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 use super::transaction::{Transact, TxFailure, TxFuture, TxPlan};
@@ -221,7 +221,7 @@ impl SqliteLedgerStore {
     /// no `transactionTimeoutMs`: a synchronous handler cannot be stopped from outside.
     pub fn transact<W>(&self, work: W) -> SqliteTransact<'_, W>
     where
-        W: FnMut(&Connection) -> Result<CallToolResult, HandlerError> + Send,
+        W: FnMut(&Connection) -> Result<CallToolResult, BoxError> + Send,
     {
         SqliteTransact { store: self, work }
     }
@@ -231,7 +231,7 @@ impl SqliteLedgerStore {
     fn transaction(
         &self,
         plan: &TxPlan,
-        work: &mut dyn FnMut(&Connection) -> Result<CallToolResult, HandlerError>,
+        work: &mut dyn FnMut(&Connection) -> Result<CallToolResult, BoxError>,
     ) -> Result<Option<CallToolResult>, TxFailure> {
         if !plan.is_for(self) {
             return Err(TxFailure::Store(StoreError("a transaction on a store that is not the ledger's".into())));
@@ -299,7 +299,7 @@ pub struct SqliteTransact<'s, W> {
 
 impl<W> Transact for SqliteTransact<'_, W>
 where
-    W: FnMut(&Connection) -> Result<CallToolResult, HandlerError> + Send,
+    W: FnMut(&Connection) -> Result<CallToolResult, BoxError> + Send,
 {
     fn transact<'a>(&'a mut self, plan: &'a TxPlan) -> TxFuture<'a> {
         Box::pin(std::future::ready(self.store.transaction(plan, &mut self.work)))
