@@ -326,6 +326,7 @@ async fn the_postgres_store_keeps_the_contract_and_shares_its_table_with_the_js_
     contract(store.as_ref()).await;
     reconcile_on(store.clone()).await;
     postgres_transactions(&store, &config).await;
+    postgres_killed_inside_its_transaction(&store, &config).await;
     // A NUL cannot be kept by Postgres text: refused, not mangled.
     assert!(store.get(&key("nul\0-key")).await.is_err());
     cross_language(store, &js_target).await;
@@ -859,4 +860,149 @@ async fn postgres_transactions(store: &Arc<PostgresLedgerStore>, config: &str) {
     let a = args(json!({ "title": "x", "operation_id": "op-pgtx-0005" }));
     let r = with_idempotency_atomic(&ledger, &opts, Some("t"), &a, bare.transact(|_tx| panic!("must not run"))).await;
     assert_eq!(r.meta.as_ref().unwrap()["dev.mcp-retry-policy/ledger"]["reason"], json!("store_unavailable"));
+}
+
+// ── A process killed inside its transaction (after its write, before the record) ───────────────────────────
+// The test binary runs itself as the child (`kill_child` below, selected by `--exact` and told what to do by
+// the environment); the parent kills it with SIGKILL once its handler has written, then looks at what is left.
+
+const KILL_CHILD: &str = "kill_child_runs_a_transaction_until_it_is_killed";
+
+#[tokio::test]
+async fn kill_child_runs_a_transaction_until_it_is_killed() {
+    // Only as the child of `killed_inside_its_transaction` (MRP_KILL_MARKER set); otherwise nothing to do.
+    let Ok(marker) = std::env::var("MRP_KILL_MARKER") else { return };
+    let marker = std::path::PathBuf::from(marker);
+    let a = args(json!({ "title": "doomed", "operation_id": "op-kill-0001" }));
+    let opts = IdempotencyOptions::new("open_ticket");
+    if let Ok(file) = std::env::var("MRP_KILL_SQLITE") {
+        let store = Arc::new(SqliteLedgerStore::open(&file).unwrap());
+        let ledger = OperationLedger::new(store.clone());
+        let m = marker.clone();
+        let _ = with_idempotency_atomic(
+            &ledger,
+            &opts,
+            Some("t"),
+            &a,
+            store.transact(move |tx| {
+                tx.execute("INSERT INTO tickets (title) VALUES ('doomed')", [])?;
+                std::fs::write(&m, "written").unwrap();
+                // Killed here: after the handler's write, before the record and the commit.
+                std::thread::sleep(std::time::Duration::from_secs(60));
+                Ok(ticket("never committed"))
+            }),
+        )
+        .await;
+    } else if let Ok(config) = std::env::var("MRP_KILL_PG") {
+        let store = Arc::new(PostgresLedgerStore::connect(&config).await.unwrap());
+        let ledger = OperationLedger::new(store.clone());
+        let m = marker.clone();
+        let _ = with_idempotency_atomic(
+            &ledger,
+            &opts,
+            Some("t"),
+            &a,
+            store.transact(move |tx| {
+                let m = m.clone();
+                Box::pin(async move {
+                    tx.execute("INSERT INTO tickets (title) VALUES ('doomed')", &[]).await?;
+                    std::fs::write(&m, "written").unwrap();
+                    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                    Ok(ticket("never committed"))
+                })
+            }),
+        )
+        .await;
+    }
+    panic!("the child was not killed in 60 s");
+}
+
+/// Runs the child with `env`, waits for its handler's write (the marker), kills it (SIGKILL).
+fn kill_child_after_its_write(env: (&str, &str)) {
+    let marker = temp("kill-marker").with_file_name("marker");
+    let _ = std::fs::remove_file(&marker);
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", KILL_CHILD, "--nocapture"])
+        .env("MRP_KILL_MARKER", &marker)
+        .env(env.0, env.1)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if marker.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(marker.exists(), "the child's handler wrote within 10 s");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(marker.parent().unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_killed_inside_its_sqlite_transaction_leaves_neither_the_write_nor_a_record() {
+    let path = temp("kill-sqlite");
+    let app = rusqlite::Connection::open(&path).unwrap();
+    app.execute_batch("CREATE TABLE tickets (id INTEGER PRIMARY KEY, title TEXT NOT NULL)").unwrap();
+    drop(SqliteLedgerStore::open(&path).unwrap());
+    kill_child_after_its_write(("MRP_KILL_SQLITE", path.to_str().unwrap()));
+    let tickets = || app.query_row("SELECT COUNT(*) FROM tickets", [], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(tickets(), 0, "the killed transaction's ticket is gone");
+    let store = Arc::new(SqliteLedgerStore::open(&path).unwrap());
+    let k = LedgerKey { tenant: "t".into(), action: "open_ticket".into(), operation_id: "op-kill-0001".into() };
+    assert_eq!(store.get(&k).await.unwrap(), None, "and so is its claim: nothing pending, nothing to reconcile");
+    // The next call with the id runs it, once.
+    let ledger = OperationLedger::new(store.clone());
+    let a = args(json!({ "title": "doomed", "operation_id": "op-kill-0001" }));
+    let opts = IdempotencyOptions::new("open_ticket");
+    for _ in 0..2 {
+        let r = with_idempotency_atomic(
+            &ledger,
+            &opts,
+            Some("t"),
+            &a,
+            store.transact(|tx| {
+                tx.execute("INSERT INTO tickets (title) VALUES ('doomed')", [])?;
+                Ok(ticket("opened after the crash"))
+            }),
+        )
+        .await;
+        assert_eq!(text_of(&r), "opened after the crash");
+    }
+    assert_eq!(tickets(), 1);
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// The same on Postgres (inside the Postgres test: its server, its `tickets` table).
+async fn postgres_killed_inside_its_transaction(store: &Arc<PostgresLedgerStore>, config: &str) {
+    let (app, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let before: i64 = app.query_one("SELECT COUNT(*) FROM tickets", &[]).await.unwrap().get(0);
+    let config_owned = config.to_string();
+    tokio::task::spawn_blocking(move || kill_child_after_its_write(("MRP_KILL_PG", &config_owned))).await.unwrap();
+    let k = LedgerKey { tenant: "t".into(), action: "open_ticket".into(), operation_id: "op-kill-0001".into() };
+    let after: i64 = app.query_one("SELECT COUNT(*) FROM tickets", &[]).await.unwrap().get(0);
+    assert_eq!(after, before, "the killed transaction's ticket is not there");
+    assert_eq!(store.get(&k).await.unwrap(), None, "nor its claim");
+    // The next call with the id runs it (its claim waits until the server has rolled the dead one back).
+    let ledger = OperationLedger::new(store.clone());
+    let a = args(json!({ "title": "doomed", "operation_id": "op-kill-0001" }));
+    let r = with_idempotency_atomic(
+        &ledger,
+        &IdempotencyOptions::new("open_ticket"),
+        Some("t"),
+        &a,
+        store.transact(|tx| {
+            Box::pin(async move {
+                tx.execute("INSERT INTO tickets (title) VALUES ('doomed')", &[]).await?;
+                Ok(ticket("opened after the crash"))
+            })
+        }),
+    )
+    .await;
+    assert_eq!(text_of(&r), "opened after the crash");
+    let after: i64 = app.query_one("SELECT COUNT(*) FROM tickets", &[]).await.unwrap().get(0);
+    assert_eq!(after, before + 1);
 }
