@@ -1006,3 +1006,24 @@ async fn postgres_killed_inside_its_transaction(store: &Arc<PostgresLedgerStore>
     let after: i64 = app.query_one("SELECT COUNT(*) FROM tickets", &[]).await.unwrap().get(0);
     assert_eq!(after, before + 1);
 }
+
+#[tokio::test]
+async fn a_finish_over_a_lost_claim_is_refused_and_told() {
+    let store = Arc::new(MemoryLedgerStore::new());
+    let events = Arc::new(Mutex::new(Vec::<LedgerEvent>::new()));
+    let ev = events.clone();
+    let ledger =
+        OperationLedger::new(store.clone()).with_clock(|| 1_000).on_event(move |e| ev.lock().unwrap().push(e.clone()));
+    let k = LedgerKey { tenant: "t".into(), action: "a".into(), operation_id: "op-late-0001".into() };
+    let mcp_retry_policy::rmcp::Begin::Execute(claimed) = ledger.begin(&k, "f").await.unwrap() else {
+        panic!("a claim")
+    };
+    // Another process took the key over (its reconcile said not done, and it claimed): version 2.
+    let theirs = Record { version: 2, ..claimed.clone() };
+    assert!(store.replace(&k, claimed.version, &theirs, None).await.unwrap());
+    assert!(!ledger.finish(&k, &claimed, RecordState::Succeeded, Some("{}")).await.unwrap());
+    assert_eq!(store.get(&k).await.unwrap().unwrap().record, theirs, "not written over");
+    let e = events.lock().unwrap().clone();
+    assert_eq!(e, [LedgerEvent::LateFinish { key: k, version: 1, state: RecordState::Succeeded }]);
+    assert_eq!(e[0].kind(), "late_finish");
+}
