@@ -1,7 +1,11 @@
 //! The rmcp face's server half (features `rmcp`, `sqlite`, `postgres`): the store contract on the memory, SQLite
 //! and Postgres stores (a real PostgreSQL 15, started by tests/support/postgres.mjs), `with_idempotency` and the status tool, and the cross-language test — the package's JS
 //! `OperationLedger` and this Rust ledger run the same operations on one SQLite file and write identical
-//! records (state, fingerprint, lease, times, version), and each replays what the other recorded.
+//! records (state, fingerprint, lease, times, version), and each replays what the other recorded. Then the
+//! parity with the JS ledger (#21): the reconcile hook (never re-running an unresolved record unless it says
+//! `not_done`; a record changed while it was asked looked at again), the operators (listings, release, purge),
+//! and the write and its record in one transaction (rolled back together, a killed process leaving neither) —
+//! on memory, SQLite files and the real PostgreSQL, and across languages on one file and one table.
 #![cfg(all(feature = "rmcp", feature = "sqlite", feature = "postgres"))]
 #![allow(
     clippy::unwrap_used,
