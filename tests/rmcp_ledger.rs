@@ -1,9 +1,19 @@
 //! The rmcp face's server half (features `rmcp`, `sqlite`, `postgres`): the store contract on the memory, SQLite
 //! and Postgres stores (a real PostgreSQL 15, started by tests/support/postgres.mjs), `with_idempotency` and the status tool, and the cross-language test — the package's JS
 //! `OperationLedger` and this Rust ledger run the same operations on one SQLite file and write identical
-//! records (state, fingerprint, lease, times, version), and each replays what the other recorded.
+//! records (state, fingerprint, lease, times, version), and each replays what the other recorded. Then the
+//! parity with the JS ledger (#21): the reconcile hook (never re-running an unresolved record unless it says
+//! `not_done`; a record changed while it was asked looked at again), the operators (listings, release, purge),
+//! and the write and its record in one transaction (rolled back together, a killed process leaving neither) —
+//! on memory, SQLite files and the real PostgreSQL, and across languages on one file and one table.
 #![cfg(all(feature = "rmcp", feature = "sqlite", feature = "postgres"))]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
 
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -233,6 +243,54 @@ async fn cross_language(store: Arc<dyn LedgerStore>, file: &str) {
     )
     .unwrap();
     assert_eq!(js_print["fingerprint"], json!(rust_print));
+    unresolved_across(store, file, &ledger).await;
+}
+
+/// A record the JS ledger left unknown is listed, and reconciled, by the Rust ledger (and the JS lookup reads
+/// the Rust hook's answer); one the Rust ledger left unknown is listed by the JS ledger.
+async fn unresolved_across(store: Arc<dyn LedgerStore>, file: &str, ledger: &OperationLedger) {
+    let lost = node(&["unknown", file, "js-lost", "op-lost-0001"]);
+    assert_eq!(lost["status"], json!("unknown"), "{lost}");
+    let listed = ledger.unresolved(&UnresolvedFilter::any().tenant("js-lost")).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].key.action.as_str(), listed[0].key.operation_id.as_str(), listed[0].record.state),
+        ("create_ticket", "op-lost-0001", RecordState::Unknown)
+    );
+    let counts = ledger.count_unresolved(&UnresolvedFilter::any().tenant("js-lost")).await.unwrap();
+    assert_eq!((counts.len(), counts[0].pending, counts[0].unknown), (1, 0, 1));
+    let opts = IdempotencyOptions::new("create_ticket");
+    let a = args(json!({ "title": "lost", "operation_id": "op-lost-0001" }));
+    // Without a hook: unknown, never run again.
+    let r = with_idempotency(ledger, &opts, Some("js-lost"), &a, || async { panic!("an unknown record must not run") })
+        .await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
+    // With one: the Rust hook's answer is recorded over the JS record's version, and the JS lookup replays it.
+    let hooked = ledger.clone().with_reconcile(|req: ReconcileRequest| {
+        assert_eq!(req.record.state, RecordState::Unknown);
+        std::future::ready(Ok::<_, BoxError>(Reconciled::Succeeded(ticket("found by the Rust hook"))))
+    });
+    let r =
+        with_idempotency(&hooked, &opts, Some("js-lost"), &a, || async { panic!("a reconciled record must not run") })
+            .await;
+    assert_eq!(text_of(&r), "found by the Rust hook");
+    let s = node(&["status", file, "js-lost", "create_ticket", "op-lost-0001"]);
+    assert_eq!(
+        (s["status"].clone(), s["result"]["content"][0]["text"].clone()),
+        (json!("succeeded"), json!("found by the Rust hook")),
+        "{s}"
+    );
+    // The other way: the Rust ledger leaves one unknown; the JS ledger lists and counts it.
+    let a = args(json!({ "title": "lost", "operation_id": "op-lost-0002" }));
+    let r =
+        with_idempotency(ledger, &opts, Some("rs-lost"), &a, || async { Err(OutcomeUnknown("bank timeout".into())) })
+            .await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
+    let js = node(&["unresolved", file, "rs-lost"]);
+    assert_eq!(js["listed"][0]["key"]["operationId"], json!("op-lost-0002"), "{js}");
+    assert_eq!(js["listed"][0]["record"]["state"], json!("unknown"));
+    assert_eq!(js["counts"], json!([{ "tenant": "rs-lost", "action": "create_ticket", "pending": 0, "unknown": 1 }]));
+    let _ = store;
 }
 
 /// A throwaway PostgreSQL (through the Node harness, which starts it, and stops it when its stdin closes):
@@ -267,7 +325,12 @@ async fn postgres() -> (tokio::process::Child, tokio::process::ChildStdin, Strin
 async fn the_postgres_store_keeps_the_contract_and_shares_its_table_with_the_js_ledger() {
     let (mut harness, stdin, config, js_target) = postgres().await;
     let store = Arc::new(PostgresLedgerStore::connect(&config).await.unwrap());
+    // The operators first, on the fresh table (their listings see every tenant).
+    operators_on(store.clone()).await;
     contract(store.as_ref()).await;
+    reconcile_on(store.clone()).await;
+    postgres_transactions(&store, &config).await;
+    postgres_killed_inside_its_transaction(&store, &config).await;
     // A NUL cannot be kept by Postgres text: refused, not mangled.
     assert!(store.get(&key("nul\0-key")).await.is_err());
     cross_language(store, &js_target).await;
@@ -300,4 +363,671 @@ async fn a_running_claim_is_renewed_so_a_repeat_is_in_progress_not_unknown() {
     let row = store.get(&k).await.unwrap().unwrap();
     assert_eq!(row.record.state, RecordState::Succeeded);
     assert!(row.record.version >= 5, "claimed, renewed several times, finished: {:?}", row.record);
+}
+
+// ── The reconcile hook, the operators, the transaction (issue #21: parity with the JS ledger) ─────────────
+
+use mcp_retry_policy::ledger::record::LedgerConfig;
+use mcp_retry_policy::rmcp::{
+    with_idempotency_atomic, BoxError, LedgerEvent, OperatorError, ReconcileRequest, Reconciled, UnresolvedFilter,
+};
+use std::sync::atomic::AtomicU64;
+use std::sync::Mutex;
+
+fn text_of(r: &CallToolResult) -> String {
+    r.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default()
+}
+
+fn ticket(text: &str) -> CallToolResult {
+    let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+    r.result_type = None;
+    r
+}
+
+/// A record as a process that died mid-run (or a handler that said unknown) left it, under `k`.
+async fn left(store: &dyn LedgerStore, k: &LedgerKey, state: RecordState, input: &Value, created_ms: u64) -> Record {
+    let mut a = args(input.clone());
+    a.remove("operation_id");
+    let print = mcp_retry_policy::ledger::fingerprint::fingerprint(&serde_json::to_string(&a).unwrap()).unwrap();
+    let r = Record {
+        state,
+        fingerprint: print,
+        lease_until_ms: created_ms + 10,
+        created_ms,
+        expires_ms: created_ms + 86_400_000,
+        version: 3,
+    };
+    assert!(store.insert(k, &r).await.unwrap());
+    r
+}
+
+/// What the hook answers, per operation id; every question is counted.
+type Answers = Arc<Mutex<Vec<(String, Reconciled)>>>;
+
+fn hook(answers: Answers, asked: Arc<AtomicU32>) -> impl Fn(ReconcileRequest) -> futures_ready::Ready + Send + Sync {
+    move |req: ReconcileRequest| {
+        asked.fetch_add(1, Ordering::SeqCst);
+        let found = answers.lock().unwrap().iter().find(|(id, _)| *id == req.key.operation_id).map(|(_, v)| v.clone());
+        std::future::ready(match found {
+            Some(v) => Ok(v),
+            None => Err(BoxError::from("the bank's API is down")),
+        })
+    }
+}
+
+mod futures_ready {
+    pub type Ready = std::future::Ready<Result<mcp_retry_policy::rmcp::Reconciled, mcp_retry_policy::rmcp::BoxError>>;
+}
+
+/// The reconcile hook on one store: asked about a stale claim and an unknown record; each answer recorded with
+/// the version check; a record is never executed again unless the hook says it did not run.
+async fn reconcile_on(store: Arc<dyn LedgerStore>) {
+    let now = 5_000_000;
+    let answers: Answers = Arc::default();
+    let asked = Arc::new(AtomicU32::new(0));
+    let events = Arc::new(Mutex::new(Vec::<String>::new()));
+    let ev = events.clone();
+    let ledger = OperationLedger::new(store.clone())
+        .with_clock(move || now)
+        .with_reconcile(hook(answers.clone(), asked.clone()))
+        .on_event(move |e: &LedgerEvent| ev.lock().unwrap().push(e.kind().to_string()));
+    let opts = IdempotencyOptions::new("pay");
+    let runs = Arc::new(AtomicU32::new(0));
+    let call = |id: &str| {
+        let (ledger, opts, runs) = (ledger.clone(), opts.clone(), runs.clone());
+        let a = args(json!({ "amount": 5, "operation_id": id }));
+        async move {
+            with_idempotency(&ledger, &opts, Some("t"), &a, || async {
+                runs.fetch_add(1, Ordering::SeqCst);
+                Ok(ticket("paid by this run"))
+            })
+            .await
+        }
+    };
+    let k = |id: &str| LedgerKey { tenant: "t".into(), action: "pay".into(), operation_id: id.into() };
+    let input = json!({ "amount": 5 });
+    // A stale claim (its process died) and an unknown record; the hook cannot tell (an Err, then Unknown).
+    left(store.as_ref(), &k("op-stale-01"), RecordState::Pending, &input, 1_000).await;
+    left(store.as_ref(), &k("op-unkn-001"), RecordState::Unknown, &input, 1_001).await;
+    let r = call("op-stale-01").await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"), "{r:?}");
+    assert_eq!(events.lock().unwrap().as_slice(), ["reconcile_error"]);
+    answers.lock().unwrap().push(("op-unkn-001".into(), Reconciled::Unknown));
+    let r = call("op-unkn-001").await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        0,
+        "an unresolved record is never executed again without the hook saying so"
+    );
+    assert_eq!(store.get(&k("op-unkn-001")).await.unwrap().unwrap().record.version, 3, "unknown: nothing recorded");
+    // The hook finds out: succeeded → recorded (version + 1) and replayed; asked no more.
+    answers.lock().unwrap().push(("op-stale-01".into(), Reconciled::Succeeded(ticket("paid, found by the hook"))));
+    let r = call("op-stale-01").await;
+    assert_eq!(text_of(&r), "paid, found by the hook");
+    let row = store.get(&k("op-stale-01")).await.unwrap().unwrap();
+    assert_eq!((row.record.state, row.record.version), (RecordState::Succeeded, 4));
+    let before = asked.load(Ordering::SeqCst);
+    assert_eq!(text_of(&call("op-stale-01").await), "paid, found by the hook");
+    assert_eq!(asked.load(Ordering::SeqCst), before, "a resolved record is replayed, the hook not asked");
+    // Failed → recorded as failed and replayed as the error result.
+    left(store.as_ref(), &k("op-fail-001"), RecordState::Unknown, &input, 1_002).await;
+    answers
+        .lock()
+        .unwrap()
+        .push(("op-fail-001".into(), Reconciled::Failed(CallToolResult::error(vec![ContentBlock::text("declined")]))));
+    let r = call("op-fail-001").await;
+    assert_eq!((r.is_error, text_of(&r).as_str()), (Some(true), "declined"));
+    assert_eq!(store.get(&k("op-fail-001")).await.unwrap().unwrap().record.state, RecordState::Failed);
+    // Not done → this call claims it (over the unresolved record's version) and runs it, once.
+    left(store.as_ref(), &k("op-none-001"), RecordState::Pending, &input, 1_003).await;
+    answers.lock().unwrap().push(("op-none-001".into(), Reconciled::NotDone));
+    assert_eq!(text_of(&call("op-none-001").await), "paid by this run");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    let row = store.get(&k("op-none-001")).await.unwrap().unwrap();
+    assert_eq!((row.record.state, row.record.version), (RecordState::Succeeded, 5), "claimed (4), finished (5)");
+    assert_eq!(text_of(&call("op-none-001").await), "paid by this run");
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "then replayed");
+    // The status tool asks the hook too (read-only for the handler: it never runs it).
+    left(store.as_ref(), &k("op-stat-001"), RecordState::Unknown, &input, 1_004).await;
+    answers.lock().unwrap().push(("op-stat-001".into(), Reconciled::Succeeded(ticket("paid, told to status"))));
+    let s = status_call(&ledger, Some("t"), &args(json!({ "action": "pay", "operation_id": "op-stat-001" }))).await;
+    let sc = s.structured_content.unwrap_or_default();
+    assert_eq!(
+        (sc["status"].clone(), sc["result"]["content"][0]["text"].clone()),
+        (json!("succeeded"), json!("paid, told to status"))
+    );
+    left(store.as_ref(), &k("op-stat-002"), RecordState::Unknown, &input, 1_005).await;
+    answers.lock().unwrap().push(("op-stat-002".into(), Reconciled::NotDone));
+    let s = status_call(&ledger, Some("t"), &args(json!({ "action": "pay", "operation_id": "op-stat-002" }))).await;
+    assert_eq!(s.structured_content.unwrap_or_default()["status"], json!("not_done"));
+    assert_eq!(
+        store.get(&k("op-stat-002")).await.unwrap().unwrap().record.state,
+        RecordState::Unknown,
+        "status records no not_done"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn the_reconcile_hook_resolves_what_is_not_known_on_memory_and_sqlite() {
+    reconcile_on(Arc::new(MemoryLedgerStore::new())).await;
+    let path = temp("reconcile");
+    reconcile_on(Arc::new(SqliteLedgerStore::open(&path).unwrap())).await;
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[tokio::test]
+async fn a_record_changed_while_the_hook_was_asked_is_looked_at_again() {
+    let store = Arc::new(SqliteLedgerStore::open(temp("raced")).unwrap());
+    let k = LedgerKey { tenant: "t".into(), action: "pay".into(), operation_id: "op-race-001".into() };
+    let input = json!({ "amount": 5 });
+    let stale = left(store.as_ref(), &k, RecordState::Unknown, &input, 1_000).await;
+    // While the hook looks, another process resolves the record (its own reconcile, say): succeeded, "theirs".
+    let (s2, k2, asked) = (store.clone(), k.clone(), Arc::new(AtomicU32::new(0)));
+    let a2 = asked.clone();
+    let ledger =
+        OperationLedger::new(store.clone()).with_clock(|| 5_000_000).with_reconcile(move |req: ReconcileRequest| {
+            let (s2, k2, stale) = (s2.clone(), k2.clone(), stale.clone());
+            a2.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let theirs = Record { state: RecordState::Succeeded, version: stale.version + 1, ..stale.clone() };
+                let text = serde_json::to_string(&ticket("theirs")).unwrap();
+                assert!(s2.replace(&k2, req.record.version, &theirs, Some(&text)).await.unwrap());
+                Ok::<_, BoxError>(Reconciled::Succeeded(ticket("mine")))
+            }
+        });
+    let r = with_idempotency(
+        &ledger,
+        &IdempotencyOptions::new("pay"),
+        Some("t"),
+        &args(json!({ "amount": 5, "operation_id": "op-race-001" })),
+        || async { panic!("a raced reconcile must not run the write") },
+    )
+    .await;
+    assert_eq!(text_of(&r), "theirs", "the version check refused ours; the second look replays theirs");
+    let row = store.get(&k).await.unwrap().unwrap();
+    assert_eq!(
+        (row.record.version, text_of(&serde_json::from_str(row.result.as_deref().unwrap()).unwrap())),
+        (4, "theirs".into())
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // Not done, raced: the record was resolved meanwhile, so the claim over the old version loses: replayed, not run.
+    let k3 = LedgerKey { operation_id: "op-race-002".into(), ..k.clone() };
+    let stale = left(store.as_ref(), &k3, RecordState::Pending, &input, 1_000).await;
+    let (s3, k3c) = (store.clone(), k3.clone());
+    let ledger =
+        OperationLedger::new(store.clone()).with_clock(|| 5_000_000).with_reconcile(move |_req: ReconcileRequest| {
+            let (s3, k3c, stale) = (s3.clone(), k3c.clone(), stale.clone());
+            async move {
+                let theirs = Record { state: RecordState::Succeeded, version: stale.version + 1, ..stale.clone() };
+                let text = serde_json::to_string(&ticket("finished late")).unwrap();
+                assert!(s3.replace(&k3c, stale.version, &theirs, Some(&text)).await.unwrap());
+                Ok::<_, BoxError>(Reconciled::NotDone)
+            }
+        });
+    let r = with_idempotency(
+        &ledger,
+        &IdempotencyOptions::new("pay"),
+        Some("t"),
+        &args(json!({ "amount": 5, "operation_id": "op-race-002" })),
+        || async { panic!("a record resolved meanwhile must not run again") },
+    )
+    .await;
+    assert_eq!(text_of(&r), "finished late");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hook_is_never_asked_about_a_claim_this_process_holds() {
+    // The clock jumps past the lease while the handler runs (a paused process): the record reads as a stale
+    // claim, but it is this process's live one — in progress, never reconciled (the JS ledger's guard).
+    let clock = Arc::new(AtomicU64::new(1_000_000));
+    let c = clock.clone();
+    let asked = Arc::new(AtomicU32::new(0));
+    let a = asked.clone();
+    let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()))
+        .with_clock(move || c.load(Ordering::SeqCst))
+        .with_reconcile(move |_req: ReconcileRequest| {
+            a.fetch_add(1, Ordering::SeqCst);
+            std::future::ready(Ok::<_, BoxError>(Reconciled::NotDone))
+        });
+    let opts = IdempotencyOptions::new("slow");
+    let a1 = args(json!({ "operation_id": "op-held-001" }));
+    let first = with_idempotency(&ledger, &opts, Some("t"), &a1, || async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        Ok(ticket("done once"))
+    });
+    let second = async {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        clock.fetch_add(120_000, Ordering::SeqCst);
+        with_idempotency(&ledger, &opts, Some("t"), &a1, || async { panic!("a held claim must not run twice") }).await
+    };
+    let (r1, r2) = tokio::join!(first, second);
+    assert_eq!(ledger_status(&r2).as_deref(), Some("in_progress"), "{r2:?}");
+    assert_eq!(text_of(&r1), "done once");
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+}
+
+/// The operators on one store: the listings (filter, order, limit), release and its refusals, release_all, purge.
+async fn operators_on(store: Arc<dyn LedgerStore>) {
+    let now = Arc::new(AtomicU64::new(10_000));
+    let n = now.clone();
+    let ledger = OperationLedger::new(store.clone())
+        .with_config(LedgerConfig::new(1_000_000, 1_000).unwrap())
+        .with_clock(move || n.load(Ordering::SeqCst));
+    let key = |t: &str, a: &str, id: &str| LedgerKey { tenant: t.into(), action: a.into(), operation_id: id.into() };
+    let rec = |state, created_ms, lease_until_ms| Record {
+        state,
+        fingerprint: "f".into(),
+        lease_until_ms,
+        created_ms,
+        expires_ms: created_ms + 100,
+        version: 1,
+    };
+    for (k, r) in [
+        (key("t1", "pay", "op-00000003"), rec(RecordState::Unknown, 30, 40)),
+        (key("t1", "pay", "op-00000001"), rec(RecordState::Pending, 10, 20)),
+        (key("t1", "ship", "op-00000002"), rec(RecordState::Pending, 20, 50_000)), // a live lease
+        (key("t2", "pay", "op-00000004"), rec(RecordState::Unknown, 5, 6)),
+        (key("t1", "pay", "op-00000005"), rec(RecordState::Succeeded, 1, 2)),
+        (key("t1", "pay", "op-00000006"), rec(RecordState::Released, 2, 3)),
+    ] {
+        assert!(store.insert(&k, &r).await.unwrap());
+    }
+    let ids = |v: Vec<mcp_retry_policy::rmcp::UnresolvedRecord>| {
+        v.into_iter().map(|u| u.key.operation_id).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids(ledger.unresolved(&UnresolvedFilter::any()).await.unwrap()),
+        ["op-00000004", "op-00000001", "op-00000002", "op-00000003"],
+        "unresolved only, oldest first"
+    );
+    assert_eq!(
+        ids(ledger.unresolved(&UnresolvedFilter::any().tenant("t1")).await.unwrap()),
+        ["op-00000001", "op-00000002", "op-00000003"]
+    );
+    assert_eq!(
+        ids(ledger.unresolved(&UnresolvedFilter::any().tenant("t1").action("pay")).await.unwrap()),
+        ["op-00000001", "op-00000003"]
+    );
+    assert_eq!(
+        ids(ledger.unresolved(&UnresolvedFilter::any().action("pay").limit(2)).await.unwrap()),
+        ["op-00000004", "op-00000001"]
+    );
+    let listed = ledger.unresolved(&UnresolvedFilter::any().tenant("t2")).await.unwrap();
+    assert_eq!(listed[0].record, rec(RecordState::Unknown, 5, 6), "the record as stored");
+    let counts: Vec<_> = ledger
+        .count_unresolved(&UnresolvedFilter::any())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.tenant, c.action, c.pending, c.unknown))
+        .collect();
+    assert_eq!(
+        counts,
+        [("t1".into(), "pay".into(), 1, 1), ("t1".into(), "ship".into(), 1, 0), ("t2".into(), "pay".into(), 0, 1)]
+    );
+    for bad in [
+        UnresolvedFilter::any().tenant(""),
+        UnresolvedFilter::any().action(""),
+        UnresolvedFilter::any().limit(0),
+        UnresolvedFilter::any().limit(10_001),
+    ] {
+        let e = ledger.unresolved(&bad).await.unwrap_err();
+        assert_eq!(e.code(), "invalid_argument", "{bad:?}");
+    }
+    assert!(ledger.count_unresolved(&UnresolvedFilter::any().limit(0)).await.is_ok(), "counts ignore the limit");
+    // release: a reason is required; each refusal with its code; the released record keeps its note.
+    let code = |r: Result<_, OperatorError>| r.map(|_| ()).unwrap_err().code();
+    assert_eq!(code(ledger.release(&key("t1", "pay", "op-00000003"), " ").await), "invalid_argument");
+    assert_eq!(code(ledger.release(&key("t1", "pay", "op-missing1"), "checked").await), "not_found");
+    assert_eq!(code(ledger.release(&key("t1", "pay", "op-00000005"), "checked").await), "resolved");
+    assert_eq!(code(ledger.release(&key("t1", "pay", "op-00000006"), "checked").await), "already_released");
+    assert_eq!(code(ledger.release(&key("t1", "ship", "op-00000002"), "checked").await), "lease_live");
+    let done = ledger.release(&key("t1", "pay", "op-00000003"), "the bank has no such payment").await.unwrap();
+    assert_eq!(
+        (done.previous_state, done.record.state, done.record.version),
+        (RecordState::Unknown, RecordState::Released, 2)
+    );
+    let row = store.get(&key("t1", "pay", "op-00000003")).await.unwrap().unwrap();
+    assert_eq!(
+        row.result.as_deref(),
+        Some(r#"{"released":{"reason":"the bank has no such payment","previousState":"unknown","atMs":10000}}"#),
+        "the JS ledger's note, byte for byte"
+    );
+    // release_all: the live lease is refused, never released.
+    let all = ledger
+        .release_all(&UnresolvedFilter::any().tenant("t1"), "an outage window: nothing reached the bank")
+        .await
+        .unwrap();
+    assert_eq!(all.released.iter().map(|k| k.operation_id.as_str()).collect::<Vec<_>>(), ["op-00000001"]);
+    assert_eq!(
+        all.refused.iter().map(|(k, c)| (k.operation_id.as_str(), *c)).collect::<Vec<_>>(),
+        [("op-00000002", "lease_live")]
+    );
+    assert_eq!(ledger.release_all(&UnresolvedFilter::any(), "").await.unwrap_err().code(), "invalid_argument");
+    // A released key executes on its next call.
+    let mut a = args(json!({ "operation_id": "op-00000001" }));
+    let r = with_idempotency(&ledger, &IdempotencyOptions::new("pay"), Some("t1"), &a, || async {
+        Ok(ticket("ran after release"))
+    })
+    .await;
+    assert_eq!(text_of(&r), "ran after release");
+    a.insert("x".into(), json!(1));
+    // purge: resolved and expired only (op-00000005 expired at 101; op-00000001 just finished: kept).
+    assert_eq!(ledger.purge(None).await.unwrap(), 1);
+    assert!(store.get(&key("t1", "pay", "op-00000005")).await.unwrap().is_none());
+    for id in ["op-00000001", "op-00000003", "op-00000006"] {
+        assert!(store.get(&key("t1", "pay", id)).await.unwrap().is_some(), "{id} kept");
+    }
+    assert!(store.get(&key("t2", "pay", "op-00000004")).await.unwrap().is_some(), "unresolved kept");
+}
+
+#[tokio::test]
+async fn the_operators_list_release_and_purge_on_memory_and_sqlite() {
+    operators_on(Arc::new(MemoryLedgerStore::new())).await;
+    let path = temp("operators");
+    operators_on(Arc::new(SqliteLedgerStore::open(&path).unwrap())).await;
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[tokio::test]
+async fn a_sqlite_transaction_commits_the_write_with_its_record_or_neither() {
+    let path = temp("tx");
+    let store = Arc::new(SqliteLedgerStore::open(&path).unwrap());
+    let ledger = OperationLedger::new(store.clone());
+    // The business table in the ledger's own file (another connection, as the app's own code would have).
+    let app = rusqlite::Connection::open(&path).unwrap();
+    app.execute_batch("CREATE TABLE tickets (id INTEGER PRIMARY KEY, title TEXT NOT NULL)").unwrap();
+    let tickets = || app.query_row("SELECT COUNT(*) FROM tickets", [], |r| r.get::<_, i64>(0)).unwrap();
+    let opts = IdempotencyOptions::new("open_ticket");
+    let open = |id: &str, fail: bool| {
+        let a = args(json!({ "title": "printer on fire", "operation_id": id }));
+        let (ledger, opts, store) = (ledger.clone(), opts.clone(), store.clone());
+        async move {
+            with_idempotency_atomic(
+                &ledger,
+                &opts,
+                Some("t"),
+                &a,
+                store.transact(|tx| {
+                    tx.execute("INSERT INTO tickets (title) VALUES (?)", ["printer on fire"])?;
+                    if fail {
+                        return Err("the printer API said no".into());
+                    }
+                    Ok(ticket(&format!("opened T-{}", tx.last_insert_rowid())))
+                }),
+            )
+            .await
+        }
+    };
+    let r = open("op-tx-00001", false).await;
+    assert_eq!(text_of(&r), "opened T-1");
+    assert_eq!(text_of(&open("op-tx-00001", false).await), "opened T-1", "replayed");
+    assert_eq!(tickets(), 1, "one ticket for two calls");
+    let k = |id: &str| LedgerKey { tenant: "t".into(), action: "open_ticket".into(), operation_id: id.into() };
+    let row = store.get(&k("op-tx-00001")).await.unwrap().unwrap();
+    assert_eq!((row.record.state, row.record.version), (RecordState::Succeeded, 2));
+    // A failing handler: its write and the claim rolled back together; rejected (rolled_back), then runs again.
+    let r = open("op-tx-00002", true).await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("rejected"));
+    assert_eq!(r.meta.as_ref().unwrap()["dev.mcp-retry-policy/ledger"]["reason"], json!("rolled_back"));
+    assert_eq!(tickets(), 1, "the failed handler's ticket was rolled back");
+    assert_eq!(
+        store.get(&k("op-tx-00002")).await.unwrap(),
+        None,
+        "and so was its claim: no pending record, no unknown"
+    );
+    assert_eq!(text_of(&open("op-tx-00002", false).await), "opened T-2");
+    assert_eq!(tickets(), 2);
+    // A transaction on a store that is not the ledger's is refused before anything runs.
+    let other = SqliteLedgerStore::open(temp("tx-other")).unwrap();
+    let a = args(json!({ "title": "x", "operation_id": "op-tx-00003" }));
+    let r = with_idempotency_atomic(&ledger, &opts, Some("t"), &a, other.transact(|_tx| panic!("must not run"))).await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
+    assert_eq!(r.meta.as_ref().unwrap()["dev.mcp-retry-policy/ledger"]["reason"], json!("store_unavailable"));
+    // An unresolved record is reconciled before a transaction too: without a hook, unknown and never run.
+    let input = json!({ "title": "printer on fire" });
+    left(store.as_ref(), &k("op-tx-00004"), RecordState::Unknown, &input, 1_000).await;
+    let r = open("op-tx-00004", false).await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
+    assert_eq!(tickets(), 2);
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// The write and its record in one Postgres transaction: committed together, rolled back together (a failing
+/// handler, a connection killed before the commit), and two concurrent first calls running it once.
+async fn postgres_transactions(store: &Arc<PostgresLedgerStore>, config: &str) {
+    let (app, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    app.batch_execute("CREATE TABLE tickets (id BIGSERIAL PRIMARY KEY, title TEXT NOT NULL)").await.unwrap();
+    let tickets = || async { app.query_one("SELECT COUNT(*) FROM tickets", &[]).await.unwrap().get::<_, i64>(0) };
+    let ledger = OperationLedger::new(store.clone());
+    let opts = IdempotencyOptions::new("open_ticket");
+    // `how`: 0 commits, 1 fails after its write, 2 kills its own connection after its write, 3 commits slowly.
+    let open = |id: &str, how: u8| {
+        let a = args(json!({ "title": "printer on fire", "operation_id": id }));
+        let (ledger, opts, store) = (ledger.clone(), opts.clone(), store.clone());
+        async move {
+            with_idempotency_atomic(
+                &ledger,
+                &opts,
+                Some("t"),
+                &a,
+                store.transact(|tx| {
+                    Box::pin(async move {
+                        let row = tx
+                            .query_one("INSERT INTO tickets (title) VALUES ('printer on fire') RETURNING id", &[])
+                            .await?;
+                        let id: i64 = row.get(0);
+                        match how {
+                            1 => return Err("the printer API said no".into()),
+                            2 => {
+                                tx.batch_execute("SELECT pg_terminate_backend(pg_backend_pid())").await?;
+                            }
+                            3 => tokio::time::sleep(std::time::Duration::from_millis(300)).await,
+                            _ => {}
+                        }
+                        Ok(ticket(&format!("opened T-{id}")))
+                    })
+                }),
+            )
+            .await
+        }
+    };
+    let k = |id: &str| LedgerKey { tenant: "t".into(), action: "open_ticket".into(), operation_id: id.into() };
+    let first = open("op-pgtx-0001", 0).await;
+    assert!(text_of(&first).starts_with("opened T-"), "{first:?}");
+    assert_eq!(text_of(&open("op-pgtx-0001", 0).await), text_of(&first), "replayed");
+    assert_eq!(tickets().await, 1);
+    assert_eq!(store.get(&k("op-pgtx-0001")).await.unwrap().unwrap().record.state, RecordState::Succeeded);
+    for how in [1, 2] {
+        let id = format!("op-pgtx-000{}", how + 1);
+        let r = open(&id, how).await;
+        assert_eq!(ledger_status(&r).as_deref(), Some("rejected"), "{how}: {r:?}");
+        assert_eq!(r.meta.as_ref().unwrap()["dev.mcp-retry-policy/ledger"]["reason"], json!("rolled_back"));
+        assert_eq!(tickets().await, 1, "{how}: the handler's write was rolled back");
+        assert_eq!(store.get(&k(&id)).await.unwrap(), None, "{how}: and its claim: nothing to reconcile");
+    }
+    // Two first calls at once: the second's claim waits on the first's row, then replays it.
+    let (r1, r2) = tokio::join!(open("op-pgtx-0004", 3), async {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        open("op-pgtx-0004", 3).await
+    });
+    assert_eq!(text_of(&r1), text_of(&r2), "{r1:?} {r2:?}");
+    assert_eq!(tickets().await, 2, "one ticket for the two");
+    // A store made over a client (no config for transaction connections) refuses: nothing runs.
+    let (c, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let bare = Arc::new(PostgresLedgerStore::new(c).await.unwrap());
+    let ledger = OperationLedger::new(bare.clone());
+    let a = args(json!({ "title": "x", "operation_id": "op-pgtx-0005" }));
+    let r = with_idempotency_atomic(&ledger, &opts, Some("t"), &a, bare.transact(|_tx| panic!("must not run"))).await;
+    assert_eq!(r.meta.as_ref().unwrap()["dev.mcp-retry-policy/ledger"]["reason"], json!("store_unavailable"));
+}
+
+// ── A process killed inside its transaction (after its write, before the record) ───────────────────────────
+// The test binary runs itself as the child (`kill_child` below, selected by `--exact` and told what to do by
+// the environment); the parent kills it with SIGKILL once its handler has written, then looks at what is left.
+
+const KILL_CHILD: &str = "kill_child_runs_a_transaction_until_it_is_killed";
+
+#[tokio::test]
+async fn kill_child_runs_a_transaction_until_it_is_killed() {
+    // Only as the child of `killed_inside_its_transaction` (MRP_KILL_MARKER set); otherwise nothing to do.
+    let Ok(marker) = std::env::var("MRP_KILL_MARKER") else { return };
+    let marker = std::path::PathBuf::from(marker);
+    let a = args(json!({ "title": "doomed", "operation_id": "op-kill-0001" }));
+    let opts = IdempotencyOptions::new("open_ticket");
+    if let Ok(file) = std::env::var("MRP_KILL_SQLITE") {
+        let store = Arc::new(SqliteLedgerStore::open(&file).unwrap());
+        let ledger = OperationLedger::new(store.clone());
+        let m = marker.clone();
+        let _ = with_idempotency_atomic(
+            &ledger,
+            &opts,
+            Some("t"),
+            &a,
+            store.transact(move |tx| {
+                tx.execute("INSERT INTO tickets (title) VALUES ('doomed')", [])?;
+                std::fs::write(&m, "written").unwrap();
+                // Killed here: after the handler's write, before the record and the commit.
+                std::thread::sleep(std::time::Duration::from_secs(60));
+                Ok(ticket("never committed"))
+            }),
+        )
+        .await;
+    } else if let Ok(config) = std::env::var("MRP_KILL_PG") {
+        let store = Arc::new(PostgresLedgerStore::connect(&config).await.unwrap());
+        let ledger = OperationLedger::new(store.clone());
+        let m = marker.clone();
+        let _ = with_idempotency_atomic(
+            &ledger,
+            &opts,
+            Some("t"),
+            &a,
+            store.transact(move |tx| {
+                let m = m.clone();
+                Box::pin(async move {
+                    tx.execute("INSERT INTO tickets (title) VALUES ('doomed')", &[]).await?;
+                    std::fs::write(&m, "written").unwrap();
+                    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                    Ok(ticket("never committed"))
+                })
+            }),
+        )
+        .await;
+    }
+    panic!("the child was not killed in 60 s");
+}
+
+/// Runs the child with `env`, waits for its handler's write (the marker), kills it (SIGKILL).
+fn kill_child_after_its_write(env: (&str, &str)) {
+    let marker = temp("kill-marker").with_file_name("marker");
+    let _ = std::fs::remove_file(&marker);
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", KILL_CHILD, "--nocapture"])
+        .env("MRP_KILL_MARKER", &marker)
+        .env(env.0, env.1)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if marker.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(marker.exists(), "the child's handler wrote within 10 s");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(marker.parent().unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_killed_inside_its_sqlite_transaction_leaves_neither_the_write_nor_a_record() {
+    let path = temp("kill-sqlite");
+    let app = rusqlite::Connection::open(&path).unwrap();
+    app.execute_batch("CREATE TABLE tickets (id INTEGER PRIMARY KEY, title TEXT NOT NULL)").unwrap();
+    drop(SqliteLedgerStore::open(&path).unwrap());
+    kill_child_after_its_write(("MRP_KILL_SQLITE", path.to_str().unwrap()));
+    let tickets = || app.query_row("SELECT COUNT(*) FROM tickets", [], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(tickets(), 0, "the killed transaction's ticket is gone");
+    let store = Arc::new(SqliteLedgerStore::open(&path).unwrap());
+    let k = LedgerKey { tenant: "t".into(), action: "open_ticket".into(), operation_id: "op-kill-0001".into() };
+    assert_eq!(store.get(&k).await.unwrap(), None, "and so is its claim: nothing pending, nothing to reconcile");
+    // The next call with the id runs it, once.
+    let ledger = OperationLedger::new(store.clone());
+    let a = args(json!({ "title": "doomed", "operation_id": "op-kill-0001" }));
+    let opts = IdempotencyOptions::new("open_ticket");
+    for _ in 0..2 {
+        let r = with_idempotency_atomic(
+            &ledger,
+            &opts,
+            Some("t"),
+            &a,
+            store.transact(|tx| {
+                tx.execute("INSERT INTO tickets (title) VALUES ('doomed')", [])?;
+                Ok(ticket("opened after the crash"))
+            }),
+        )
+        .await;
+        assert_eq!(text_of(&r), "opened after the crash");
+    }
+    assert_eq!(tickets(), 1);
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// The same on Postgres (inside the Postgres test: its server, its `tickets` table).
+async fn postgres_killed_inside_its_transaction(store: &Arc<PostgresLedgerStore>, config: &str) {
+    let (app, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let before: i64 = app.query_one("SELECT COUNT(*) FROM tickets", &[]).await.unwrap().get(0);
+    let config_owned = config.to_string();
+    tokio::task::spawn_blocking(move || kill_child_after_its_write(("MRP_KILL_PG", &config_owned))).await.unwrap();
+    let k = LedgerKey { tenant: "t".into(), action: "open_ticket".into(), operation_id: "op-kill-0001".into() };
+    let after: i64 = app.query_one("SELECT COUNT(*) FROM tickets", &[]).await.unwrap().get(0);
+    assert_eq!(after, before, "the killed transaction's ticket is not there");
+    assert_eq!(store.get(&k).await.unwrap(), None, "nor its claim");
+    // The next call with the id runs it (its claim waits until the server has rolled the dead one back).
+    let ledger = OperationLedger::new(store.clone());
+    let a = args(json!({ "title": "doomed", "operation_id": "op-kill-0001" }));
+    let r = with_idempotency_atomic(
+        &ledger,
+        &IdempotencyOptions::new("open_ticket"),
+        Some("t"),
+        &a,
+        store.transact(|tx| {
+            Box::pin(async move {
+                tx.execute("INSERT INTO tickets (title) VALUES ('doomed')", &[]).await?;
+                Ok(ticket("opened after the crash"))
+            })
+        }),
+    )
+    .await;
+    assert_eq!(text_of(&r), "opened after the crash");
+    let after: i64 = app.query_one("SELECT COUNT(*) FROM tickets", &[]).await.unwrap().get(0);
+    assert_eq!(after, before + 1);
+}
+
+#[tokio::test]
+async fn a_finish_over_a_lost_claim_is_refused_and_told() {
+    let store = Arc::new(MemoryLedgerStore::new());
+    let events = Arc::new(Mutex::new(Vec::<LedgerEvent>::new()));
+    let ev = events.clone();
+    let ledger =
+        OperationLedger::new(store.clone()).with_clock(|| 1_000).on_event(move |e| ev.lock().unwrap().push(e.clone()));
+    let k = LedgerKey { tenant: "t".into(), action: "a".into(), operation_id: "op-late-0001".into() };
+    let mcp_retry_policy::rmcp::Begin::Execute(claimed) = ledger.begin(&k, "f").await.unwrap() else {
+        panic!("a claim")
+    };
+    // Another process took the key over (its reconcile said not done, and it claimed): version 2.
+    let theirs = Record { version: 2, ..claimed.clone() };
+    assert!(store.replace(&k, claimed.version, &theirs, None).await.unwrap());
+    assert!(!ledger.finish(&k, &claimed, RecordState::Succeeded, Some("{}")).await.unwrap());
+    assert_eq!(store.get(&k).await.unwrap().unwrap().record, theirs, "not written over");
+    let e = events.lock().unwrap().clone();
+    assert_eq!(e, [LedgerEvent::LateFinish { key: k, version: 1, state: RecordState::Succeeded }]);
+    assert_eq!(e[0].kind(), "late_finish");
 }

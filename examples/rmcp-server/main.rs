@@ -1,16 +1,19 @@
-//! An rmcp 3.11 server whose write tool is deduplicated by the operation ledger: a retried `create_ticket`
-//! with the same `operation_id` returns the first ticket instead of opening a second one.
+//! An rmcp 3.11 server whose write tools are deduplicated by the operation ledger: a retried `create_ticket`
+//! with the same `operation_id` returns the first ticket instead of opening a second one. `open_ticket` keeps
+//! its tickets in the ledger's own SQLite file and commits each with its ledger record in one transaction
+//! (`with_idempotency_atomic`); the ledger's reconcile hook looks a write whose outcome is not known up in that
+//! table.
 //!
 //! ```sh
 //! cargo run --example rmcp-server --features rmcp,sqlite -- --port 8080 --ledger /tmp/ledger.db
 //! ```
 //! Serves `http://127.0.0.1:PORT/mcp` (Streamable HTTP) until killed, or for `--seconds S`.
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use mcp_retry_policy::rmcp::{
-    status_call, status_tool, with_idempotency, IdempotencyOptions, OperationLedger, SqliteLedgerStore,
-    STATUS_TOOL_NAME,
+    status_call, status_tool, with_idempotency, with_idempotency_atomic, BoxError, IdempotencyOptions, OperationLedger,
+    ReconcileRequest, Reconciled, SqliteLedgerStore, STATUS_TOOL_NAME,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, ListToolsResult,
@@ -25,7 +28,38 @@ use serde_json::json;
 #[derive(Clone)]
 struct Desk {
     ledger: OperationLedger,
+    store: Arc<SqliteLedgerStore>,
     tickets: Arc<AtomicU64>,
+}
+
+const TICKETS: &str =
+    "CREATE TABLE IF NOT EXISTS tickets (id INTEGER PRIMARY KEY, operation_id TEXT NOT NULL UNIQUE, title TEXT NOT NULL)";
+
+fn opened(id: i64, title: &str) -> CallToolResult {
+    let mut r = CallToolResult::structured(json!({ "id": format!("T-{id}"), "title": title }));
+    r.content = vec![ContentBlock::text(format!("opened T-{id}"))];
+    r
+}
+
+/// The reconcile hook: asked about a write whose outcome is not known (its process died mid-run, or it ended
+/// `unknown`). A ticket row with its operation id proves it happened; no row proves nothing here (a write to a
+/// downstream API would ask that API), so the answer is then `unknown` and the write never runs again.
+fn reconcile_from(
+    db: Arc<Mutex<rusqlite::Connection>>,
+) -> impl Fn(ReconcileRequest) -> std::future::Ready<Result<Reconciled, BoxError>> {
+    move |asked: ReconcileRequest| {
+        let db = db.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let found = db.query_row(
+            "SELECT id, title FROM tickets WHERE operation_id = ?",
+            [asked.key.operation_id.as_str()],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+        );
+        std::future::ready(match found {
+            Ok((id, title)) => Ok(Reconciled::Succeeded(opened(id, &title))),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(Reconciled::Unknown),
+            Err(e) => Err(e.into()),
+        })
+    }
 }
 
 impl ServerHandler for Desk {
@@ -48,7 +82,12 @@ impl ServerHandler for Desk {
             "Open a ticket. Pass a fresh operation_id per intended ticket; a repeat with the same id returns the first ticket.",
             Arc::new(schema.as_object().cloned().unwrap_or_default()),
         );
-        Ok(ListToolsResult::with_all_items(vec![create, status_tool()]))
+        let open = Tool::new(
+            "open_ticket",
+            "Open a ticket, committed with its ledger record in one transaction. Pass a fresh operation_id per intended ticket.",
+            Arc::new(schema.as_object().cloned().unwrap_or_default()),
+        );
+        Ok(ListToolsResult::with_all_items(vec![create, open, status_tool()]))
     }
 
     async fn call_tool(
@@ -74,6 +113,17 @@ impl ServerHandler for Desk {
                 .await;
                 Ok(result.into())
             }
+            "open_ticket" => {
+                let opts = IdempotencyOptions::new("open_ticket");
+                let title = args.get("title").and_then(|t| t.as_str()).unwrap_or_default().to_string();
+                let id = args.get("operation_id").and_then(|t| t.as_str()).unwrap_or_default().to_string();
+                // The ticket row and the ledger's record commit together, or neither does.
+                let work = self.store.transact(|tx| {
+                    tx.execute("INSERT INTO tickets (operation_id, title) VALUES (?, ?)", [&id, &title])?;
+                    Ok(opened(tx.last_insert_rowid(), &title))
+                });
+                Ok(with_idempotency_atomic(&self.ledger, &opts, tenant, &args, work).await.into())
+            }
             STATUS_TOOL_NAME => Ok(status_call(&self.ledger, tenant, &args).await.into()),
             other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         }
@@ -87,8 +137,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = arg("--port").unwrap_or_else(|| "8080".into());
     let file =
         arg("--ledger").unwrap_or_else(|| std::env::temp_dir().join("rmcp-server-ledger.db").display().to_string());
-    let ledger = OperationLedger::new(Arc::new(SqliteLedgerStore::open(&file)?));
-    let desk = Desk { ledger, tickets: Arc::default() };
+    let store = Arc::new(SqliteLedgerStore::open(&file)?);
+    let app = rusqlite::Connection::open(&file)?;
+    app.execute_batch(TICKETS)?;
+    let ledger = OperationLedger::new(store.clone()).with_reconcile(reconcile_from(Arc::new(Mutex::new(app))));
+    let desk = Desk { ledger, store, tickets: Arc::default() };
     let service: StreamableHttpService<Desk, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(desk.clone()), Default::default(), StreamableHttpServerConfig::default());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;

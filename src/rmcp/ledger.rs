@@ -4,13 +4,15 @@
 //! RFC 8785 + SHA-256 ([`mod@crate::ledger::fingerprint`]), byte for byte the JS ledger's; the stores keep the JS
 //! stores' table, so both ledgers can share one database.
 //!
-//! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]). What this face
-//! does not do (yet), unlike the JS one: it has no reconcile hook. That is on the safe side: a claim whose lease
-//! ran out (its process died), and an `unknown` record, are answered `unknown` ([`Admission::Reconcile`]) and
-//! never executed again here; an operator's release (or the JS ledger's reconcile hook on the same table) lets
-//! the key run again.
+//! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]). When an outcome is
+//! not known — a claim whose lease ran out (its process died), or an `unknown` record ([`Admission::Reconcile`])
+//! — the ledger asks your reconcile hook ([`OperationLedger::with_reconcile`], the JS `reconcile` option) and
+//! records its answer with a version check; without a hook, or while the hook cannot tell, the record is
+//! answered `unknown` and never executed again. An operator's [`release`](OperationLedger::release) (module
+//! [`operators`](super::operators)) lets the key run again. A handler whose writes live in the ledger's own
+//! database can commit them with its record in one transaction ([`with_idempotency_atomic`](super::transaction::with_idempotency_atomic)).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -20,10 +22,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use ::rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
 
+use super::client::BoxError;
+use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 use crate::ledger::fingerprint::fingerprint;
 use crate::ledger::record::{
     admit, claim, finish, keep_alive_ms, lookup, renew, valid_operation_id, Admission, LedgerConfig, Lookup, Record,
-    RecordState,
+    RecordState, IN_PROGRESS_POLL_MS,
 };
 use crate::retry::LedgerStatus;
 use crate::vocab::LEDGER_META_KEY;
@@ -64,8 +68,9 @@ impl std::error::Error for StoreError {}
 /// store like Postgres can await its driver).
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
-/// The store contract (the JS stores' `get`/`insert`/`replace`/`purge`): `insert` and `replace` are atomic;
-/// `purge` never deletes an unresolved (`pending`, `unknown`) or `released` record.
+/// The store contract (the JS stores' `get`/`insert`/`replace`/`purge`/`unresolved`/`countUnresolved`):
+/// `insert` and `replace` are atomic; `purge` never deletes an unresolved (`pending`, `unknown`) or `released`
+/// record. The listings have a default that refuses (a store that cannot list: a [`StoreError`]).
 pub trait LedgerStore: Send + Sync {
     /// The row for `key`.
     fn get<'a>(&'a self, key: &'a LedgerKey) -> StoreFuture<'a, Option<StoredRecord>>;
@@ -82,6 +87,17 @@ pub trait LedgerStore: Send + Sync {
     ) -> StoreFuture<'a, bool>;
     /// Deletes the resolved records (`succeeded`, `failed`) that expired at or before `now_ms`.
     fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64>;
+    /// The unresolved records (`pending`, `unknown`) of the filter's tenant and action, ordered by
+    /// `created_ms` (then tenant, action, operation id), at most `filter.limit`.
+    fn unresolved<'a>(&'a self, filter: &'a UnresolvedFilter) -> StoreFuture<'a, Vec<UnresolvedRecord>> {
+        let _ = filter;
+        ready(Err(StoreError("this store cannot list unresolved records".into())))
+    }
+    /// How many unresolved records each (tenant, action) of the filter holds, ordered by tenant and action.
+    fn count_unresolved<'a>(&'a self, filter: &'a UnresolvedFilter) -> StoreFuture<'a, Vec<UnresolvedCount>> {
+        let _ = filter;
+        ready(Err(StoreError("this store cannot count unresolved records".into())))
+    }
 }
 
 /// In memory: for tests and single-process servers.
@@ -128,6 +144,25 @@ impl MemoryLedgerStore {
         rows.retain(|_, r| !purgeable(&r.record, now_ms));
         u64::try_from(before.saturating_sub(rows.len())).unwrap_or(u64::MAX)
     }
+
+    fn unresolved_now(&self, filter: &UnresolvedFilter) -> Vec<UnresolvedRecord> {
+        let rows = lock(&self.rows);
+        let mut out: Vec<UnresolvedRecord> = rows
+            .iter()
+            .filter(|(k, r)| r.record.state.is_unresolved() && filter.matches(k))
+            .map(|(k, r)| UnresolvedRecord { key: k.clone(), record: r.record.clone() })
+            .collect();
+        // The SQL stores' order: created, then the key.
+        out.sort_by(|x, y| {
+            (x.record.created_ms, &x.key.tenant, &x.key.action, &x.key.operation_id).cmp(&(
+                y.record.created_ms,
+                &y.key.tenant,
+                &y.key.action,
+                &y.key.operation_id,
+            ))
+        });
+        out
+    }
 }
 
 /// A future that is already done (the memory and SQLite stores answer at once).
@@ -157,6 +192,19 @@ impl LedgerStore for MemoryLedgerStore {
     fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64> {
         ready(Ok(self.purge_now(now_ms)))
     }
+
+    fn unresolved<'a>(&'a self, filter: &'a UnresolvedFilter) -> StoreFuture<'a, Vec<UnresolvedRecord>> {
+        let mut rows = self.unresolved_now(filter);
+        rows.truncate(usize::try_from(filter.limit).unwrap_or(usize::MAX));
+        ready(Ok(rows))
+    }
+
+    fn count_unresolved<'a>(&'a self, filter: &'a UnresolvedFilter) -> StoreFuture<'a, Vec<UnresolvedCount>> {
+        let mut rows: Vec<_> =
+            self.unresolved_now(filter).into_iter().map(|u| (u.key.tenant, u.key.action, u.record.state, 1)).collect();
+        rows.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
+        ready(Ok(fold_counts(rows)))
+    }
 }
 
 /// A millisecond count or a version as the SQL stores keep it (a signed 64-bit integer, as the JS stores write
@@ -179,6 +227,109 @@ pub fn purgeable(record: &Record, now_ms: u64) -> bool {
 
 type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
+/// What the reconcile hook is asked about: a record whose outcome is not known (a `pending` claim whose lease
+/// ran out, or `unknown`), with its key and whatever result text the row holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReconcileRequest {
+    /// Where it lives (tenant, action, operation id).
+    pub key: LedgerKey,
+    /// The stored record (`pending` past its lease, or `unknown`).
+    pub record: Record,
+    /// The stored result text, if any.
+    pub result: Option<String>,
+}
+
+/// The reconcile hook's answer (the JS hook's `{ status, result? }`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reconciled {
+    /// It took effect: this result is recorded (`succeeded`) and replayed from now on.
+    Succeeded(CallToolResult),
+    /// It ran and failed: this error result is recorded (`failed`) and replayed from now on.
+    Failed(CallToolResult),
+    /// It provably did not happen and cannot happen any more: nothing is recorded, and the call that asked
+    /// claims the key and executes it (the only way an unresolved record runs again, besides an operator's
+    /// release).
+    NotDone,
+    /// The hook cannot tell (yet): the record stays as it is, answered `unknown`.
+    Unknown,
+}
+
+/// What a reconcile hook returns: a boxed future (so that the hook can be a trait object).
+pub type ReconcileFuture<'a> = Pin<Box<dyn Future<Output = Result<Reconciled, BoxError>> + Send + 'a>>;
+
+/// The reconcile hook ([`OperationLedger::with_reconcile`]): asked when an outcome is not known. An `Err` is
+/// told to the event observer (`reconcile_error`) and counts as [`Reconciled::Unknown`]. A closure
+/// `Fn(ReconcileRequest) -> impl Future<Output = Result<Reconciled, BoxError>>` is one.
+pub trait Reconcile: Send + Sync {
+    /// Finds out what happened to `asked`'s operation.
+    fn reconcile<'a>(&'a self, asked: &'a ReconcileRequest) -> ReconcileFuture<'a>;
+}
+
+impl<F, Fut> Reconcile for F
+where
+    F: Fn(ReconcileRequest) -> Fut + Send + Sync,
+    Fut: Future<Output = Result<Reconciled, BoxError>> + Send + 'static,
+{
+    fn reconcile<'a>(&'a self, asked: &'a ReconcileRequest) -> ReconcileFuture<'a> {
+        Box::pin(self(asked.clone()))
+    }
+}
+
+/// What operators must know (the JS `onEvent` events this face has), told to [`OperationLedger::on_event`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LedgerEvent {
+    /// The reconcile hook failed (`Err`): answered as if it said `unknown`.
+    ReconcileError {
+        /// The key asked about.
+        key: LedgerKey,
+        /// The hook's error, as text.
+        error: String,
+    },
+    /// A finish found its claim no longer the record's (its lease was lost and the record changed hands):
+    /// the outcome was not recorded.
+    LateFinish {
+        /// The key.
+        key: LedgerKey,
+        /// The claim's version.
+        version: u64,
+        /// The state that was not recorded.
+        state: RecordState,
+    },
+    /// The store failed during `during`: `begin` (the admission: a read or the claim), `finish`, `status`,
+    /// `transaction` (before the handler ran) or `commit` (no answer: it may have committed).
+    StoreError {
+        /// The step.
+        during: &'static str,
+        /// The key, if one.
+        key: Option<LedgerKey>,
+        /// The store's error, as text.
+        error: String,
+    },
+    /// A handler failed inside its transaction (`during`: `transaction`): everything was rolled back.
+    HandlerError {
+        /// The step.
+        during: &'static str,
+        /// The key.
+        key: LedgerKey,
+        /// The handler's error, as text.
+        error: String,
+    },
+}
+
+impl LedgerEvent {
+    /// The JS event's `type`: `reconcile_error`, `late_finish`, `store_error`, `handler_error`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LedgerEvent::ReconcileError { .. } => "reconcile_error",
+            LedgerEvent::LateFinish { .. } => "late_finish",
+            LedgerEvent::StoreError { .. } => "store_error",
+            LedgerEvent::HandlerError { .. } => "handler_error",
+        }
+    }
+}
+
+type Observer = Arc<dyn Fn(&LedgerEvent) + Send + Sync>;
+
 /// The operation ledger over a store.
 #[derive(Clone)]
 pub struct OperationLedger {
@@ -186,6 +337,10 @@ pub struct OperationLedger {
     config: LedgerConfig,
     now: Clock,
     actions: Arc<Mutex<Vec<String>>>,
+    reconcile: Option<Arc<dyn Reconcile>>,
+    observer: Option<Observer>,
+    // The claims this process holds now (`hold`): the in-process guard — never reconciled here.
+    live: Arc<Mutex<HashSet<LedgerKey>>>,
 }
 
 /// What the ledger made of a write ([`OperationLedger::begin`]).
@@ -193,7 +348,7 @@ pub struct OperationLedger {
 pub enum Begin {
     /// Run it: this claim is yours; [`OperationLedger::finish`] with it.
     Execute(Record),
-    /// Its first outcome, to return again.
+    /// Its first outcome, to return again (or the one the reconcile hook found).
     Replay {
         /// How it ended.
         state: RecordState,
@@ -207,18 +362,67 @@ pub enum Begin {
     },
     /// The id was used with other input.
     Conflict,
-    /// Its outcome is not known (an `unknown` record, or a claim whose lease ran out): never run again here.
+    /// Its outcome is not known (an `unknown` record, or a claim whose lease ran out) and the reconcile hook
+    /// (if any) could not tell: never run again here.
     Unknown,
+}
+
+/// One look at a key ([`OperationLedger::look`]).
+pub(crate) enum Look {
+    /// An answer that does not execute here.
+    Answer(Begin),
+    /// Execute: the claim (`mode` claim: already written; atomic: to write, over `expected`).
+    Claim { claim: Record, expected: Option<u64> },
+    /// The record changed between the read and the write: look again.
+    Raced,
+}
+
+/// What the reconcile hook's answer became.
+enum Found {
+    Resolved(RecordState, Option<String>),
+    NotDone,
+    Unknown,
+    Raced,
 }
 
 fn wall_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// Removes a key from the live claims when its hold ends (or is dropped).
+struct LiveGuard<'a> {
+    live: &'a Mutex<HashSet<LedgerKey>>,
+    key: &'a LedgerKey,
+    listed: bool,
+}
+
+impl LiveGuard<'_> {
+    fn unlist(&mut self) {
+        if self.listed {
+            lock(self.live).remove(self.key);
+            self.listed = false;
+        }
+    }
+}
+
+impl Drop for LiveGuard<'_> {
+    fn drop(&mut self) {
+        self.unlist();
+    }
+}
+
 impl OperationLedger {
-    /// A ledger over `store` with the core's default TTL (24 h) and lease (60 s).
+    /// A ledger over `store` with the core's default TTL (24 h) and lease (60 s), no reconcile hook.
     pub fn new(store: Arc<dyn LedgerStore>) -> Self {
-        OperationLedger { store, config: LedgerConfig::default(), now: Arc::new(wall_ms), actions: Arc::default() }
+        OperationLedger {
+            store,
+            config: LedgerConfig::default(),
+            now: Arc::new(wall_ms),
+            actions: Arc::default(),
+            reconcile: None,
+            observer: None,
+            live: Arc::default(),
+        }
     }
 
     /// Other settings ([`LedgerConfig::new`] validates them).
@@ -233,43 +437,130 @@ impl OperationLedger {
         self
     }
 
+    /// The reconcile hook (the JS `reconcile` option): asked when an outcome is not known — a claim whose
+    /// lease ran out (its run's renewals stopped), or an `unknown` record — by a call of the same key
+    /// ([`begin`](Self::begin)) and by the status lookup ([`status`](Self::status)); never while this process
+    /// holds a live claim on the key. Its answer is recorded with a version check (the record changed
+    /// meanwhile → look again): [`Reconciled::Succeeded`] / [`Reconciled::Failed`] are recorded and replayed,
+    /// [`Reconciled::NotDone`] lets the asking call execute, [`Reconciled::Unknown`] (or an `Err`) changes
+    /// nothing.
+    pub fn with_reconcile(mut self, hook: impl Reconcile + 'static) -> Self {
+        self.reconcile = Some(Arc::new(hook));
+        self
+    }
+
+    /// An observer of what operators must know ([`LedgerEvent`]; the JS `onEvent`).
+    pub fn on_event(mut self, observer: impl Fn(&LedgerEvent) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Arc::new(observer));
+        self
+    }
+
     /// The store.
     pub fn store(&self) -> &Arc<dyn LedgerStore> {
         &self.store
     }
 
-    /// Admits a write with input `fingerprint` (the core's `admit`, then `claim` on `execute`).
+    /// The settings.
+    pub fn config(&self) -> &LedgerConfig {
+        &self.config
+    }
+
+    /// The ledger's clock, now.
+    pub fn now_ms(&self) -> u64 {
+        (self.now)()
+    }
+
+    pub(crate) fn emit(&self, event: LedgerEvent) {
+        if let Some(o) = &self.observer {
+            o(&event);
+        }
+    }
+
+    /// A live claim of this process on `key` (its record pending): in progress, never reconciled.
+    fn held(&self, key: &LedgerKey, record: &Record) -> Option<u64> {
+        (record.state == RecordState::Pending && lock(&self.live).contains(key))
+            .then(|| IN_PROGRESS_POLL_MS.min(keep_alive_ms(&self.config)))
+    }
+
+    /// Admits a write with input `fingerprint` (the core's `admit`, then `claim` on `execute`; the reconcile
+    /// hook on `reconcile`).
     pub async fn begin(&self, key: &LedgerKey, fingerprint: &str) -> Result<Begin, StoreError> {
         for _ in 0..4 {
-            let now = (self.now)();
-            let stored = self.store.get(key).await?;
-            match admit(stored.as_ref().map(|s| &s.record), fingerprint, now) {
-                Admission::Execute => {
-                    let previous = stored.as_ref().map(|s| &s.record);
-                    let claimed = claim(previous, fingerprint, now, &self.config);
-                    let won = match previous {
-                        None => self.store.insert(key, &claimed).await?,
-                        Some(p) => self.store.replace(key, p.version, &claimed, None).await?,
-                    };
-                    if won {
-                        return Ok(Begin::Execute(claimed));
-                    }
-                    // Another request claimed it first: look again.
-                }
-                Admission::Replay => {
-                    let (state, result) = stored.map_or((RecordState::Unknown, None), |s| (s.record.state, s.result));
-                    return Ok(Begin::Replay { state, result });
-                }
-                Admission::InProgress { retry_after_ms } => return Ok(Begin::InProgress { retry_after_ms }),
-                Admission::Conflict => return Ok(Begin::Conflict),
-                Admission::Reconcile => return Ok(Begin::Unknown),
+            match self.look(key, fingerprint, false).await? {
+                Look::Answer(b) => return Ok(b),
+                Look::Claim { claim, .. } => return Ok(Begin::Execute(claim)),
+                // Another request claimed it first, or the record changed while the hook was asked: look again.
+                Look::Raced => {}
             }
         }
-        Ok(Begin::InProgress { retry_after_ms: crate::ledger::record::IN_PROGRESS_POLL_MS })
+        Ok(Begin::InProgress { retry_after_ms: IN_PROGRESS_POLL_MS })
+    }
+
+    /// One look at `key`: `atomic` leaves the claim to the store's transaction (it is not written here).
+    pub(crate) async fn look(&self, key: &LedgerKey, fingerprint: &str, atomic: bool) -> Result<Look, StoreError> {
+        let now = (self.now)();
+        let stored = self.store.get(key).await?;
+        let admission = admit(stored.as_ref().map(|s| &s.record), fingerprint, now);
+        let previous = match (admission, stored) {
+            (Admission::Execute, stored) => stored.map(|s| s.record),
+            (Admission::Replay, Some(s)) => {
+                return Ok(Look::Answer(Begin::Replay { state: s.record.state, result: s.result }))
+            }
+            (Admission::InProgress { retry_after_ms }, _) => {
+                return Ok(Look::Answer(Begin::InProgress { retry_after_ms }))
+            }
+            (Admission::Conflict, _) => return Ok(Look::Answer(Begin::Conflict)),
+            (Admission::Reconcile, Some(s)) => {
+                if let Some(retry_after_ms) = self.held(key, &s.record) {
+                    return Ok(Look::Answer(Begin::InProgress { retry_after_ms }));
+                }
+                match self.reconcile_stored(key, &s, now).await? {
+                    Found::Raced => return Ok(Look::Raced),
+                    Found::Resolved(state, result) => return Ok(Look::Answer(Begin::Replay { state, result })),
+                    Found::Unknown => return Ok(Look::Answer(Begin::Unknown)),
+                    // The hook says it did not happen: claim it over the unresolved record (its version checked).
+                    Found::NotDone => Some(s.record),
+                }
+            }
+            // Replay or reconcile with no row: the admission is the core's on a record; cannot happen.
+            (Admission::Replay | Admission::Reconcile, None) => return Ok(Look::Answer(Begin::Unknown)),
+        };
+        let claimed = claim(previous.as_ref(), fingerprint, now, &self.config);
+        if atomic {
+            return Ok(Look::Claim { claim: claimed, expected: previous.map(|p| p.version) });
+        }
+        let won = match &previous {
+            None => self.store.insert(key, &claimed).await?,
+            Some(p) => self.store.replace(key, p.version, &claimed, None).await?,
+        };
+        Ok(if won { Look::Claim { claim: claimed, expected: previous.map(|p| p.version) } } else { Look::Raced })
+    }
+
+    /// Asks the reconcile hook about a stored record whose outcome is not known, and records what it found
+    /// out (a resolved answer: over the version it was asked about, or `Raced`).
+    async fn reconcile_stored(&self, key: &LedgerKey, stored: &StoredRecord, now: u64) -> Result<Found, StoreError> {
+        let Some(hook) = &self.reconcile else { return Ok(Found::Unknown) };
+        let asked = ReconcileRequest { key: key.clone(), record: stored.record.clone(), result: stored.result.clone() };
+        let (state, result) = match hook.reconcile(&asked).await {
+            Err(e) => {
+                self.emit(LedgerEvent::ReconcileError { key: key.clone(), error: e.to_string() });
+                return Ok(Found::Unknown);
+            }
+            Ok(Reconciled::Unknown) => return Ok(Found::Unknown),
+            Ok(Reconciled::NotDone) => return Ok(Found::NotDone),
+            Ok(Reconciled::Succeeded(r)) => (RecordState::Succeeded, r),
+            Ok(Reconciled::Failed(r)) => (RecordState::Failed, r),
+        };
+        let done = finish(&stored.record, state, now, &self.config);
+        let text = serde_json::to_string(&result).ok();
+        if !self.store.replace(key, stored.record.version, &done, text.as_deref()).await? {
+            return Ok(Found::Raced);
+        }
+        Ok(Found::Resolved(state, text))
     }
 
     /// Records how an executed write ended (the core's `finish`); `false` when the claim was lost (another
-    /// claim replaced it: this run's outcome is not written over it).
+    /// claim replaced it: this run's outcome is not written over it; told as [`LedgerEvent::LateFinish`]).
     pub async fn finish(
         &self,
         key: &LedgerKey,
@@ -278,30 +569,54 @@ impl OperationLedger {
         result: Option<&str>,
     ) -> Result<bool, StoreError> {
         let done = finish(claimed, state, (self.now)(), &self.config);
-        self.store.replace(key, claimed.version, &done, result).await
+        let ok = self.store.replace(key, claimed.version, &done, result).await?;
+        if !ok {
+            self.emit(LedgerEvent::LateFinish { key: key.clone(), version: claimed.version, state });
+        }
+        Ok(ok)
     }
 
-    /// What the ledger knows about `key`, read-only (the core's `lookup`): the status tool's answer.
+    /// What the ledger knows about `key`, read-only (the core's `lookup`; nothing is claimed or executed):
+    /// the status tool's answer — `(status, result, retry_after_ms)`. An outcome not known is asked of the
+    /// reconcile hook (its resolved answer is recorded; `not_done` is answered, nothing recorded); without
+    /// one, or while it cannot tell, `unknown`.
     pub async fn status(&self, key: &LedgerKey) -> Result<(&'static str, Option<String>, Option<u64>), StoreError> {
-        let stored = self.store.get(key).await?;
-        let l = lookup(stored.as_ref().map(|s| &s.record), (self.now)());
-        Ok(match l {
-            Lookup::Resolved(_) => (l.as_str(), stored.and_then(|s| s.result), None),
-            Lookup::InProgress { retry_after_ms } => ("in_progress", None, Some(retry_after_ms)),
-            Lookup::NotFound | Lookup::NotDone => (l.as_str(), None, None),
-            // Not reconciled here: unknown.
-            Lookup::Reconcile => ("unknown", None, None),
-        })
+        for _ in 0..4 {
+            let now = (self.now)();
+            let stored = self.store.get(key).await?;
+            let l = lookup(stored.as_ref().map(|s| &s.record), now);
+            return Ok(match (l, stored) {
+                (Lookup::Resolved(_), stored) => (l.as_str(), stored.and_then(|s| s.result), None),
+                (Lookup::InProgress { retry_after_ms }, _) => ("in_progress", None, Some(retry_after_ms)),
+                (Lookup::NotFound | Lookup::NotDone, _) => (l.as_str(), None, None),
+                (Lookup::Reconcile, None) => ("unknown", None, None),
+                (Lookup::Reconcile, Some(s)) => {
+                    if let Some(ms) = self.held(key, &s.record) {
+                        return Ok(("in_progress", None, Some(ms)));
+                    }
+                    match self.reconcile_stored(key, &s, now).await? {
+                        Found::Raced => continue,
+                        Found::Resolved(state, result) => (state.as_str(), result, None),
+                        Found::NotDone => ("not_done", None, None),
+                        Found::Unknown => ("unknown", None, None),
+                    }
+                }
+            });
+        }
+        Ok(("in_progress", None, Some(IN_PROGRESS_POLL_MS)))
     }
 
     /// Runs `work` while keeping `claimed` alive: its lease is renewed every third of it (the core's
     /// [`keep_alive_ms`] and [`renew`], each a compare-and-set on the version), so that no other process — a
-    /// JS ledger's reconcile hook on the same table included — takes the key over while the handler runs.
+    /// JS ledger's reconcile hook on the same table included — takes the key over while the handler runs; and
+    /// this ledger never asks its own reconcile hook about the key meanwhile (a live claim of this process).
     /// Returns the work's output and the claim to finish with (the last renewal). A renewal that finds the
     /// version changed stops renewing: the claim was lost, and [`OperationLedger::finish`] then refuses to
     /// write over the new owner's record. (The handler is not cancelled: dropping it mid-write would be worse.)
     pub async fn hold<T>(&self, key: &LedgerKey, claimed: Record, work: impl Future<Output = T>) -> (T, Record) {
         let every = std::time::Duration::from_millis(keep_alive_ms(&self.config));
+        lock(&self.live).insert(key.clone());
+        let mut guard = LiveGuard { live: &self.live, key, listed: true };
         let mut current = claimed;
         let mut kept = true;
         let mut work = std::pin::pin!(work);
@@ -311,11 +626,15 @@ impl OperationLedger {
                 () = tokio::time::sleep(every), if kept => {
                     let Some(next) = renew(&current, (self.now)(), &self.config) else {
                         kept = false;
+                        guard.unlist();
                         continue;
                     };
                     match self.store.replace(key, current.version, &next, None).await {
                         Ok(true) => current = next,
-                        Ok(false) => kept = false,
+                        Ok(false) => {
+                            kept = false;
+                            guard.unlist();
+                        }
                         // A store that failed once may answer the next time; the lease still holds until then.
                         Err(_) => {}
                     }
@@ -380,7 +699,12 @@ impl IdempotencyOptions {
 #[derive(Clone, Debug)]
 pub struct OutcomeUnknown(pub String);
 
-fn reply(status: &str, operation_id: Option<&str>, text: String, extra: Map<String, Value>) -> CallToolResult {
+pub(crate) fn reply(
+    status: &str,
+    operation_id: Option<&str>,
+    text: String,
+    extra: Map<String, Value>,
+) -> CallToolResult {
     let mut body = Map::new();
     body.insert("status".into(), json!(status));
     if let Some(id) = operation_id {
@@ -405,7 +729,7 @@ fn rejected(reason: &str, operation_id: Option<&str>, text: String) -> CallToolR
     reply(LedgerStatus::Rejected.as_str(), operation_id, text, one("reason", json!(reason)))
 }
 
-fn unknown_reply(operation_id: &str, arg: &str, why: Option<&str>) -> CallToolResult {
+pub(crate) fn unknown_reply(operation_id: &str, arg: &str, why: Option<&str>) -> CallToolResult {
     let why = why.filter(|w| !w.is_empty()).map(|w| format!(" ({w})")).unwrap_or_default();
     reply(
         LedgerStatus::Unknown.as_str(),
@@ -417,7 +741,7 @@ fn unknown_reply(operation_id: &str, arg: &str, why: Option<&str>) -> CallToolRe
     )
 }
 
-fn store_down(operation_id: &str, arg: &str) -> CallToolResult {
+pub(crate) fn store_down(operation_id: &str, arg: &str) -> CallToolResult {
     reply(
         LedgerStatus::Unknown.as_str(),
         Some(operation_id),
@@ -441,12 +765,71 @@ fn replayed(text: Option<&str>, state: RecordState, operation_id: &str) -> CallT
     })
 }
 
+/// The checks before any claim (operation id, tenant, fingerprint): the key and the input's fingerprint, or
+/// the `rejected` answer.
+pub(crate) fn prepared(
+    ledger: &OperationLedger,
+    options: &IdempotencyOptions,
+    tenant: Option<&str>,
+    arguments: &JsonObject,
+) -> Result<(LedgerKey, String), CallToolResult> {
+    let arg = options.operation_id_argument.as_str();
+    ledger.add_action(&options.action);
+    let Some(operation_id) = arguments.get(arg).and_then(Value::as_str).filter(|id| valid_operation_id(id)) else {
+        return Err(rejected(
+            "invalid_operation_id",
+            None,
+            format!("{arg} must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works); nothing was done."),
+        ));
+    };
+    let Some(tenant) = tenant.filter(|t| !t.is_empty()) else {
+        return Err(rejected(
+            "unauthenticated",
+            Some(operation_id),
+            "This request has no authenticated tenant; nothing was done.".into(),
+        ));
+    };
+    let key = LedgerKey { tenant: tenant.into(), action: options.action.clone(), operation_id: operation_id.into() };
+    let mut input = arguments.clone();
+    input.remove(arg);
+    match serde_json::to_string(&input).ok().map(|t| fingerprint(&t)) {
+        Some(Ok(p)) => Ok((key, p)),
+        _ => Err(rejected(
+            "invalid_input",
+            Some(operation_id),
+            "The input cannot be fingerprinted; nothing was done.".into(),
+        )),
+    }
+}
+
+/// The answer for an admission that does not execute here (a replay, a conflict, …); `None` for `Execute`.
+pub(crate) fn answer_begin(begin: Begin, operation_id: &str, arg: &str) -> Option<CallToolResult> {
+    Some(match begin {
+        Begin::Execute(_) => return None,
+        Begin::Replay { state, result } => replayed(result.as_deref(), state, operation_id),
+        Begin::Conflict => reply(
+            LedgerStatus::Conflict.as_str(),
+            Some(operation_id),
+            format!("{arg} {operation_id} was already used for a different request; nothing was done. Use a new {arg} for a new request."),
+            Map::new(),
+        ),
+        Begin::InProgress { retry_after_ms } => reply(
+            LedgerStatus::InProgress.as_str(),
+            Some(operation_id),
+            format!("This operation ({arg} {operation_id}) is still running. Check back with the same {arg}; do not use a new one."),
+            one("retryAfterMs", json!(retry_after_ms)),
+        ),
+        Begin::Unknown => unknown_reply(operation_id, arg, None),
+    })
+}
+
 /// Runs `handler` behind `ledger` for one `tools/call`: a replayed write (same tenant, action, operation id and
 /// input) returns its first outcome instead of running again. `tenant` is the authenticated principal (from
 /// the request's authentication, never the arguments); `arguments` the call's. The checks before any claim
 /// (operation id, tenant, fingerprint) answer `rejected`; the ledger's own answers carry
 /// `_meta["dev.mcp-retry-policy/ledger"]` as the JS ledger's do, which [`RetryClient`](super::RetryClient) and
-/// `withRetry` read.
+/// `withRetry` read. An unresolved record is asked of the ledger's reconcile hook; it runs again only when
+/// the hook answers [`Reconciled::NotDone`].
 pub async fn with_idempotency<F, Fut>(
     ledger: &OperationLedger,
     options: &IdempotencyOptions,
@@ -459,55 +842,20 @@ where
     Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
 {
     let arg = options.operation_id_argument.as_str();
-    ledger.add_action(&options.action);
-    let Some(operation_id) = arguments.get(arg).and_then(Value::as_str).filter(|id| valid_operation_id(id)) else {
-        return rejected(
-            "invalid_operation_id",
-            None,
-            format!("{arg} must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works); nothing was done."),
-        );
+    let (key, print) = match prepared(ledger, options, tenant, arguments) {
+        Ok(p) => p,
+        Err(refused) => return refused,
     };
-    let Some(tenant) = tenant.filter(|t| !t.is_empty()) else {
-        return rejected(
-            "unauthenticated",
-            Some(operation_id),
-            "This request has no authenticated tenant; nothing was done.".into(),
-        );
-    };
-    let key = LedgerKey { tenant: tenant.into(), action: options.action.clone(), operation_id: operation_id.into() };
-    let mut input = arguments.clone();
-    input.remove(arg);
-    let print = match serde_json::to_string(&input).ok().map(|t| fingerprint(&t)) {
-        Some(Ok(p)) => p,
-        _ => {
-            return rejected(
-                "invalid_input",
-                Some(operation_id),
-                "The input cannot be fingerprinted; nothing was done.".into(),
-            )
-        }
-    };
+    let operation_id = key.operation_id.as_str();
     let claimed = match ledger.begin(&key, &print).await {
-        Err(_) => return store_down(operation_id, arg),
+        Err(e) => {
+            ledger.emit(LedgerEvent::StoreError { during: "begin", key: Some(key.clone()), error: e.to_string() });
+            return store_down(operation_id, arg);
+        }
         Ok(Begin::Execute(claimed)) => claimed,
-        Ok(Begin::Replay { state, result }) => return replayed(result.as_deref(), state, operation_id),
-        Ok(Begin::Conflict) => {
-            return reply(
-                LedgerStatus::Conflict.as_str(),
-                Some(operation_id),
-                format!("{arg} {operation_id} was already used for a different request; nothing was done. Use a new {arg} for a new request."),
-                Map::new(),
-            )
+        Ok(other) => {
+            return answer_begin(other, operation_id, arg).unwrap_or_else(|| unknown_reply(operation_id, arg, None))
         }
-        Ok(Begin::InProgress { retry_after_ms }) => {
-            return reply(
-                LedgerStatus::InProgress.as_str(),
-                Some(operation_id),
-                format!("This operation ({arg} {operation_id}) is still running. Check back with the same {arg}; do not use a new one."),
-                one("retryAfterMs", json!(retry_after_ms)),
-            )
-        }
-        Ok(Begin::Unknown) => return unknown_reply(operation_id, arg, None),
     };
     let (ran, claimed) = ledger.hold(&key, claimed, handler()).await;
     let (state, result) = match ran {
@@ -515,9 +863,11 @@ where
         Err(OutcomeUnknown(why)) => (RecordState::Unknown, unknown_reply(operation_id, arg, Some(&why))),
     };
     let text = if state == RecordState::Unknown { None } else { serde_json::to_string(&result).ok() };
-    // A failed or lost finish leaves the record pending: after its lease it is answered unknown. The caller
-    // still gets the truth now.
-    let _ = ledger.finish(&key, &claimed, state, text.as_deref()).await;
+    // A failed or lost finish leaves the record pending: after its lease it is reconciled (or answered
+    // unknown). The caller still gets the truth now.
+    if let Err(e) = ledger.finish(&key, &claimed, state, text.as_deref()).await {
+        ledger.emit(LedgerEvent::StoreError { during: "finish", key: Some(key.clone()), error: e.to_string() });
+    }
     result
 }
 
@@ -581,8 +931,13 @@ pub async fn status_call(ledger: &OperationLedger, tenant: Option<&str>, argumen
             ledger.status(&key).await.map(|s| (action, s))
         }
     };
-    let Ok((action, (status, result, retry_after_ms))) = answer else {
-        return store_down(operation_id, "operation_id");
+    let (action, (status, result, retry_after_ms)) = match answer {
+        Ok(a) => a,
+        Err(e) => {
+            let key = LedgerKey { tenant: tenant.into(), action: asked.into(), operation_id: operation_id.into() };
+            ledger.emit(LedgerEvent::StoreError { during: "status", key: Some(key), error: e.to_string() });
+            return store_down(operation_id, "operation_id");
+        }
     };
     let mut sc = Map::new();
     sc.insert("status".into(), json!(status));

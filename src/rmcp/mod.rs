@@ -43,19 +43,24 @@ pub mod client;
 pub mod journal;
 pub mod ledger;
 pub mod message;
+pub mod operators;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod transaction;
 
 pub use client::{new_operation_id, AttemptRecord, BoxError, CallError, CallOutcome, RetryClient, RetryOptions};
 pub use journal::{FileJournal, Journal, JournalEntry, JournalError, MemoryJournal};
 pub use ledger::{
-    status_call, status_tool, with_idempotency, Begin, IdempotencyOptions, LedgerKey, LedgerStore, MemoryLedgerStore,
-    OperationLedger, OutcomeUnknown, StoreError, StoreFuture, StoredRecord, STATUS_TOOL_NAME,
+    status_call, status_tool, with_idempotency, Begin, IdempotencyOptions, LedgerEvent, LedgerKey, LedgerStore,
+    MemoryLedgerStore, OperationLedger, OutcomeUnknown, Reconcile, ReconcileFuture, ReconcileRequest, Reconciled,
+    StoreError, StoreFuture, StoredRecord, STATUS_TOOL_NAME,
 };
 pub use message::{message_for, MessageParts};
+pub use operators::{OperatorError, Released, ReleasedAll, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresLedgerStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteLedgerStore;
+pub use transaction::{with_idempotency_atomic, Atomic, Transact, TxFailure, TxFuture, TxPlan};

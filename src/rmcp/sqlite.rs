@@ -3,15 +3,22 @@
 //! UNIQUE (tenant, action, operation_id) constraint makes a claim atomic across processes; the version column
 //! makes every update a compare-and-set. WAL mode, `synchronous=FULL` (every committed claim and finish
 //! survives a power cut), as the JS store's default durability.
+//!
+//! [`SqliteLedgerStore::transact`] runs a handler's own writes and the ledger's record in one `BEGIN IMMEDIATE`
+//! transaction on the store's connection ([`with_idempotency_atomic`](super::transaction::with_idempotency_atomic)).
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+use ::rmcp::model::CallToolResult;
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::client::BoxError;
 use super::ledger::{
     ready, sql_int as int, sql_uint as uint, LedgerKey, LedgerStore, StoreError, StoreFuture, StoredRecord,
 };
+use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
+use super::transaction::{Transact, TxFailure, TxFuture, TxPlan};
 use crate::ledger::record::{Record, RecordState};
 
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS mcp_operation_ledger (
@@ -30,6 +37,13 @@ const UPDATE: &str =
   version = ?, result = ? WHERE tenant = ? AND action = ? AND operation_id = ? AND version = ?";
 const SELECT: &str = "SELECT state, fingerprint, lease_until_ms, created_ms, expires_ms, version, result FROM mcp_operation_ledger WHERE tenant = ? AND action = ? AND operation_id = ?";
 const PURGE: &str = "DELETE FROM mcp_operation_ledger WHERE state IN ('succeeded', 'failed') AND expires_ms <= ?";
+// The JS `ledgerSql`'s listings: an optional tenant and action (each given twice: NULL for any).
+const FILTER: &str = "(CAST(? AS TEXT) IS NULL OR tenant = ?) AND (CAST(? AS TEXT) IS NULL OR action = ?)";
+const UNRESOLVED: &str = "SELECT tenant, action, operation_id, state, fingerprint, lease_until_ms, created_ms, expires_ms, version FROM mcp_operation_ledger WHERE state IN ('pending', 'unknown') AND ";
+const UNRESOLVED_ORDER: &str = " ORDER BY created_ms, tenant, action, operation_id LIMIT ?";
+const COUNT_UNRESOLVED: &str =
+    "SELECT tenant, action, state, COUNT(*) AS n FROM mcp_operation_ledger WHERE state IN ('pending', 'unknown') AND ";
+const COUNT_ORDER: &str = " GROUP BY tenant, action, state ORDER BY tenant, action, state";
 
 /// The SQLite ledger store.
 pub struct SqliteLedgerStore {
@@ -61,6 +75,79 @@ impl SqliteLedgerStore {
     }
 }
 
+fn parse_state(state: &str) -> Result<RecordState, StoreError> {
+    state.parse().map_err(|()| StoreError(format!("a row with an unknown state {state:?}")))
+}
+
+/// A record from its columns (the integers: lease, created, expires, version).
+fn record_of(
+    state: &str,
+    fingerprint: String,
+    [lease, created, expires, version]: [i64; 4],
+) -> Result<Record, StoreError> {
+    let state: RecordState =
+        state.parse().map_err(|()| StoreError(format!("a row with an unknown state {state:?}")))?;
+    Ok(Record {
+        state,
+        fingerprint,
+        lease_until_ms: uint(lease),
+        created_ms: uint(created),
+        expires_ms: uint(expires),
+        version: uint(version),
+    })
+}
+
+fn insert_on(db: &Connection, key: &LedgerKey, r: &Record) -> Result<bool, rusqlite::Error> {
+    let n = db.execute(
+        INSERT,
+        params![
+            key.tenant,
+            key.action,
+            key.operation_id,
+            r.state.as_str(),
+            r.fingerprint,
+            int(r.lease_until_ms),
+            int(r.created_ms),
+            int(r.expires_ms),
+            int(r.version)
+        ],
+    )?;
+    Ok(n == 1)
+}
+
+fn update_on(
+    db: &Connection,
+    key: &LedgerKey,
+    expected: u64,
+    r: &Record,
+    result: Option<&str>,
+) -> Result<bool, rusqlite::Error> {
+    let n = db.execute(
+        UPDATE,
+        params![
+            r.state.as_str(),
+            r.fingerprint,
+            int(r.lease_until_ms),
+            int(r.created_ms),
+            int(r.expires_ms),
+            int(r.version),
+            result,
+            key.tenant,
+            key.action,
+            key.operation_id,
+            int(expected)
+        ],
+    )?;
+    Ok(n == 1)
+}
+
+/// Rolls back the transaction open on `db`, if one still is (a failed statement may have ended it).
+fn roll_back(db: &Connection) {
+    if !db.is_autocommit() {
+        let _ = db.execute_batch("ROLLBACK");
+    }
+}
+
 impl SqliteLedgerStore {
     fn get_now(&self, key: &LedgerKey) -> Result<Option<StoredRecord>, StoreError> {
         let db = self.db();
@@ -79,73 +166,143 @@ impl SqliteLedgerStore {
             .optional()
             .map_err(err)?;
         let Some((state, fingerprint, lease, created, expires, version, result)) = row else { return Ok(None) };
-        let state: RecordState =
-            state.parse().map_err(|()| StoreError(format!("a row with an unknown state {state:?}")))?;
-        let record = Record {
-            state,
-            fingerprint,
-            lease_until_ms: uint(lease),
-            created_ms: uint(created),
-            expires_ms: uint(expires),
-            version: uint(version),
-        };
-        Ok(Some(StoredRecord { record, result }))
-    }
-
-    fn insert_now(&self, key: &LedgerKey, r: &Record) -> Result<bool, StoreError> {
-        let n = self
-            .db()
-            .execute(
-                INSERT,
-                params![
-                    key.tenant,
-                    key.action,
-                    key.operation_id,
-                    r.state.as_str(),
-                    r.fingerprint,
-                    int(r.lease_until_ms),
-                    int(r.created_ms),
-                    int(r.expires_ms),
-                    int(r.version)
-                ],
-            )
-            .map_err(err)?;
-        Ok(n == 1)
-    }
-
-    fn replace_now(
-        &self,
-        key: &LedgerKey,
-        expected: u64,
-        r: &Record,
-        result: Option<&str>,
-    ) -> Result<bool, StoreError> {
-        let n = self
-            .db()
-            .execute(
-                UPDATE,
-                params![
-                    r.state.as_str(),
-                    r.fingerprint,
-                    int(r.lease_until_ms),
-                    int(r.created_ms),
-                    int(r.expires_ms),
-                    int(r.version),
-                    result,
-                    key.tenant,
-                    key.action,
-                    key.operation_id,
-                    int(expected)
-                ],
-            )
-            .map_err(err)?;
-        Ok(n == 1)
+        Ok(Some(StoredRecord { record: record_of(&state, fingerprint, [lease, created, expires, version])?, result }))
     }
 
     fn purge_now(&self, now_ms: u64) -> Result<u64, StoreError> {
         // The SQL says what `ledger::purgeable` says: resolved and expired, never unresolved or released.
         let n = self.db().execute(PURGE, params![int(now_ms)]).map_err(err)?;
         Ok(u64::try_from(n).unwrap_or(u64::MAX))
+    }
+
+    fn unresolved_now(&self, f: &UnresolvedFilter) -> Result<Vec<UnresolvedRecord>, StoreError> {
+        let db = self.db();
+        let mut st = db.prepare_cached(&format!("{UNRESOLVED}{FILTER}{UNRESOLVED_ORDER}")).map_err(err)?;
+        let rows = st
+            .query_map(params![f.tenant, f.tenant, f.action, f.action, i64::from(f.limit)], |r| {
+                Ok((
+                    LedgerKey { tenant: r.get(0)?, action: r.get(1)?, operation_id: r.get(2)? },
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    [r.get::<_, i64>(5)?, r.get::<_, i64>(6)?, r.get::<_, i64>(7)?, r.get::<_, i64>(8)?],
+                ))
+            })
+            .map_err(err)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (key, state, fingerprint, ints) = row.map_err(err)?;
+            out.push(UnresolvedRecord { key, record: record_of(&state, fingerprint, ints)? });
+        }
+        Ok(out)
+    }
+
+    fn count_unresolved_now(&self, f: &UnresolvedFilter) -> Result<Vec<UnresolvedCount>, StoreError> {
+        let db = self.db();
+        let mut st = db.prepare_cached(&format!("{COUNT_UNRESOLVED}{FILTER}{COUNT_ORDER}")).map_err(err)?;
+        let rows = st
+            .query_map(params![f.tenant, f.tenant, f.action, f.action], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?))
+            })
+            .map_err(err)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (tenant, action, state, n) = row.map_err(err)?;
+            out.push((tenant, action, parse_state(&state)?, uint(n)));
+        }
+        Ok(fold_counts(out))
+    }
+
+    /// A [`Transact`] for [`with_idempotency_atomic`](super::transaction::with_idempotency_atomic): `work`
+    /// gets this store's connection inside the transaction and writes the handler's rows through it; its
+    /// result is recorded with them. It runs synchronously, holding the connection: the store's other calls
+    /// wait meanwhile (SQLite has one writer per file; keep slow calls out of it). `work` must not end the
+    /// transaction itself (`COMMIT`/`ROLLBACK`): that is answered as a commit whose outcome is unknown; nor
+    /// call this store (its connection is held: the call would wait for ever). Unlike the JS store, there is
+    /// no `transactionTimeoutMs`: a synchronous handler cannot be stopped from outside.
+    pub fn transact<W>(&self, work: W) -> SqliteTransact<'_, W>
+    where
+        W: FnMut(&Connection) -> Result<CallToolResult, BoxError> + Send,
+    {
+        SqliteTransact { store: self, work }
+    }
+
+    /// One write and its record in one `BEGIN IMMEDIATE` transaction (other processes on the file wait, up to
+    /// the busy timeout): the claim, `work`, the record over the claim, `COMMIT`.
+    fn transaction(
+        &self,
+        plan: &TxPlan,
+        work: &mut dyn FnMut(&Connection) -> Result<CallToolResult, BoxError>,
+    ) -> Result<Option<CallToolResult>, TxFailure> {
+        if !plan.is_for(self) {
+            return Err(TxFailure::Store(StoreError("a transaction on a store that is not the ledger's".into())));
+        }
+        let (key, claim) = (plan.key(), plan.claim());
+        let db = self.db();
+        db.execute_batch("BEGIN IMMEDIATE").map_err(|e| TxFailure::Store(err(e)))?;
+        let won = match plan.expected_version() {
+            None => insert_on(&db, key, claim),
+            Some(v) => update_on(&db, key, v, claim, None),
+        };
+        match won {
+            Ok(true) => {}
+            Ok(false) => {
+                roll_back(&db);
+                return Ok(None);
+            }
+            Err(e) => {
+                roll_back(&db);
+                return Err(TxFailure::Store(err(e)));
+            }
+        }
+        let result = match work(&db) {
+            Ok(r) => r,
+            Err(e) => {
+                roll_back(&db);
+                return Err(TxFailure::RolledBack(e.to_string()));
+            }
+        };
+        if db.is_autocommit() {
+            return Err(TxFailure::CommitUnknown("the handler ended the transaction itself".into()));
+        }
+        let (record, text) = plan.record_for(&result);
+        match update_on(&db, key, claim.version, &record, text.as_deref()) {
+            Ok(true) => {}
+            Ok(false) => {
+                roll_back(&db);
+                return Err(TxFailure::RolledBack(
+                    "the claim changed inside its own transaction (was the row written by the handler?)".into(),
+                ));
+            }
+            Err(e) => {
+                roll_back(&db);
+                return Err(TxFailure::RolledBack(e.to_string()));
+            }
+        }
+        match db.execute_batch("COMMIT") {
+            Ok(()) => Ok(Some(result)),
+            // SQLite ended the transaction without saying whether it committed (an I/O error, say).
+            Err(e) if db.is_autocommit() => Err(TxFailure::CommitUnknown(e.to_string())),
+            // Still open (busy): nothing committed.
+            Err(e) => {
+                roll_back(&db);
+                Err(TxFailure::RolledBack(e.to_string()))
+            }
+        }
+    }
+}
+
+/// [`SqliteLedgerStore::transact`]'s [`Transact`]: the store and the handler.
+pub struct SqliteTransact<'s, W> {
+    store: &'s SqliteLedgerStore,
+    work: W,
+}
+
+impl<W> Transact for SqliteTransact<'_, W>
+where
+    W: FnMut(&Connection) -> Result<CallToolResult, BoxError> + Send,
+{
+    fn transact<'a>(&'a mut self, plan: &'a TxPlan) -> TxFuture<'a> {
+        Box::pin(std::future::ready(self.store.transaction(plan, &mut self.work)))
     }
 }
 
@@ -157,7 +314,7 @@ impl LedgerStore for SqliteLedgerStore {
     }
 
     fn insert<'a>(&'a self, key: &'a LedgerKey, record: &'a Record) -> StoreFuture<'a, bool> {
-        ready(self.insert_now(key, record))
+        ready(insert_on(&self.db(), key, record).map_err(err))
     }
 
     fn replace<'a>(
@@ -167,10 +324,18 @@ impl LedgerStore for SqliteLedgerStore {
         record: &'a Record,
         result: Option<&'a str>,
     ) -> StoreFuture<'a, bool> {
-        ready(self.replace_now(key, expected, record, result))
+        ready(update_on(&self.db(), key, expected, record, result).map_err(err))
     }
 
     fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64> {
         ready(self.purge_now(now_ms))
+    }
+
+    fn unresolved<'a>(&'a self, filter: &'a UnresolvedFilter) -> StoreFuture<'a, Vec<UnresolvedRecord>> {
+        ready(self.unresolved_now(filter))
+    }
+
+    fn count_unresolved<'a>(&'a self, filter: &'a UnresolvedFilter) -> StoreFuture<'a, Vec<UnresolvedCount>> {
+        ready(self.count_unresolved_now(filter))
     }
 }

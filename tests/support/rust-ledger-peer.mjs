@@ -4,10 +4,13 @@
 //   node rust-ledger-peer.mjs run FILE TENANT   — runs the scripted operations (the same the Rust test runs) on a
 //                                                 clock fixed at 1_000_000 ms; prints each answer's kind
 //   node rust-ledger-peer.mjs status FILE TENANT ACTION ID — what the JS ledger's status lookup says
+//   node rust-ledger-peer.mjs unknown FILE TENANT ID — a create_ticket {"title":"lost"} whose handler throws
+//                                                 OutcomeUnknown: the JS ledger leaves the record unknown
+//   node rust-ledger-peer.mjs unresolved FILE TENANT — the JS ledger's unresolved({ tenant }) and countUnresolved
 //   node rust-ledger-peer.mjs fingerprint JSON   — the JS fingerprint of a JSON text's value
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { OperationLedger, PostgresLedgerStore, SqliteLedgerStore, fingerprint, withIdempotency } from '../../pkg/node.js';
+import { OperationLedger, OutcomeUnknown, PostgresLedgerStore, SqliteLedgerStore, fingerprint, withIdempotency } from '../../pkg/node.js';
 
 const [mode, file, tenant, action, id] = process.argv.slice(2);
 if (mode === 'fingerprint') {
@@ -26,6 +29,20 @@ const exit = async () => {
 if (mode === 'status') {
   const s = await ledger.status({ tenant, action, operationId: id });
   process.stdout.write(`${JSON.stringify(s)}\n`);
+  await exit();
+}
+if (mode === 'unresolved') {
+  const listed = await ledger.unresolved({ tenant });
+  const counts = await ledger.countUnresolved({ tenant });
+  process.stdout.write(`${JSON.stringify({ listed, counts })}\n`);
+  await exit();
+}
+if (mode === 'unknown') {
+  const lost = withIdempotency(ledger, async () => {
+    throw new OutcomeUnknown('the bank timed out');
+  }, { action: 'create_ticket', tenant: () => tenant });
+  const r = await lost({ title: 'lost', operation_id: action }, {});
+  process.stdout.write(`${JSON.stringify({ status: r._meta?.['dev.mcp-retry-policy/ledger']?.status })}\n`);
   await exit();
 }
 const runs = { n: 0 };

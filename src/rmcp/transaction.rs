@@ -1,0 +1,184 @@
+//! The write and its record in one transaction — the Rust twin of the JS ledger's `executeAtomically` and
+//! `withIdempotency`'s `transaction: true`: where the business data lives in the ledger's database, the claim,
+//! the handler's own writes and the `succeeded`/`failed` record commit together, or none of them does. No
+//! pending claim is ever visible, so a crash before the commit leaves neither the write nor a record (the next
+//! call with the id executes) and never an `unknown`.
+//!
+//! The ledger decides (the core's `admit`, `claim`, `finish`, the reconcile hook on an unresolved record);
+//! the store runs the transaction through a [`Transact`]: `SqliteLedgerStore::transact` (the handler gets the
+//! `rusqlite::Connection` inside `BEGIN IMMEDIATE`, and runs synchronously) or `PostgresLedgerStore::transact`
+//! (the handler gets a `tokio_postgres::Transaction` on a connection of the store's own, and may await).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use ::rmcp::model::{CallToolResult, JsonObject};
+use serde_json::{json, Map};
+
+use super::ledger::{
+    answer_begin, prepared, reply, unknown_reply, Begin, IdempotencyOptions, LedgerEvent, LedgerKey, LedgerStore, Look,
+    OperationLedger, StoreError,
+};
+use crate::ledger::record::{finish, Record, RecordState, IN_PROGRESS_POLL_MS};
+use crate::retry::LedgerStatus;
+
+/// One transaction to run: the key, the claim to write first (insert when [`TxPlan::expected_version`] is
+/// `None`, else replace that version; if that does not apply — another request got there first — roll back
+/// and answer `Ok(None)` without running the handler), then the handler, then the record
+/// ([`TxPlan::record_for`]) over the claim, then commit.
+pub struct TxPlan {
+    key: LedgerKey,
+    claim: Record,
+    expected: Option<u64>,
+    ledger: OperationLedger,
+}
+
+impl TxPlan {
+    /// The key.
+    pub fn key(&self) -> &LedgerKey {
+        &self.key
+    }
+
+    /// The pending claim to write first (its version is the fencing token).
+    pub fn claim(&self) -> &Record {
+        &self.claim
+    }
+
+    /// The version the claim replaces; `None`: insert it (no row yet).
+    pub fn expected_version(&self) -> Option<u64> {
+        self.expected
+    }
+
+    /// The record (and the result text) to write over the claim for the handler's `result`: `failed` for an
+    /// error result, else `succeeded` (the core's `finish`, on the ledger's clock now).
+    pub fn record_for(&self, result: &CallToolResult) -> (Record, Option<String>) {
+        let state = if result.is_error == Some(true) { RecordState::Failed } else { RecordState::Succeeded };
+        let done = finish(&self.claim, state, self.ledger.now_ms(), self.ledger.config());
+        (done, serde_json::to_string(result).ok())
+    }
+
+    /// Whether `store` is the ledger's own store (a transaction on another one would not hold the ledger's
+    /// record): the stores check it before they begin.
+    pub fn is_for(&self, store: &dyn LedgerStore) -> bool {
+        std::ptr::addr_eq(std::sync::Arc::as_ptr(self.ledger.store()), store as *const dyn LedgerStore)
+    }
+}
+
+/// How a transaction failed.
+#[derive(Debug)]
+pub enum TxFailure {
+    /// The store failed before the handler ran: nothing was done.
+    Store(StoreError),
+    /// The handler failed (or the record could not be written after it): everything was rolled back.
+    RolledBack(String),
+    /// The commit did not answer: it may have committed (the record tells: the status lookup, or the next
+    /// call, replays it if it did).
+    CommitUnknown(String),
+}
+
+/// What [`Transact::transact`] returns: `Ok(Some(result))` committed with its record, `Ok(None)` the claim did
+/// not apply (nothing ran, nothing committed: look again).
+pub type TxFuture<'a> = Pin<Box<dyn Future<Output = Result<Option<CallToolResult>, TxFailure>> + Send + 'a>>;
+
+/// A store's transaction with the handler inside it (see the module docs).
+pub trait Transact: Send {
+    /// Runs `plan` in one store transaction.
+    fn transact<'a>(&'a mut self, plan: &'a TxPlan) -> TxFuture<'a>;
+}
+
+/// What [`OperationLedger::execute_atomically`] made of a write.
+#[derive(Debug)]
+pub enum Atomic {
+    /// Committed with its record: the handler's result.
+    Executed(CallToolResult),
+    /// The handler failed: its writes were rolled back with the claim; nothing took effect.
+    RolledBack(String),
+    /// The commit did not answer: it may have committed.
+    CommitUnknown(String),
+    /// A key already used: the ledger's answer (`Replay`, `Conflict`, `InProgress`, `Unknown`; never `Execute`).
+    Answer(Begin),
+}
+
+impl OperationLedger {
+    /// Runs a write whose effects all commit in the store's own transaction, together with its record (the
+    /// JS `executeAtomically`). An unresolved record is asked of the reconcile hook first, as in
+    /// [`begin`](OperationLedger::begin); only a `not_done` answer lets it run. A store failure before the
+    /// handler ran is an `Err` (told as [`LedgerEvent::StoreError`]: `begin` or `transaction`).
+    pub async fn execute_atomically(
+        &self,
+        key: &LedgerKey,
+        fingerprint: &str,
+        transact: &mut dyn Transact,
+    ) -> Result<Atomic, StoreError> {
+        for _ in 0..4 {
+            let looked = self.look(key, fingerprint, true).await.inspect_err(|e| {
+                self.emit(LedgerEvent::StoreError { during: "begin", key: Some(key.clone()), error: e.to_string() })
+            })?;
+            let (claim, expected) = match looked {
+                Look::Answer(b) => return Ok(Atomic::Answer(b)),
+                Look::Raced => continue,
+                Look::Claim { claim, expected } => (claim, expected),
+            };
+            let plan = TxPlan { key: key.clone(), claim, expected, ledger: self.clone() };
+            match transact.transact(&plan).await {
+                Ok(Some(result)) => return Ok(Atomic::Executed(result)),
+                // Another request committed first: its record is replayed next round.
+                Ok(None) => {}
+                Err(TxFailure::RolledBack(e)) => return Ok(Atomic::RolledBack(e)),
+                Err(TxFailure::CommitUnknown(e)) => return Ok(Atomic::CommitUnknown(e)),
+                Err(TxFailure::Store(e)) => {
+                    self.emit(LedgerEvent::StoreError {
+                        during: "transaction",
+                        key: Some(key.clone()),
+                        error: e.to_string(),
+                    });
+                    return Err(e);
+                }
+            }
+        }
+        Ok(Atomic::Answer(Begin::InProgress { retry_after_ms: IN_PROGRESS_POLL_MS }))
+    }
+}
+
+/// [`with_idempotency`](super::with_idempotency) with the handler's writes and the record in one store
+/// transaction (the JS `transaction: true`): `transact` is the store's transaction with your handler inside,
+/// e.g. `store.transact(|tx| { tx.execute(…)?; Ok(result) })` on the ledger's `SqliteLedgerStore` (a
+/// transaction on another store is refused: nothing runs). A handler that fails is rolled back and answered
+/// `rejected` with reason `rolled_back` (nothing took effect: the same id may be sent again); a commit that
+/// does not answer is `unknown` for that call.
+pub async fn with_idempotency_atomic(
+    ledger: &OperationLedger,
+    options: &IdempotencyOptions,
+    tenant: Option<&str>,
+    arguments: &JsonObject,
+    mut transact: impl Transact,
+) -> CallToolResult {
+    let arg = options.operation_id_argument.as_str();
+    let (key, print) = match prepared(ledger, options, tenant, arguments) {
+        Ok(p) => p,
+        Err(refused) => return refused,
+    };
+    let id = key.operation_id.as_str();
+    match ledger.execute_atomically(&key, &print, &mut transact).await {
+        // (Told as a store_error event in execute_atomically.)
+        Err(_) => super::ledger::store_down(id, arg),
+        Ok(Atomic::Executed(result)) => result,
+        Ok(Atomic::RolledBack(error)) => {
+            // Proof of "nothing took effect": the store rolled back the handler's writes with the claim.
+            ledger.emit(LedgerEvent::HandlerError { during: "transaction", key: key.clone(), error });
+            let mut extra = Map::new();
+            extra.insert("reason".into(), json!("rolled_back"));
+            reply(
+                LedgerStatus::Rejected.as_str(),
+                Some(id),
+                format!("The operation failed and was rolled back: nothing took effect. It may be called again with the same {arg}."),
+                extra,
+            )
+        }
+        Ok(Atomic::CommitUnknown(error)) => {
+            ledger.emit(LedgerEvent::StoreError { during: "commit", key: Some(key.clone()), error });
+            unknown_reply(id, arg, None)
+        }
+        Ok(Atomic::Answer(b)) => answer_begin(b, id, arg).unwrap_or_else(|| unknown_reply(id, arg, None)),
+    }
+}
