@@ -185,6 +185,23 @@ async fn ts_server_refusals_with_proof_are_retried_and_without_are_not() {
     let out = run(&c, "create_ticket", json!({ "title": "c" })).await;
     assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::Permanent), "{out:?}");
     assert_eq!(n(&h.effects(&server).await, &["tickets"]), 2);
+    // A fresh client (the refusals above count toward this one's breaker).
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    // The same with Retry-After as an HTTP date (already past: come back now) — read as the JS layer reads it.
+    // Before the date was read, this 503 counted as one without Retry-After: no proof, unknown, not re-sent.
+    for date in ["Wed, 21 Oct 2015 07:28:00 GMT", "Wednesday, 21-Oct-15 07:28:00 GMT", "Wed Oct 21 07:28:00 2015"] {
+        h.faults(&proxy, json!([{ "status": 503, "retryAfter": date }])).await;
+        let out = run(&c, "create_ticket", json!({ "title": date })).await;
+        assert_eq!(out.status, FinalStatus::Succeeded, "{date}: {out:?}");
+        assert_eq!(out.attempts.len(), 2, "{date}");
+    }
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 5);
+    // A Retry-After that is no date: as if there were none — a 503 without proof, unknown, sent once.
+    let sent = h.calls(&proxy).await;
+    h.faults(&proxy, json!([{ "status": 503, "retryAfter": "tomorrow-ish" }])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "garbage" })).await;
+    assert_eq!(out.status, FinalStatus::Unknown, "{out:?}");
+    assert_eq!(h.calls(&proxy).await, sent + 1, "sent once");
     h.close().await;
 }
 

@@ -14,7 +14,7 @@ use ::rmcp::service::{PeerRequestOptions, RunningService};
 use ::rmcp::{ClientHandler, Peer, RoleClient, ServiceError};
 use serde_json::Value;
 
-use super::classify::{error_outcome, response_outcome, NOT_QUEUED};
+use super::classify::{error_outcome_at, response_outcome, NOT_QUEUED};
 use super::journal::{Journal, JournalEntry, JournalError, MemoryJournal};
 use super::message::{message_for, MessageParts};
 use crate::ledger::record::OPERATION_STATUSES;
@@ -448,7 +448,7 @@ impl<H: ClientHandler> RetryClient<H> {
                 };
                 Sent { outcome, result, error: None }
             }
-            Err(e) => Sent { outcome: error_outcome(&e), result: None, error: Some(e.to_string()) },
+            Err(e) => Sent { outcome: error_outcome_at(&e, wall_ms()), result: None, error: Some(e.to_string()) },
         }
     }
 

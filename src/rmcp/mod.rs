@@ -40,6 +40,7 @@
 
 pub mod classify;
 pub mod client;
+pub mod http_date;
 pub mod journal;
 pub mod ledger;
 pub mod message;
