@@ -28,6 +28,7 @@ use ::rmcp::transport::streamable_http_client::StreamableHttpError;
 use ::rmcp::ServiceError;
 
 use super::http_date::parse_http_date;
+use super::tasks::created_task;
 use crate::retry::{AttemptOutcome, LedgerStatus, ResultType, Sent};
 use crate::vocab::LEDGER_META_KEY;
 
@@ -61,6 +62,10 @@ pub fn response_outcome(response: &ServerResult) -> AttemptOutcome {
             AttemptOutcome::Result { is_error: false, result_type: ResultType::InputRequired }
         }
         ServerResult::CreateTaskResult(_) => AttemptOutcome::Result { is_error: false, result_type: ResultType::Task },
+        // A 2025-11-25 created task (`{ task: { taskId, status } }`), which rmcp 3.11 has no type for.
+        ServerResult::CustomResult(_) if created_task(response).is_some() => {
+            AttemptOutcome::Result { is_error: false, result_type: ResultType::Task }
+        }
         // A JSON-RPC response of another shape: the server answered, but not as a tool result. Nothing proves
         // the tool did not run.
         _ => AttemptOutcome::Network { sent: Sent::Maybe },

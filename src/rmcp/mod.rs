@@ -48,6 +48,8 @@ pub mod message;
 pub mod postgres;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod tasks;
+pub mod telemetry;
 
 pub use client::{new_operation_id, AttemptRecord, BoxError, CallError, CallOutcome, RetryClient, RetryOptions};
 pub use journal::{FileJournal, Journal, JournalEntry, JournalError, MemoryJournal};
