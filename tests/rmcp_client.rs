@@ -201,7 +201,7 @@ async fn ts_server_refusals_with_proof_are_retried_and_without_are_not() {
     h.faults(&proxy, json!([{ "status": 503, "retryAfter": "tomorrow-ish" }])).await;
     let out = run(&c, "create_ticket", json!({ "title": "garbage" })).await;
     assert_eq!(out.status, FinalStatus::Unknown, "{out:?}");
-    assert_eq!(h.calls(&proxy).await, sent + 1, "sent once");
+    assert_eq!(h.calls(&proxy).await, sent.saturating_add(1), "sent once");
     h.close().await;
 }
 
@@ -630,4 +630,170 @@ async fn a_task_still_working_at_the_deadline_is_pending_with_its_id() {
     assert!(out.message.contains("still in progress"), "{}", out.message);
     assert_eq!(s.count("tools/call").await, 1);
     assert_eq!(s.count("tasks/result").await, 0);
+}
+
+/// A real rmcp 3.11 server (2026-07-28) whose `confirm_order` tool asks for input first (`input_required`: one
+/// elicitation, a `requestState`) and runs only on the round that carries the answer; over Streamable HTTP on
+/// 127.0.0.1 (rmcp's own server in an axum router).
+mod mrtr {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams,
+        ErrorData, InputRequest, InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+        ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    };
+    use rmcp::service::RequestContext;
+    use rmcp::transport::streamable_http_server::{session::local::LocalSessionManager, StreamableHttpService};
+    use rmcp::transport::StreamableHttpServerConfig;
+    use rmcp::{RoleServer, ServerHandler};
+    use serde_json::json;
+
+    pub const STATE: &str = "round/1 \"exact\"";
+
+    #[derive(Clone, Default)]
+    pub struct Orders {
+        /// Every tools/call the server received, and each round's requestState as it arrived.
+        pub calls: Arc<Mutex<Vec<Option<String>>>>,
+        /// Orders placed (the tool's effect).
+        pub placed: Arc<AtomicU64>,
+    }
+
+    impl ServerHandler for Orders {
+        fn get_info(&self) -> ServerConfig {
+            let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+            info.protocol_version = ProtocolVersion::V_2026_07_28;
+            info
+        }
+
+        async fn list_tools(
+            &self,
+            _: Option<PaginatedRequestParams>,
+            _: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let schema = json!({ "type": "object", "properties": { "item": { "type": "string" } } });
+            let tool = Tool::new(
+                "confirm_order",
+                "Place an order after the user confirms it.",
+                Arc::new(schema.as_object().cloned().unwrap_or_default()),
+            );
+            Ok(ListToolsResult::with_all_items(vec![tool]))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            _: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            self.calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(request.request_state.clone());
+            if request.name == "summarize" {
+                // Asks for sampling (a handler the client may not have).
+                #[allow(deprecated)]
+                let ask = rmcp::model::CreateMessageRequest::new(rmcp::model::CreateMessageRequestParams::new(
+                    vec![rmcp::model::SamplingMessage::user_text("Summarize the order.")],
+                    100,
+                ));
+                let mut requests = InputRequests::new();
+                requests.insert("summary".into(), InputRequest::CreateMessage(ask));
+                return Ok(InputRequiredResult::new(Some(requests), None).into());
+            }
+            let answer = request.input_responses.as_ref().and_then(|r| r.get("confirm")).cloned();
+            match (request.request_state.as_deref(), answer) {
+                (Some(STATE), Some(a)) if a["action"] == json!("accept") => {
+                    let n = self.placed.fetch_add(1, Ordering::SeqCst).saturating_add(1);
+                    let text = format!("order {n} placed for {}", a["content"]["name"].as_str().unwrap_or("?"));
+                    Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+                }
+                (Some(STATE), Some(_)) => Ok(CallToolResult::error(vec![ContentBlock::text("not confirmed")]).into()),
+                _ => {
+                    let schema = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
+                    let ask = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+                        meta: None,
+                        message: "Who confirms this order?".into(),
+                        requested_schema: serde_json::from_value(schema)
+                            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+                    });
+                    let mut requests = InputRequests::new();
+                    requests.insert("confirm".into(), InputRequest::Elicitation(ask));
+                    Ok(InputRequiredResult::new(Some(requests), Some(STATE.into())).into())
+                }
+            }
+        }
+    }
+
+    /// Serves `orders` on 127.0.0.1: its url.
+    pub async fn serve(orders: Orders) -> String {
+        let service: StreamableHttpService<Orders, LocalSessionManager> = StreamableHttpService::new(
+            move || Ok(orders.clone()),
+            Default::default(),
+            StreamableHttpServerConfig::default(),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let serve = axum::serve(listener, axum::Router::new().nest_service("/mcp", service));
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(60), serve).await;
+        });
+        url
+    }
+}
+
+/// A client that answers elicitation (the app's own handler, as rmcp runs it).
+#[derive(Clone, Default)]
+struct Confirms;
+
+impl rmcp::ClientHandler for Confirms {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        // Elicitation declared, and 2026-07-28 asked for (rmcp's default handshake asks for 2025-11-25).
+        let caps = rmcp::model::ClientCapabilities::builder().enable_elicitation().build();
+        rmcp::model::ClientConfig::new(caps, rmcp::model::Implementation::new("mrtr-test", "0.0.0"))
+            .with_protocol_version(rmcp::model::ProtocolVersion::V_2026_07_28)
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::model::ErrorData> {
+        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+            .with_content(json!({ "name": "Ada" })))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
+    let orders = mrtr::Orders::default();
+    let url: Arc<str> = mrtr::serve(orders.clone()).await.into();
+    // 2026-07-28 has no initialize: rmcp's client discovers the server (server/discover) and sends the
+    // per-request metadata.
+    let modern = || rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    let transport = StreamableHttpClientTransport::from_uri(url.clone());
+    let first = rmcp::service::serve_client_with_lifecycle(Confirms, transport, modern()).await.unwrap();
+    let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
+    let out = c.call_tool(call("confirm_order", json!({ "item": "book" }))).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::Succeeded), "{out:?}");
+    assert!(format!("{:?}", out.result).contains("order 1 placed for Ada"), "{out:?}");
+    let calls = orders.calls.lock().unwrap().clone();
+    assert_eq!(
+        calls,
+        vec![None, Some(mrtr::STATE.to_string())],
+        "the first phase, then one round with the state as sent"
+    );
+    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // rmcp's default handler declines elicitation: the round carries the decline, the tool says no.
+    let transport = StreamableHttpClientTransport::from_uri(url);
+    let first = rmcp::service::serve_client_with_lifecycle((), transport, modern()).await.unwrap();
+    let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
+    let out = c.call_tool(call("confirm_order", json!({ "item": "pen" }))).await.unwrap();
+    assert_eq!(out.status, FinalStatus::ToolError, "{out:?}");
+    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1, "not placed");
+    // No sampling handler (rmcp's default answers `method not found`): the engine ends the call — nothing ran,
+    // so `failed`, input_required_unhandled — and the round is not sent.
+    let before = orders.calls.lock().unwrap().len();
+    let out = c.call_tool(call("summarize", json!({}))).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
+    assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(1), "asked once, never continued");
 }

@@ -10,10 +10,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ::rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, ServerResult, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, InputRequest,
+    InputRequiredResult, InputResponses, NumberOrString, ServerRequest, ServerResult, Tool,
 };
-use ::rmcp::service::{PeerRequestOptions, RunningService};
-use ::rmcp::{ClientHandler, Peer, RoleClient, ServiceError};
+use ::rmcp::service::{PeerRequestOptions, RequestContext, RunningService};
+use ::rmcp::{ClientHandler, Peer, RoleClient, Service, ServiceError};
 use serde_json::Value;
 use tracing::Instrument;
 
@@ -225,6 +226,25 @@ struct Sent {
     outcome: AttemptOutcome,
     result: Option<CallToolResult>,
     task: Option<TaskLook>,
+    input: Option<InputRequiredResult>,
+    error: Option<String>,
+}
+
+/// What the next round of a 2026-07-28 multi round-trip call carries: the answers, and the server's
+/// `requestState` exactly as it sent it.
+#[derive(Clone, Default)]
+struct Round {
+    responses: Option<InputResponses>,
+    request_state: Option<String>,
+}
+
+/// Why an input round could not be answered.
+struct Unanswered {
+    /// No handler for a request's method (the client's handler said `method not found`, or rmcp has no such
+    /// input request).
+    handler_missing: bool,
+    /// The call's deadline passed while the handlers ran.
+    timed_out: bool,
     error: Option<String>,
 }
 
@@ -440,6 +460,7 @@ impl<H: ClientHandler> RetryClient<H> {
         &self,
         op: &Op,
         params: &CallToolRequestParams,
+        round: Option<&Round>,
         timeout_ms: u64,
         recover: Option<Recover>,
     ) -> Sent {
@@ -456,11 +477,15 @@ impl<H: ClientHandler> RetryClient<H> {
         };
         if let Err(e) = step {
             // The recovery step failed: the call itself never left.
-            return Sent { outcome: NOT_QUEUED, result: None, task: None, error: Some(e.to_string()) };
+            return Sent { outcome: NOT_QUEUED, result: None, task: None, input: None, error: Some(e.to_string()) };
         }
         let peer = self.peer().await;
         let mut request = params.clone();
         request.arguments.clone_from(&op.arguments);
+        if let Some(round) = round {
+            request.input_responses.clone_from(&round.responses);
+            request.request_state.clone_from(&round.request_state);
+        }
         let call = match self.options.task_tools.get(op.name.as_str()) {
             // Asked as a task: rmcp 3.11 has no `params.task` (2025-11-25), so the same request is sent with it.
             Some(ttl) => {
@@ -478,22 +503,73 @@ impl<H: ClientHandler> RetryClient<H> {
         let handle = match peer.send_request_with_option(call, options).await {
             Ok(h) => h,
             // Not queued: rmcp returned before handing the request to its service loop (classify.rs).
-            Err(e) => return Sent { outcome: NOT_QUEUED, result: None, task: None, error: Some(e.to_string()) },
+            Err(e) => {
+                return Sent { outcome: NOT_QUEUED, result: None, task: None, input: None, error: Some(e.to_string()) }
+            }
         };
         match handle.await_response().await {
             Ok(response) => {
                 let outcome = response_outcome(&response);
                 let task = created_task(&response);
-                let result = match response {
-                    ServerResult::CallToolResult(r) => Some(r),
-                    _ => None,
+                let (result, input) = match response {
+                    ServerResult::CallToolResult(r) => (Some(r), None),
+                    ServerResult::InputRequiredResult(i) => (None, Some(i)),
+                    _ => (None, None),
                 };
-                Sent { outcome, result, task, error: None }
+                Sent { outcome, result, task, input, error: None }
             }
             Err(e) => {
-                Sent { outcome: error_outcome_at(&e, wall_ms()), result: None, task: None, error: Some(e.to_string()) }
+                let outcome = error_outcome_at(&e, wall_ms());
+                Sent { outcome, result: None, task: None, input: None, error: Some(e.to_string()) }
             }
         }
+    }
+
+    /// Answers one `input_required` result's `inputRequests` through the client's own handler (the
+    /// `ClientHandler` the session runs: `create_message`, `create_elicitation`, `list_roots`), one after the
+    /// other, before `deadline_ms`. Mechanics only: whether to continue is the engine's (`continue_input`).
+    async fn gather_input(&self, input: Option<InputRequiredResult>, deadline_ms: u64) -> Result<Round, Unanswered> {
+        let input = input.unwrap_or_else(|| InputRequiredResult::new(None, None));
+        let left = Duration::from_millis(deadline_ms.saturating_sub(self.now()));
+        let session = self.session.read().await;
+        let answers = async {
+            let mut responses = InputResponses::new();
+            for (key, request) in input.input_requests.unwrap_or_default() {
+                let request = match request {
+                    InputRequest::CreateMessage(r) => ServerRequest::CreateMessageRequest(r),
+                    InputRequest::Elicitation(r) => ServerRequest::ElicitRequest(r),
+                    InputRequest::ListRoots(r) => ServerRequest::ListRootsRequest(r),
+                    _ => return Err(Unanswered { handler_missing: true, timed_out: false, error: None }),
+                };
+                let id = NumberOrString::String(key.as_str().into());
+                let context = RequestContext::new(id, session.running.peer().clone());
+                match session.running.service().handle_request(request, context).await {
+                    Ok(answer) => {
+                        let value = serde_json::to_value(&answer).map_err(|e| Unanswered {
+                            handler_missing: false,
+                            timed_out: false,
+                            error: Some(e.to_string()),
+                        })?;
+                        responses.insert(key, value);
+                    }
+                    Err(e) => {
+                        // rmcp's default handler for a method the app did not implement: no handler.
+                        let missing = e.code == ::rmcp::model::ErrorCode::METHOD_NOT_FOUND;
+                        return Err(Unanswered {
+                            handler_missing: missing,
+                            timed_out: false,
+                            error: Some(e.to_string()),
+                        });
+                    }
+                }
+            }
+            Ok(responses)
+        };
+        let responses = match tokio::time::timeout(left, answers).await {
+            Ok(answered) => answered?,
+            Err(_) => return Err(Unanswered { handler_missing: false, timed_out: true, error: None }),
+        };
+        Ok(Round { responses: (!responses.is_empty()).then_some(responses), request_state: input.request_state })
     }
 
     /// One `tasks/*` request about `task_id` (sent as rmcp sends any request; the answer read in either shape).
@@ -680,7 +756,10 @@ impl<H: ClientHandler> RetryClient<H> {
         let op = self.resolve_tool(&params, intent).await?;
         telemetry.resolved(op.safety, op.operation_id.as_deref());
         let revision = self.revision().await;
-        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: false });
+        // Input rounds are answered through the session's ClientHandler (rmcp's defaults included: no sampling,
+        // an empty roots list, elicitation declined): the engine decides whether to continue.
+        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: true });
+        let mut round: Option<Round> = None;
         let mut attempts = Vec::new();
         let mut recover = None;
         let mut result = None;
@@ -695,8 +774,10 @@ impl<H: ClientHandler> RetryClient<H> {
             let started = self.now();
             let n = u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1);
             let attempt_span = telemetry.attempt(n);
-            let sent =
-                self.run_attempt(&op, &params, admission.timeout_ms, recover).instrument(attempt_span.clone()).await;
+            let sent = self
+                .run_attempt(&op, &params, round.as_ref(), admission.timeout_ms, recover)
+                .instrument(attempt_span.clone())
+                .await;
             result = sent.result;
             task = sent.task;
             if sent.error.is_some() {
@@ -718,6 +799,24 @@ impl<H: ClientHandler> RetryClient<H> {
                 Decision::Retry { delay_ms, recover: next, reason } => {
                     telemetry.retry(delay_ms, reason, Some(step.classification.cause.as_str()), next);
                     recover = next;
+                    if next == Some(Recover::ContinueInput) {
+                        // The next round carries the answers; the first phase is never sent again.
+                        match self.gather_input(sent.input, state.deadline_ms).await {
+                            Ok(next_round) => round = Some(next_round),
+                            Err(unanswered) => {
+                                if unanswered.timed_out {
+                                    let admitted = lock(&self.engine).admit(&mut state, self.now());
+                                    if let Err(stop) = admitted {
+                                        break stop;
+                                    }
+                                }
+                                if unanswered.error.is_some() {
+                                    last_error = unanswered.error;
+                                }
+                                break lock(&self.engine).input_unanswered(&mut state, unanswered.handler_missing);
+                            }
+                        }
+                    }
                     tokio::time::sleep(Duration::from_millis(delay_ms)).await;
                 }
             }
