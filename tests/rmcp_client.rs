@@ -594,7 +594,25 @@ async fn a_created_task_is_followed_to_its_end_and_never_resent() {
     // render_report is marked read-only: a call the engine would re-send after any unknown answer. A created
     // task is not unknown: it is followed (tasks/get, tasks/result), and the call goes once.
     let c = task_client(&s.url, RetryOptions::default().tool("render_report", Safety::ReadOnly)).await;
-    let out = run(&c, "render_report", json!({ "ms": 400, "label": "Q3" })).await;
+    use tracing::instrument::WithSubscriber;
+    use tracing_subscriber::layer::SubscriberExt;
+    let spans = recorded::Spans::default();
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry()); // see the spans test
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::registry().with(spans.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let out = run(&c, "render_report", json!({ "ms": 400, "label": "Q3" })).with_subscriber(subscriber).await;
+    // Each look waited as the engine decided: the task's pollInterval (100 ms) as the floor, at most a tenth more
+    // — the created task's interval kept where rmcp drops the 2025-11-25 one from a typed `tasks/get` answer.
+    let looks: Vec<u64> = spans
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s.events.clone())
+        .filter(|(n, _)| n == "mcp_retry_policy.task")
+        .filter_map(|(_, f)| f.get("mcp_retry_policy.delay_ms").and_then(|d| d.parse().ok()))
+        .collect();
+    assert!(looks.len() >= 2 && looks.iter().all(|d| (100..=110).contains(d)), "{looks:?}");
     assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::Succeeded), "{out:?}");
     assert_eq!(out.attempts.len(), 1, "{out:?}");
     assert!(out.task_id.is_some(), "{out:?}");
