@@ -185,6 +185,23 @@ async fn ts_server_refusals_with_proof_are_retried_and_without_are_not() {
     let out = run(&c, "create_ticket", json!({ "title": "c" })).await;
     assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::Permanent), "{out:?}");
     assert_eq!(n(&h.effects(&server).await, &["tickets"]), 2);
+    // A fresh client (the refusals above count toward this one's breaker).
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    // The same with Retry-After as an HTTP date (already past: come back now) — read as the JS layer reads it.
+    // Before the date was read, this 503 counted as one without Retry-After: no proof, unknown, not re-sent.
+    for date in ["Wed, 21 Oct 2015 07:28:00 GMT", "Wednesday, 21-Oct-15 07:28:00 GMT", "Wed Oct 21 07:28:00 2015"] {
+        h.faults(&proxy, json!([{ "status": 503, "retryAfter": date }])).await;
+        let out = run(&c, "create_ticket", json!({ "title": date })).await;
+        assert_eq!(out.status, FinalStatus::Succeeded, "{date}: {out:?}");
+        assert_eq!(out.attempts.len(), 2, "{date}");
+    }
+    assert_eq!(n(&h.effects(&server).await, &["tickets"]), 5);
+    // A Retry-After that is no date: as if there were none — a 503 without proof, unknown, sent once.
+    let sent = h.calls(&proxy).await;
+    h.faults(&proxy, json!([{ "status": 503, "retryAfter": "tomorrow-ish" }])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "garbage" })).await;
+    assert_eq!(out.status, FinalStatus::Unknown, "{out:?}");
+    assert_eq!(h.calls(&proxy).await, sent.saturating_add(1), "sent once");
     h.close().await;
 }
 
@@ -351,4 +368,450 @@ async fn a_keyed_write_left_unknown_is_closed_by_the_status_tool_not_resent() {
     let out = run(&bare, "create_ticket", json!({ "title": "lost again" })).await;
     assert_eq!((out.status, out.reason), (FinalStatus::Unknown, Reason::MaxAttempts), "{out:?}");
     h.close().await;
+}
+
+/// What a real `tracing_subscriber` layer saw: every span (name, parent, fields as text, events) in creation order.
+mod recorded {
+    use std::collections::BTreeMap;
+    use std::fmt::Debug;
+    use std::sync::{Arc, Mutex};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Subscriber};
+    use tracing_subscriber::layer::Context;
+    use tracing_subscriber::registry::LookupSpan;
+    use tracing_subscriber::Layer;
+
+    #[derive(Clone, Debug, Default)]
+    pub struct Span {
+        pub name: String,
+        pub parent: Option<usize>,
+        pub fields: BTreeMap<String, String>,
+        pub events: Vec<(String, BTreeMap<String, String>)>,
+        pub closed: bool,
+    }
+
+    #[derive(Clone, Default)]
+    pub struct Spans(pub Arc<Mutex<Vec<Span>>>);
+
+    struct Fields<'a>(&'a mut BTreeMap<String, String>);
+    impl Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
+            self.0.insert(field.name().to_string(), format!("{value:?}"));
+        }
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.insert(field.name().to_string(), value.to_string());
+        }
+    }
+
+    /// The index of a span in the list (stored in the registry's extensions).
+    struct Index(usize);
+
+    impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
+        fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+            if attrs.metadata().target() != "mcp_retry_policy" {
+                return;
+            }
+            let mut fields = BTreeMap::new();
+            attrs.record(&mut Fields(&mut fields));
+            let parent = ctx.span(id).and_then(|s| s.parent()).and_then(|p| p.extensions().get::<Index>().map(|i| i.0));
+            let mut all = self.0.lock().unwrap();
+            all.push(Span { name: attrs.metadata().name().to_string(), parent, fields, ..Span::default() });
+            if let Some(s) = ctx.span(id) {
+                s.extensions_mut().insert(Index(all.len().saturating_sub(1)));
+            }
+        }
+        fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+            let Some(i) = ctx.span(id).and_then(|s| s.extensions().get::<Index>().map(|i| i.0)) else { return };
+            values.record(&mut Fields(&mut self.0.lock().unwrap()[i].fields));
+        }
+        fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+            if event.metadata().target() != "mcp_retry_policy" {
+                return;
+            }
+            let Some(i) = ctx.event_span(event).and_then(|s| s.extensions().get::<Index>().map(|i| i.0)) else {
+                return;
+            };
+            let mut fields = BTreeMap::new();
+            event.record(&mut Fields(&mut fields));
+            self.0.lock().unwrap()[i].events.push((event.metadata().name().to_string(), fields));
+        }
+        fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+            if let Some(i) = ctx.span(&id).and_then(|s| s.extensions().get::<Index>().map(|i| i.0)) {
+                self.0.lock().unwrap()[i].closed = true;
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_per_call_and_attempt_with_the_js_names() {
+    use tracing::instrument::WithSubscriber;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let spans = recorded::Spans::default();
+    // tracing caches each callsite's interest process-wide, from the first thread to reach it: a test running
+    // alongside with no subscriber would cache "never" for RetryClient's spans. A global (empty) registry keeps
+    // them enabled; this test's own layer is scoped to its calls (`with_subscriber`).
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::registry().with(spans.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let mut h = Harness::start().await;
+    let (_server, proxy, url) = h.behind_proxy("ts").await;
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    // A read-only tool whose first answer is lost: one call span, two attempt spans, one retry event.
+    h.faults(&proxy, json!(["drop"])).await;
+    let out = run(&c, "search_tickets", json!({ "query": "x" })).with_subscriber(subscriber.clone()).await;
+    assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    // An unsafe one after a drop: unknown, an error span.
+    h.faults(&proxy, json!(["drop"])).await;
+    let lost = run(&c, "create_ticket", json!({ "title": "t" })).with_subscriber(subscriber).await;
+    assert_eq!(lost.status, FinalStatus::Unknown, "{lost:?}");
+    h.close().await;
+
+    let all = spans.0.lock().unwrap().clone();
+    let f = |s: &recorded::Span, k: &str| s.fields.get(k).cloned().unwrap_or_default();
+    let calls: Vec<usize> = (0..all.len()).filter(|i| all[*i].parent.is_none()).collect();
+    assert_eq!(calls.len(), 2, "{all:#?}");
+    let (call, unknown) = (&all[calls[0]], &all[calls[1]]);
+    assert!(all.iter().all(|s| s.closed && s.name == "tools/call"), "{all:#?}");
+    for (k, v) in [
+        ("otel.name", "tools/call search_tickets"),
+        ("otel.kind", "client"),
+        ("mcp.method.name", "tools/call"),
+        ("gen_ai.tool.name", "search_tickets"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("mcp_retry_policy.safety", "read_only"),
+        ("mcp_retry_policy.status", "succeeded"),
+        ("mcp_retry_policy.reason", "succeeded"),
+        ("mcp_retry_policy.attempts", "2"),
+    ] {
+        assert_eq!(f(call, k), v, "{k}: {call:#?}");
+    }
+    assert!(!f(call, "mcp.protocol.version").is_empty(), "{call:#?}");
+    assert!(!call.fields.contains_key("error.type"), "a success is no error: {call:#?}");
+    let attempts: Vec<&recorded::Span> = all.iter().filter(|s| s.parent == Some(calls[0])).collect();
+    assert_eq!(attempts.len(), 2, "{all:#?}");
+    assert_eq!(
+        (f(attempts[0], "mcp_retry_policy.attempt"), f(attempts[1], "mcp_retry_policy.attempt")),
+        ("1".into(), "2".into())
+    );
+    assert!(!attempts[0].fields.contains_key("http.request.resend_count"), "{:#?}", attempts[0]);
+    assert_eq!(f(attempts[1], "http.request.resend_count"), "1");
+    assert_eq!(f(attempts[0], "error.type"), "network_maybe_sent", "{:#?}", attempts[0]);
+    assert_eq!(f(attempts[0], "otel.status_code"), "ERROR");
+    assert!(!attempts[1].fields.contains_key("error.type"), "{:#?}", attempts[1]);
+    assert_eq!(call.events.len(), 1, "{call:#?}");
+    let (name, retry) = &call.events[0];
+    assert_eq!(name, "mcp_retry_policy.retry");
+    assert_eq!(retry.get("mcp_retry_policy.reason").map(String::as_str), Some("transient"), "{retry:?}");
+    assert_eq!(retry.get("mcp_retry_policy.cause").map(String::as_str), Some("network_maybe_sent"), "{retry:?}");
+    let delay: u64 = retry.get("mcp_retry_policy.delay_ms").and_then(|d| d.parse().ok()).unwrap_or(u64::MAX);
+    assert_eq!(delay, out.attempts[0].decision_delay(), "the engine's delay");
+    // The unknown call: an error, in the engine's words, never a success.
+    assert_eq!(f(unknown, "mcp_retry_policy.status"), "unknown", "{unknown:#?}");
+    assert_eq!(f(unknown, "mcp_retry_policy.reason"), "unsafe_after_unknown");
+    assert_eq!(f(unknown, "error.type"), "network_maybe_sent");
+    assert_eq!(f(unknown, "otel.status_code"), "ERROR");
+    assert_eq!(f(unknown, "otel.status_message"), lost.message);
+}
+
+trait DecisionDelay {
+    fn decision_delay(&self) -> u64;
+}
+
+impl DecisionDelay for mcp_retry_policy::rmcp::AttemptRecord {
+    fn decision_delay(&self) -> u64 {
+        match self.decision {
+            mcp_retry_policy::retry::Decision::Retry { delay_ms, .. } => delay_ms,
+            _ => u64::MAX,
+        }
+    }
+}
+
+/// The TS SDK's own 2025-11-25 task server (tests/support/task-server.mjs), in a node process: its url, and on
+/// each line asked, `{ runs, methods }` — how often each tool ran, every JSON-RPC method it received.
+struct TaskServer {
+    _child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    url: String,
+}
+
+impl TaskServer {
+    async fn start() -> TaskServer {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let script = format!(
+            "import {{ startTaskServer }} from '{root}/tests/support/task-server.mjs';
+             import readline from 'node:readline';
+             const s = await startTaskServer();
+             console.log(JSON.stringify({{ url: String(s.url) }}));
+             const rl = readline.createInterface({{ input: process.stdin }});
+             rl.on('line', () => console.log(JSON.stringify({{ runs: s.runs, methods: s.methods }})));
+             rl.on('close', async () => {{ await s.close(); process.exit(0); }});"
+        );
+        let mut child = Command::new("node")
+            .args(["--input-type=module", "-e", &script])
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("node task server: {e}"));
+        let stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
+        let mut lines = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("no stdout"))).lines();
+        let first = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line()).await;
+        let first = first.ok().and_then(Result::ok).flatten().unwrap_or_else(|| panic!("task server did not start"));
+        let v: Value = serde_json::from_str(&first).unwrap_or_else(|e| panic!("{first}: {e}"));
+        let url = v["url"].as_str().unwrap_or_default().to_string();
+        TaskServer { _child: child, stdin, lines, url }
+    }
+
+    async fn state(&mut self) -> Value {
+        self.stdin.write_all(b"?\n").await.unwrap_or_else(|e| panic!("task server stdin: {e}"));
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), self.lines.next_line()).await;
+        let line = line.ok().and_then(Result::ok).flatten().unwrap_or_else(|| panic!("task server ended"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"))
+    }
+
+    async fn count(&mut self, method: &str) -> usize {
+        let s = self.state().await;
+        s["methods"].as_array().map_or(0, |m| m.iter().filter(|x| x.as_str() == Some(method)).count())
+    }
+}
+
+async fn task_client(url: &str, options: RetryOptions) -> RetryClient {
+    let url: Arc<str> = url.into();
+    let first = ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap_or_else(|e| panic!("connect: {e}"));
+    let tasks = ["render_report", "flaky_job", "self_cancelling"].into_iter().fold(options, |o, t| o.task(t, None));
+    RetryClient::new(first, tasks.policy(policy()).seed(7))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_created_task_is_followed_to_its_end_and_never_resent() {
+    let mut s = TaskServer::start().await;
+    // render_report is marked read-only: a call the engine would re-send after any unknown answer. A created
+    // task is not unknown: it is followed (tasks/get, tasks/result), and the call goes once.
+    let c = task_client(&s.url, RetryOptions::default().tool("render_report", Safety::ReadOnly)).await;
+    use tracing::instrument::WithSubscriber;
+    use tracing_subscriber::layer::SubscriberExt;
+    let spans = recorded::Spans::default();
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry()); // see the spans test
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::registry().with(spans.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let out = run(&c, "render_report", json!({ "ms": 400, "label": "Q3" })).with_subscriber(subscriber).await;
+    // Each look waited as the engine decided: the task's pollInterval (100 ms) as the floor, at most a tenth more
+    // — the created task's interval kept where rmcp drops the 2025-11-25 one from a typed `tasks/get` answer.
+    let looks: Vec<u64> = spans
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s.events.clone())
+        .filter(|(n, _)| n == "mcp_retry_policy.task")
+        .filter_map(|(_, f)| f.get("mcp_retry_policy.delay_ms").and_then(|d| d.parse().ok()))
+        .collect();
+    assert!(looks.len() >= 2 && looks.iter().all(|d| (100..=110).contains(d)), "{looks:?}");
+    assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::Succeeded), "{out:?}");
+    assert_eq!(out.attempts.len(), 1, "{out:?}");
+    assert!(out.task_id.is_some(), "{out:?}");
+    let result = out.result.clone().unwrap_or_else(|| panic!("the task's result: {out:?}"));
+    assert_eq!(result.structured_content, Some(json!({ "label": "Q3" })));
+    assert_eq!(s.count("tools/call").await, 1, "the call was sent once");
+    assert!(s.count("tasks/get").await >= 2, "it looked while the task worked");
+    assert_eq!(s.count("tasks/result").await, 1);
+    assert_eq!(s.state().await["runs"]["render_report"], json!(1));
+    // A task that failed is the tool's own error.
+    let out = run(&c, "flaky_job", json!({ "ms": 150 })).await;
+    assert_eq!(out.status, FinalStatus::ToolError, "{out:?}");
+    assert!(format!("{:?}", out.result).contains("disk full"), "{out:?}");
+    // The server cancels it: unknown (some of it may have run), never failed or succeeded.
+    let out = run(&c, "self_cancelling", json!({ "ms": 150 })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Unknown, Reason::TaskCancelled), "{out:?}");
+    assert!(out.message.contains("may or may not have taken effect"), "{}", out.message);
+    assert!(out.result.is_none());
+    assert_eq!(s.count("tools/call").await, 3, "each call sent once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_still_working_at_the_deadline_is_pending_with_its_id() {
+    let mut s = TaskServer::start().await;
+    let quick = Policy { total_timeout_ms: 600, attempt_timeout_ms: 300, ..policy() };
+    let url: Arc<str> = s.url.as_str().into();
+    let first = ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap_or_else(|e| panic!("connect: {e}"));
+    let c = RetryClient::new(first, RetryOptions::default().task("render_report", Some(30_000)).policy(quick));
+    let out = run(&c, "render_report", json!({ "ms": 5_000 })).await;
+    assert_eq!(out.status, FinalStatus::Pending, "{out:?}");
+    assert_eq!(out.reason, Reason::Deadline, "{out:?}");
+    assert!(out.task_id.is_some() && out.result.is_none(), "{out:?}");
+    assert!(out.message.contains("still in progress"), "{}", out.message);
+    assert_eq!(s.count("tools/call").await, 1);
+    assert_eq!(s.count("tasks/result").await, 0);
+}
+
+/// A real rmcp 3.11 server (2026-07-28) whose `confirm_order` tool asks for input first (`input_required`: one
+/// elicitation, a `requestState`) and runs only on the round that carries the answer; over Streamable HTTP on
+/// 127.0.0.1 (rmcp's own server in an axum router).
+mod mrtr {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams,
+        ErrorData, InputRequest, InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+        ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    };
+    use rmcp::service::RequestContext;
+    use rmcp::transport::streamable_http_server::{session::local::LocalSessionManager, StreamableHttpService};
+    use rmcp::transport::StreamableHttpServerConfig;
+    use rmcp::{RoleServer, ServerHandler};
+    use serde_json::json;
+
+    pub const STATE: &str = "round/1 \"exact\"";
+
+    #[derive(Clone, Default)]
+    pub struct Orders {
+        /// Every tools/call the server received, and each round's requestState as it arrived.
+        pub calls: Arc<Mutex<Vec<Option<String>>>>,
+        /// Orders placed (the tool's effect).
+        pub placed: Arc<AtomicU64>,
+    }
+
+    impl ServerHandler for Orders {
+        fn get_info(&self) -> ServerConfig {
+            let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+            info.protocol_version = ProtocolVersion::V_2026_07_28;
+            info
+        }
+
+        async fn list_tools(
+            &self,
+            _: Option<PaginatedRequestParams>,
+            _: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let schema = json!({ "type": "object", "properties": { "item": { "type": "string" } } });
+            let tool = Tool::new(
+                "confirm_order",
+                "Place an order after the user confirms it.",
+                Arc::new(schema.as_object().cloned().unwrap_or_default()),
+            );
+            Ok(ListToolsResult::with_all_items(vec![tool]))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            _: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            self.calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(request.request_state.clone());
+            if request.name == "summarize" {
+                // Asks for sampling (a handler the client may not have).
+                #[allow(deprecated)]
+                let ask = rmcp::model::CreateMessageRequest::new(rmcp::model::CreateMessageRequestParams::new(
+                    vec![rmcp::model::SamplingMessage::user_text("Summarize the order.")],
+                    100,
+                ));
+                let mut requests = InputRequests::new();
+                requests.insert("summary".into(), InputRequest::CreateMessage(ask));
+                return Ok(InputRequiredResult::new(Some(requests), None).into());
+            }
+            let answer = request.input_responses.as_ref().and_then(|r| r.get("confirm")).cloned();
+            match (request.request_state.as_deref(), answer) {
+                (Some(STATE), Some(a)) if a["action"] == json!("accept") => {
+                    let n = self.placed.fetch_add(1, Ordering::SeqCst).saturating_add(1);
+                    let text = format!("order {n} placed for {}", a["content"]["name"].as_str().unwrap_or("?"));
+                    Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+                }
+                (Some(STATE), Some(_)) => Ok(CallToolResult::error(vec![ContentBlock::text("not confirmed")]).into()),
+                _ => {
+                    let schema = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
+                    let ask = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+                        meta: None,
+                        message: "Who confirms this order?".into(),
+                        requested_schema: serde_json::from_value(schema)
+                            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+                    });
+                    let mut requests = InputRequests::new();
+                    requests.insert("confirm".into(), InputRequest::Elicitation(ask));
+                    Ok(InputRequiredResult::new(Some(requests), Some(STATE.into())).into())
+                }
+            }
+        }
+    }
+
+    /// Serves `orders` on 127.0.0.1: its url.
+    pub async fn serve(orders: Orders) -> String {
+        let service: StreamableHttpService<Orders, LocalSessionManager> = StreamableHttpService::new(
+            move || Ok(orders.clone()),
+            Default::default(),
+            StreamableHttpServerConfig::default(),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let serve = axum::serve(listener, axum::Router::new().nest_service("/mcp", service));
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(60), serve).await;
+        });
+        url
+    }
+}
+
+/// A client that answers elicitation (the app's own handler, as rmcp runs it).
+#[derive(Clone, Default)]
+struct Confirms;
+
+impl rmcp::ClientHandler for Confirms {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        // Elicitation declared, and 2026-07-28 asked for (rmcp's default handshake asks for 2025-11-25).
+        let caps = rmcp::model::ClientCapabilities::builder().enable_elicitation().build();
+        rmcp::model::ClientConfig::new(caps, rmcp::model::Implementation::new("mrtr-test", "0.0.0"))
+            .with_protocol_version(rmcp::model::ProtocolVersion::V_2026_07_28)
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::model::ErrorData> {
+        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+            .with_content(json!({ "name": "Ada" })))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
+    let orders = mrtr::Orders::default();
+    let url: Arc<str> = mrtr::serve(orders.clone()).await.into();
+    // 2026-07-28 has no initialize: rmcp's client discovers the server (server/discover) and sends the
+    // per-request metadata.
+    let modern = || rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    let transport = StreamableHttpClientTransport::from_uri(url.clone());
+    let first = rmcp::service::serve_client_with_lifecycle(Confirms, transport, modern()).await.unwrap();
+    let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
+    let out = c.call_tool(call("confirm_order", json!({ "item": "book" }))).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::Succeeded), "{out:?}");
+    assert!(format!("{:?}", out.result).contains("order 1 placed for Ada"), "{out:?}");
+    let calls = orders.calls.lock().unwrap().clone();
+    assert_eq!(
+        calls,
+        vec![None, Some(mrtr::STATE.to_string())],
+        "the first phase, then one round with the state as sent"
+    );
+    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // rmcp's default handler declines elicitation: the round carries the decline, the tool says no.
+    let transport = StreamableHttpClientTransport::from_uri(url);
+    let first = rmcp::service::serve_client_with_lifecycle((), transport, modern()).await.unwrap();
+    let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
+    let out = c.call_tool(call("confirm_order", json!({ "item": "pen" }))).await.unwrap();
+    assert_eq!(out.status, FinalStatus::ToolError, "{out:?}");
+    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1, "not placed");
+    // No sampling handler (rmcp's default answers `method not found`): the engine ends the call — nothing ran,
+    // so `failed`, input_required_unhandled — and the round is not sent.
+    let before = orders.calls.lock().unwrap().len();
+    let out = c.call_tool(call("summarize", json!({}))).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
+    assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(1), "asked once, never continued");
 }

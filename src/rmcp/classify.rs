@@ -12,7 +12,7 @@
 //! | the request was never queued (`send_request_with_option` returned `Err`) | network, not sent | rmcp returns before its `tx.send` to the service loop succeeds (`Peer::send_request_with_option_and_subscription`): nothing was handed to the transport |
 //! | `ServiceError::McpError(e)` | JSON-RPC error `e.code` | the server's JSON-RPC error object, from a 2xx answer or a non-2xx JSON body (the reqwest client turns a non-2xx body holding a JSON-RPC error into that message, the status dropped) |
 //! | `ServiceError::Timeout` | timeout | our own per-attempt timer (`PeerRequestOptions::timeout`; rmcp then sends `notifications/cancelled`) |
-//! | `StreamableHttpError::HttpStatus { status, retry_after }` | HTTP `status`, `Retry-After` in delta-seconds | the reqwest client's 429/5xx without a JSON-RPC body |
+//! | `StreamableHttpError::HttpStatus { status, retry_after }` | HTTP `status`, `Retry-After` in delta-seconds or as an HTTP date ([`http_date`](mod@super::http_date)) | the reqwest client's 429/5xx without a JSON-RPC body |
 //! | `StreamableHttpError::SessionExpired` | HTTP 404 on a request with a session id | the reqwest client returns it only for a 404 answer to a POST that carried `Mcp-Session-Id` (`session_was_attached`) |
 //! | `StreamableHttpError::AuthRequired` | HTTP 401 | a 401 with `WWW-Authenticate` |
 //! | `StreamableHttpError::InsufficientScope` | HTTP 403 | a 403 with `WWW-Authenticate` |
@@ -21,11 +21,14 @@
 //! | any other error (a reset, a body cut mid-way, `TransportClosed` after queueing, `SessionRecoveryTimeout` — rmcp: "the server may have processed the POST" —, `ReinitializationFailed`, `UnexpectedResponse`, …) | network, maybe sent | no proof the server did not act |
 
 use std::error::Error as StdError;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use ::rmcp::model::{CallToolResult, ServerResult};
 use ::rmcp::transport::streamable_http_client::StreamableHttpError;
 use ::rmcp::ServiceError;
 
+use super::http_date::parse_http_date;
+use super::tasks::created_task;
 use crate::retry::{AttemptOutcome, LedgerStatus, ResultType, Sent};
 use crate::vocab::LEDGER_META_KEY;
 
@@ -59,21 +62,32 @@ pub fn response_outcome(response: &ServerResult) -> AttemptOutcome {
             AttemptOutcome::Result { is_error: false, result_type: ResultType::InputRequired }
         }
         ServerResult::CreateTaskResult(_) => AttemptOutcome::Result { is_error: false, result_type: ResultType::Task },
+        // A 2025-11-25 created task (`{ task: { taskId, status } }`), which rmcp 3.11 has no type for.
+        ServerResult::CustomResult(_) if created_task(response).is_some() => {
+            AttemptOutcome::Result { is_error: false, result_type: ResultType::Task }
+        }
         // A JSON-RPC response of another shape: the server answered, but not as a tool result. Nothing proves
         // the tool did not run.
         _ => AttemptOutcome::Network { sent: Sent::Maybe },
     }
 }
 
-/// The outcome of an attempt that was queued and then failed (the request may have left).
+/// The outcome of an attempt that was queued and then failed (the request may have left), a `Retry-After`
+/// date read against the wall clock now.
 pub fn error_outcome(error: &ServiceError) -> AttemptOutcome {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+    error_outcome_at(error, now)
+}
+
+/// [`error_outcome`], a `Retry-After` date read against `now_unix_ms` (milliseconds since the Unix epoch).
+pub fn error_outcome_at(error: &ServiceError, now_unix_ms: u64) -> AttemptOutcome {
     const MAYBE: AttemptOutcome = AttemptOutcome::Network { sent: Sent::Maybe };
     match error {
         ServiceError::McpError(e) => AttemptOutcome::JsonRpcError { code: i64::from(e.code.0) },
         ServiceError::Timeout { .. } => AttemptOutcome::Timeout,
         ServiceError::TransportSend(dynamic) => {
             match dynamic.error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-                Some(http) => http_outcome(http),
+                Some(http) => http_outcome(http, now_unix_ms),
                 None => MAYBE,
             }
         }
@@ -85,9 +99,11 @@ fn http(status: u16, retry_after_ms: Option<u64>, had_session: bool) -> AttemptO
     AttemptOutcome::Http { status, retry_after_ms, had_session, jsonrpc_code: None }
 }
 
-fn http_outcome(error: &StreamableHttpError<reqwest::Error>) -> AttemptOutcome {
+fn http_outcome(error: &StreamableHttpError<reqwest::Error>, now_unix_ms: u64) -> AttemptOutcome {
     match error {
-        StreamableHttpError::HttpStatus(s) => http(s.status, s.retry_after.as_deref().and_then(retry_after_ms), false),
+        StreamableHttpError::HttpStatus(s) => {
+            http(s.status, s.retry_after.as_deref().and_then(|v| retry_after_ms_at(v, now_unix_ms)), false)
+        }
         StreamableHttpError::SessionExpired => http(404, None, true),
         StreamableHttpError::AuthRequired(_) => http(401, None, false),
         StreamableHttpError::InsufficientScope(_) => http(403, None, false),
@@ -127,8 +143,19 @@ fn refused_at_connect(error: &reqwest::Error) -> bool {
     false
 }
 
-/// `Retry-After` in delta-seconds → milliseconds (at most [`MAX_HINT_MS`]). An HTTP date is not read (the
-/// core then treats the answer as one without `Retry-After`, the more cautious row).
+/// `Retry-After` → milliseconds from `now_unix_ms` (at most [`MAX_HINT_MS`]), as the JS `parseRetryAfter`:
+/// delta-seconds, or an HTTP date in any of the three formats RFC 9110 §5.6.7 has a recipient accept (a date
+/// already past is 0: come back now). Anything else is no `Retry-After` (the core then reads the answer as one
+/// without it, the more cautious row).
+pub fn retry_after_ms_at(value: &str, now_unix_ms: u64) -> Option<u64> {
+    match retry_after_ms(value) {
+        Some(ms) => Some(ms),
+        None => parse_http_date(value, now_unix_ms).map(|at| at.saturating_sub(now_unix_ms).min(MAX_HINT_MS)),
+    }
+}
+
+/// `Retry-After` in delta-seconds → milliseconds (at most [`MAX_HINT_MS`]); an HTTP date is
+/// [`retry_after_ms_at`]'s.
 pub fn retry_after_ms(value: &str) -> Option<u64> {
     let s = value.trim();
     if s.is_empty() || s.len() > 12 || !s.bytes().all(|b| b.is_ascii_digit()) {
@@ -157,6 +184,24 @@ mod tests {
         assert_eq!(retry_after_ms("99999999999"), Some(MAX_HINT_MS));
         assert_eq!(retry_after_ms("Wed, 21 Oct 2015 07:28:00 GMT"), None);
         assert_eq!(retry_after_ms("-1"), None);
+    }
+
+    #[test]
+    fn retry_after_as_a_date() {
+        // 2015-10-21T07:28:00Z, MDN's example, in the three formats; `now` is fixed, never the clock.
+        const AT: u64 = 1_445_412_480_000;
+        for date in ["Wed, 21 Oct 2015 07:28:00 GMT", "Wednesday, 21-Oct-15 07:28:00 GMT", "Wed Oct 21 07:28:00 2015"] {
+            assert_eq!(retry_after_ms_at(date, AT - 90_000), Some(90_000), "{date}");
+            // Already past: come back now (0), not "no Retry-After".
+            assert_eq!(retry_after_ms_at(date, AT + 5_000), Some(0), "{date}");
+            assert_eq!(retry_after_ms_at(date, AT), Some(0), "{date}");
+            // Far ahead: capped at a day, as delta-seconds are.
+            assert_eq!(retry_after_ms_at(date, AT - 2 * MAX_HINT_MS), Some(MAX_HINT_MS), "{date}");
+        }
+        assert_eq!(retry_after_ms_at("120", AT), Some(120_000));
+        for garbage in ["", "soon", "Wed, 21 Oct 2015 07:28:00 PST", "2015-10-21T07:28:00Z", "1.5", "-1"] {
+            assert_eq!(retry_after_ms_at(garbage, AT), None, "{garbage:?}");
+        }
     }
 
     #[test]

@@ -9,18 +9,25 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use ::rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult, Tool};
-use ::rmcp::service::{PeerRequestOptions, RunningService};
-use ::rmcp::{ClientHandler, Peer, RoleClient, ServiceError};
+use ::rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, InputRequest,
+    InputRequiredResult, InputResponses, NumberOrString, ServerRequest, ServerResult, Tool,
+};
+use ::rmcp::service::{PeerRequestOptions, RequestContext, RunningService};
+use ::rmcp::{ClientHandler, Peer, RoleClient, Service, ServiceError};
 use serde_json::Value;
+use tracing::Instrument;
 
-use super::classify::{error_outcome, response_outcome, NOT_QUEUED};
+use super::classify::{error_outcome_at, response_outcome, result_outcome, MAX_HINT_MS, NOT_QUEUED};
 use super::journal::{Journal, JournalEntry, JournalError, MemoryJournal};
 use super::message::{message_for, MessageParts};
+use super::tasks::{created_task, task_look, TaskLook};
+use super::telemetry::CallSpan;
 use crate::ledger::record::OPERATION_STATUSES;
 use crate::retry::{
-    operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions, Cause, Classification, Decision, Engine,
-    FinalStatus, Policy, Reason, Recover, Revision, Safety, SplitMix64, ToolFacts,
+    decide_task_end, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions, CallState, Cause,
+    Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety, SplitMix64, TaskStatus,
+    ToolFacts,
 };
 
 /// An error a reconnect factory returns.
@@ -53,6 +60,9 @@ pub struct RetryOptions {
     /// The server's status tool (default `operation_status`, the ledger's), or `None`: a keyed write that ends
     /// `unknown` or `pending` is looked up there — never re-sent — when the server lists it.
     pub status_tool: Option<String>,
+    /// Tools always asked to run as a 2025-11-25 task (`params.task`), each with the ttl (ms) to ask for, if
+    /// any. rmcp 3.11's `Tool` does not carry `execution.taskSupport`, so a tool that requires it is named here.
+    pub task_tools: HashMap<String, Option<u64>>,
 }
 
 impl Default for RetryOptions {
@@ -67,6 +77,7 @@ impl Default for RetryOptions {
             seed: None,
             journal_arguments: true,
             status_tool: Some(super::ledger::STATUS_TOOL_NAME.to_string()),
+            task_tools: HashMap::new(),
         }
     }
 }
@@ -99,6 +110,14 @@ impl RetryOptions {
     /// The jitter seed.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
+        self
+    }
+
+    /// Asks tool `name` to run as a task (2025-11-25 `params.task`, with `ttl_ms` if given): a created task is
+    /// followed to its end within the call's deadline, never sent again. An answer that creates a task is
+    /// followed whether or not it was asked for.
+    pub fn task(mut self, name: impl Into<String>, ttl_ms: Option<u64>) -> Self {
+        self.task_tools.insert(name.into(), ttl_ms);
         self
     }
 }
@@ -137,6 +156,9 @@ pub struct CallOutcome {
     pub error: Option<String>,
     /// Every attempt.
     pub attempts: Vec<AttemptRecord>,
+    /// The id of the task the call created, when the server ran it as one (a `pending` call's task is still
+    /// running: look at it later with `tasks/get`).
+    pub task_id: Option<String>,
     /// What the model is told (the core's words).
     pub message: String,
 }
@@ -202,6 +224,33 @@ struct Op {
 
 struct Sent {
     outcome: AttemptOutcome,
+    result: Option<CallToolResult>,
+    task: Option<TaskLook>,
+    input: Option<InputRequiredResult>,
+    error: Option<String>,
+}
+
+/// What the next round of a 2026-07-28 multi round-trip call carries: the answers, and the server's
+/// `requestState` exactly as it sent it.
+#[derive(Clone, Default)]
+struct Round {
+    responses: Option<InputResponses>,
+    request_state: Option<String>,
+}
+
+/// Why an input round could not be answered.
+struct Unanswered {
+    /// No handler for a request's method (the client's handler said `method not found`, or rmcp has no such
+    /// input request).
+    handler_missing: bool,
+    /// The call's deadline passed while the handlers ran.
+    timed_out: bool,
+    error: Option<String>,
+}
+
+/// How a followed task ended: the engine's decision, the tool's result if one was read, the last error.
+struct Followed {
+    decision: Decision,
     result: Option<CallToolResult>,
     error: Option<String>,
 }
@@ -411,6 +460,7 @@ impl<H: ClientHandler> RetryClient<H> {
         &self,
         op: &Op,
         params: &CallToolRequestParams,
+        round: Option<&Round>,
         timeout_ms: u64,
         recover: Option<Recover>,
     ) -> Sent {
@@ -427,28 +477,196 @@ impl<H: ClientHandler> RetryClient<H> {
         };
         if let Err(e) = step {
             // The recovery step failed: the call itself never left.
-            return Sent { outcome: NOT_QUEUED, result: None, error: Some(e.to_string()) };
+            return Sent { outcome: NOT_QUEUED, result: None, task: None, input: None, error: Some(e.to_string()) };
         }
         let peer = self.peer().await;
         let mut request = params.clone();
         request.arguments.clone_from(&op.arguments);
-        let call = ClientRequest::CallToolRequest(CallToolRequest::new(request));
+        if let Some(round) = round {
+            request.input_responses.clone_from(&round.responses);
+            request.request_state.clone_from(&round.request_state);
+        }
+        let call = match self.options.task_tools.get(op.name.as_str()) {
+            // Asked as a task: rmcp 3.11 has no `params.task` (2025-11-25), so the same request is sent with it.
+            Some(ttl) => {
+                let mut params = match serde_json::to_value(&request) {
+                    Ok(Value::Object(p)) => p,
+                    _ => serde_json::Map::new(),
+                };
+                let task = ttl.map_or_else(|| serde_json::json!({}), |ttl| serde_json::json!({ "ttl": ttl }));
+                params.insert("task".into(), task);
+                ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(Value::Object(params))))
+            }
+            None => ClientRequest::CallToolRequest(CallToolRequest::new(request)),
+        };
         let options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms.max(1)));
         let handle = match peer.send_request_with_option(call, options).await {
             Ok(h) => h,
             // Not queued: rmcp returned before handing the request to its service loop (classify.rs).
-            Err(e) => return Sent { outcome: NOT_QUEUED, result: None, error: Some(e.to_string()) },
+            Err(e) => {
+                return Sent { outcome: NOT_QUEUED, result: None, task: None, input: None, error: Some(e.to_string()) }
+            }
         };
         match handle.await_response().await {
             Ok(response) => {
                 let outcome = response_outcome(&response);
-                let result = match response {
-                    ServerResult::CallToolResult(r) => Some(r),
-                    _ => None,
+                let task = created_task(&response);
+                let (result, input) = match response {
+                    ServerResult::CallToolResult(r) => (Some(r), None),
+                    ServerResult::InputRequiredResult(i) => (None, Some(i)),
+                    _ => (None, None),
                 };
-                Sent { outcome, result, error: None }
+                Sent { outcome, result, task, input, error: None }
             }
-            Err(e) => Sent { outcome: error_outcome(&e), result: None, error: Some(e.to_string()) },
+            Err(e) => {
+                let outcome = error_outcome_at(&e, wall_ms());
+                Sent { outcome, result: None, task: None, input: None, error: Some(e.to_string()) }
+            }
+        }
+    }
+
+    /// Answers one `input_required` result's `inputRequests` through the client's own handler (the
+    /// `ClientHandler` the session runs: `create_message`, `create_elicitation`, `list_roots`), one after the
+    /// other, before `deadline_ms`. Mechanics only: whether to continue is the engine's (`continue_input`).
+    async fn gather_input(&self, input: Option<InputRequiredResult>, deadline_ms: u64) -> Result<Round, Unanswered> {
+        let input = input.unwrap_or_else(|| InputRequiredResult::new(None, None));
+        let left = Duration::from_millis(deadline_ms.saturating_sub(self.now()));
+        let session = self.session.read().await;
+        let answers = async {
+            let mut responses = InputResponses::new();
+            for (key, request) in input.input_requests.unwrap_or_default() {
+                let request = match request {
+                    InputRequest::CreateMessage(r) => ServerRequest::CreateMessageRequest(r),
+                    InputRequest::Elicitation(r) => ServerRequest::ElicitRequest(r),
+                    InputRequest::ListRoots(r) => ServerRequest::ListRootsRequest(r),
+                    _ => return Err(Unanswered { handler_missing: true, timed_out: false, error: None }),
+                };
+                let id = NumberOrString::String(key.as_str().into());
+                let context = RequestContext::new(id, session.running.peer().clone());
+                match session.running.service().handle_request(request, context).await {
+                    Ok(answer) => {
+                        let value = serde_json::to_value(&answer).map_err(|e| Unanswered {
+                            handler_missing: false,
+                            timed_out: false,
+                            error: Some(e.to_string()),
+                        })?;
+                        responses.insert(key, value);
+                    }
+                    Err(e) => {
+                        // rmcp's default handler for a method the app did not implement: no handler.
+                        let missing = e.code == ::rmcp::model::ErrorCode::METHOD_NOT_FOUND;
+                        return Err(Unanswered {
+                            handler_missing: missing,
+                            timed_out: false,
+                            error: Some(e.to_string()),
+                        });
+                    }
+                }
+            }
+            Ok(responses)
+        };
+        let responses = match tokio::time::timeout(left, answers).await {
+            Ok(answered) => answered?,
+            Err(_) => return Err(Unanswered { handler_missing: false, timed_out: true, error: None }),
+        };
+        Ok(Round { responses: (!responses.is_empty()).then_some(responses), request_state: input.request_state })
+    }
+
+    /// One `tasks/*` request about `task_id` (sent as rmcp sends any request; the answer read in either shape).
+    async fn task_rpc(&self, method: &'static str, task_id: &str, timeout_ms: u64) -> Result<ServerResult, String> {
+        let peer = self.peer().await;
+        let params = serde_json::json!({ "taskId": task_id });
+        let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
+        let options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms.max(1)));
+        let handle = peer.send_request_with_option(request, options).await.map_err(|e| e.to_string())?;
+        handle.await_response().await.map_err(|e| e.to_string())
+    }
+
+    /// Follows a created task to its end within the call's deadline: `tasks/get` while it runs, with the waits
+    /// the engine decides (the task's interval as the hint), then the tool's result (`tasks/result`, or the
+    /// look's own), which the engine reads like any result. Without a result it stops on, the core says what
+    /// the task's status means ([`decide_task_end`]). The call itself is never sent again.
+    async fn follow_task(
+        &self,
+        state: &mut CallState,
+        created: TaskLook,
+        safety: Safety,
+        revision: Option<Revision>,
+        telemetry: &CallSpan,
+    ) -> Followed {
+        let attempt_timeout_ms = self.options.policy.attempt_timeout_ms;
+        let task_id = created.task_id.clone();
+        let mut task = created;
+        let mut looked = true; // the last look answered (its interval is the hint)
+        let mut last_error = None;
+        loop {
+            // The result is asked for once the task ended, or when it waits for input (tasks/result then
+            // relays the server's request to the client's handlers); the server may hold it until the end.
+            let fetches = matches!(task.status, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired);
+            let result = match task.result.take() {
+                Some(inline) => Some(inline),
+                None if fetches => {
+                    let left = state.deadline_ms.saturating_sub(self.now());
+                    match self.task_rpc("tasks/result", &task_id, left).await {
+                        Ok(ServerResult::CallToolResult(r)) => Some(r),
+                        Ok(_) => {
+                            last_error = Some("tasks/result answered something that is not a tool result".into());
+                            None
+                        }
+                        Err(e) => {
+                            last_error = Some(e);
+                            None
+                        }
+                    }
+                }
+                None => None,
+            };
+            if let Some(r) = result {
+                let (now, random) = (self.now(), self.random());
+                let step = lock(&self.engine).record(state, &result_outcome(&r), safety, revision, now, random);
+                if let Decision::Stop { .. } = step.decision {
+                    telemetry.task(&task_id, task.status.as_str(), None);
+                    return Followed { decision: step.decision, result: Some(r), error: None };
+                }
+            }
+            // No result the engine stopped on: the core says what the task's own status means.
+            let end = decide_task_end(task.status);
+            if let Decision::Stop { .. } = end {
+                telemetry.task(&task_id, task.status.as_str(), None);
+                return Followed { decision: end, result: None, error: last_error };
+            }
+            if fetches {
+                looked = false; // input_required and no result yet: keep looking
+            }
+            // Still running: the engine says when to look again, or that the call ends pending.
+            let hint = task.poll_interval_ms.filter(|_| looked).map(|ms| ms.min(MAX_HINT_MS));
+            let (now, random) = (self.now(), self.random());
+            let next = lock(&self.engine).poll(state, hint, now, random);
+            let Decision::Retry { delay_ms, .. } = next else {
+                telemetry.task(&task_id, task.status.as_str(), None);
+                return Followed { decision: next, result: None, error: last_error };
+            };
+            telemetry.task(&task_id, task.status.as_str(), Some(delay_ms));
+            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            let timeout = attempt_timeout_ms.min(state.deadline_ms.saturating_sub(self.now()));
+            match self.task_rpc("tasks/get", &task_id, timeout).await {
+                Ok(answer) => match task_look(&answer, &task_id) {
+                    Some(mut look) => {
+                        // A look without an interval keeps the server's last one (module docs).
+                        look.poll_interval_ms = look.poll_interval_ms.or(task.poll_interval_ms);
+                        task = look;
+                        looked = true;
+                    }
+                    None => {
+                        looked = false;
+                        last_error = Some("tasks/get answered something that is not this task".into());
+                    }
+                },
+                Err(e) => {
+                    looked = false;
+                    last_error = Some(e);
+                }
+            }
         }
     }
 
@@ -512,12 +730,40 @@ impl<H: ClientHandler> RetryClient<H> {
         params: CallToolRequestParams,
         intent: Option<&str>,
     ) -> Result<CallOutcome, CallError> {
+        let version = self.session.read().await.running.peer().peer_info().map(|i| i.protocol_version.to_string());
+        let mut telemetry = CallSpan::new(&params.name, version.as_deref());
+        let span = telemetry.span.clone();
+        let outcome = self.call_traced(params, intent, &mut telemetry).instrument(span).await;
+        match &outcome {
+            Ok(o) => telemetry.end(o.status, o.reason, o.attempts.len(), &o.message),
+            Err(e) => {
+                let kind = match e {
+                    CallError::Journal(_) => "journal",
+                    CallError::IntentReused { .. } => "intent_reused",
+                };
+                telemetry.fail(kind, &e.to_string());
+            }
+        }
+        outcome
+    }
+
+    async fn call_traced(
+        &self,
+        params: CallToolRequestParams,
+        intent: Option<&str>,
+        telemetry: &mut CallSpan,
+    ) -> Result<CallOutcome, CallError> {
         let op = self.resolve_tool(&params, intent).await?;
+        telemetry.resolved(op.safety, op.operation_id.as_deref());
         let revision = self.revision().await;
-        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: false });
+        // Input rounds are answered through the session's ClientHandler (rmcp's defaults included: no sampling,
+        // an empty roots list, elicitation declined): the engine decides whether to continue.
+        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: true });
+        let mut round: Option<Round> = None;
         let mut attempts = Vec::new();
         let mut recover = None;
         let mut result = None;
+        let mut task = None;
         let mut last_error = None;
         let decision = loop {
             let admission = lock(&self.engine).admit(&mut state, self.now());
@@ -526,15 +772,23 @@ impl<H: ClientHandler> RetryClient<H> {
                 Err(stop) => break stop,
             };
             let started = self.now();
-            let sent = self.run_attempt(&op, &params, admission.timeout_ms, recover).await;
+            let n = u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1);
+            let attempt_span = telemetry.attempt(n);
+            let sent = self
+                .run_attempt(&op, &params, round.as_ref(), admission.timeout_ms, recover)
+                .instrument(attempt_span.clone())
+                .await;
             result = sent.result;
+            task = sent.task;
             if sent.error.is_some() {
                 last_error = sent.error;
             }
             let (now, random) = (self.now(), self.random());
             let step = lock(&self.engine).record(&mut state, &sent.outcome, op.safety, revision, now, random);
+            telemetry.attempt_ended(&attempt_span, &sent.outcome, &step.classification, now.saturating_sub(started));
+            drop(attempt_span);
             attempts.push(AttemptRecord {
-                attempt: u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1),
+                attempt: n,
                 duration_ms: now.saturating_sub(started),
                 outcome: sent.outcome,
                 classification: step.classification,
@@ -542,8 +796,27 @@ impl<H: ClientHandler> RetryClient<H> {
             });
             match step.decision {
                 Decision::Stop { .. } => break step.decision,
-                Decision::Retry { delay_ms, recover: next, .. } => {
+                Decision::Retry { delay_ms, recover: next, reason } => {
+                    telemetry.retry(delay_ms, reason, Some(step.classification.cause.as_str()), next);
                     recover = next;
+                    if next == Some(Recover::ContinueInput) {
+                        // The next round carries the answers; the first phase is never sent again.
+                        match self.gather_input(sent.input, state.deadline_ms).await {
+                            Ok(next_round) => round = Some(next_round),
+                            Err(unanswered) => {
+                                if unanswered.timed_out {
+                                    let admitted = lock(&self.engine).admit(&mut state, self.now());
+                                    if let Err(stop) = admitted {
+                                        break stop;
+                                    }
+                                }
+                                if unanswered.error.is_some() {
+                                    last_error = unanswered.error;
+                                }
+                                break lock(&self.engine).input_unanswered(&mut state, unanswered.handler_missing);
+                            }
+                        }
+                    }
                     tokio::time::sleep(Duration::from_millis(delay_ms)).await;
                 }
             }
@@ -553,6 +826,18 @@ impl<H: ClientHandler> RetryClient<H> {
             // `decide` never ends a loop with a retry; read one as what it would mean if it did.
             Decision::Retry { reason, .. } => (FinalStatus::Unknown, reason),
         };
+        // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
+        let task_id = task.as_ref().map(|t| t.task_id.clone());
+        if let Some(created) = task.filter(|_| (status, reason) == (FinalStatus::Pending, Reason::TaskPending)) {
+            let followed = self.follow_task(&mut state, created, op.safety, revision, telemetry).await;
+            if let Decision::Stop { status: s, reason: r } = followed.decision {
+                (status, reason) = (s, r);
+            }
+            result = followed.result;
+            if followed.error.is_some() {
+                last_error = followed.error;
+            }
+        }
         // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline,
         // before answering. The write itself is never sent again to find out.
         if let (Some(id), FinalStatus::Unknown | FinalStatus::Pending) = (op.operation_id.as_deref(), status) {
@@ -587,6 +872,7 @@ impl<H: ClientHandler> RetryClient<H> {
             result: result.filter(|_| answered),
             error: last_error.filter(|_| !matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError)),
             attempts,
+            task_id,
             message,
         };
         if let Some(id) = &outcome.operation_id {

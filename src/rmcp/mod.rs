@@ -40,6 +40,7 @@
 
 pub mod classify;
 pub mod client;
+pub mod http_date;
 pub mod journal;
 pub mod ledger;
 pub mod message;
@@ -48,6 +49,8 @@ pub mod operators;
 pub mod postgres;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod tasks;
+pub mod telemetry;
 pub mod transaction;
 
 pub use client::{new_operation_id, AttemptRecord, BoxError, CallError, CallOutcome, RetryClient, RetryOptions};
