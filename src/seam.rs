@@ -488,7 +488,8 @@ fn read_expr(read: Read, i: usize) -> String {
         Read::Number => format!("o[{i}]"),
         Read::Maybe => format!("m(o[{i}])"),
         Read::Flag => format!("o[{i}] === 1"),
-        Read::Code(table) => format!("{table}[o[{i}]]"),
+        // A code as a small integer index (a NaN or a double key would take the slow, named-property path).
+        Read::Code(table) => format!("o[{i}] >= 0 ? {table}[o[{i}] | 0] : undefined"),
         Read::Transition => format!("t(o[{i}])"),
     }
 }
@@ -544,7 +545,7 @@ pub fn render_js() -> String {
     all.dedup();
     let _ = writeln!(s, "import {{ {} }} from './names.js';\n", all.join(", "));
     s.push_str("const m = (v) => (v === v ? v : undefined);\n");
-    s.push_str("const t = (c) => {\n  const x = BREAKER_TRANSITIONS[c];\n  return x === undefined ? undefined : { from: x[0], to: x[1] };\n};\n\n");
+    s.push_str("const t = (c) => {\n  if (!(c > 0)) return undefined;\n  const x = BREAKER_TRANSITIONS[c | 0];\n  return x === undefined ? undefined : { from: x[0], to: x[1] };\n};\n\n");
     s.push_str("// ── The client face (src/wasm/client.rs, src/wasm/hedge.rs) ──\n");
     render_face(&mut s, Out::PREFIX, Out::NAMES, Out::READS, CLIENT_SHAPES);
     s.push_str("\n// ── The server face (src/wasm/ledger.rs) ──\n");

@@ -68,7 +68,8 @@ export function safetyCode(safety) {
 }
 
 export function transition(c) {
-  const t = BREAKER_TRANSITIONS[c];
+  if (!(c > 0)) return undefined; // none (0), and never a NaN or double key: the slow named-property path
+  const t = BREAKER_TRANSITIONS[c | 0];
   return t === undefined ? undefined : { from: t[0], to: t[1] };
 }
 

@@ -22,7 +22,7 @@ export function hedgeStep(h, c, safety, nowMs) {
   number(nowMs, 'nowMs');
   ok(w.hedge(h, c, s, nowMs));
   const o = out();
-  return o[O_REFUSAL] >= 0 ? { admitted: false, refusal: HEDGE_REFUSALS[o[O_REFUSAL]] } : { admitted: true, timeoutMs: o[O_TIMEOUT_MS] };
+  return o[O_REFUSAL] >= 0 ? { admitted: false, refusal: HEDGE_REFUSALS[o[O_REFUSAL] | 0] } : { admitted: true, timeoutMs: o[O_TIMEOUT_MS] };
 }
 
 /** One hedge of `c` ended (`won`: its answer is the call's). */

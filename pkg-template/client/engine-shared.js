@@ -13,7 +13,7 @@ const BREAKER_STATE_CODES = new Map(BREAKER_STATES.map((name, c) => [name, c]));
 export function snapshotOf(h) {
   ok(w.engineSnapshot(h));
   const o = out();
-  const s = o[O_STATE] >= 0 ? { state: BREAKER_STATES[o[O_STATE]], sinceMs: o[O_SINCE_MS], failures: o[O_FAILURES] } : {};
+  const s = o[O_STATE] >= 0 ? { state: BREAKER_STATES[o[O_STATE] | 0], sinceMs: o[O_SINCE_MS], failures: o[O_FAILURES] } : {};
   if (o[O_BUDGET_TOKENS] >= 0) s.budgetTokens = o[O_BUDGET_TOKENS];
   return s;
 }

@@ -4,7 +4,8 @@ import { BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, DELIVERIES, HEDGE_REFUSALS
 
 const m = (v) => (v === v ? v : undefined);
 const t = (c) => {
-  const x = BREAKER_TRANSITIONS[c];
+  if (!(c > 0)) return undefined;
+  const x = BREAKER_TRANSITIONS[c | 0];
   return x === undefined ? undefined : { from: x[0], to: x[1] };
 };
 
@@ -97,15 +98,15 @@ export const O_BREAKER_WINDOW_MS = 40;
 export const O_BREAKER_OPEN_MS = 41;
 /** A retry decision. */
 export function readRetry(o) {
-  return { action: 'retry', delayMs: o[3], recover: RECOVERS[o[2]], reason: REASONS[o[1]] };
+  return { action: 'retry', delayMs: o[3], recover: o[2] >= 0 ? RECOVERS[o[2] | 0] : undefined, reason: o[1] >= 0 ? REASONS[o[1] | 0] : undefined };
 }
 /** A stop decision. */
 export function readStop(o) {
-  return { action: 'stop', status: STATUSES[o[0]], reason: REASONS[o[1]] };
+  return { action: 'stop', status: o[0] >= 0 ? STATUSES[o[0] | 0] : undefined, reason: o[1] >= 0 ? REASONS[o[1] | 0] : undefined };
 }
 /** A classification. */
 export function readClassification(o) {
-  return { verdict: VERDICTS[o[4]], delivery: DELIVERIES[o[5]], recover: RECOVERS[o[7]], retryAfterMs: m(o[8]), cause: CAUSES[o[6]] };
+  return { verdict: o[4] >= 0 ? VERDICTS[o[4] | 0] : undefined, delivery: o[5] >= 0 ? DELIVERIES[o[5] | 0] : undefined, recover: o[7] >= 0 ? RECOVERS[o[7] | 0] : undefined, retryAfterMs: m(o[8]), cause: o[6] >= 0 ? CAUSES[o[6] | 0] : undefined };
 }
 /** An admitted attempt. */
 export function readAdmitted(o) {
@@ -117,7 +118,7 @@ export function readHedgeCounts(o) {
 }
 /** The policy's top-level values. */
 export function readTop(o) {
-  return { maxAttempts: o[24], baseDelayMs: o[25], maxDelayMs: o[26], jitter: JITTERS[o[27]], attemptTimeoutMs: o[28], totalTimeoutMs: o[29], maxRetryAfterMs: o[30] };
+  return { maxAttempts: o[24], baseDelayMs: o[25], maxDelayMs: o[26], jitter: o[27] >= 0 ? JITTERS[o[27] | 0] : undefined, attemptTimeoutMs: o[28], totalTimeoutMs: o[29], maxRetryAfterMs: o[30] };
 }
 /** The policy's retry budget (when on). */
 export function readBudget(o) {
@@ -149,5 +150,5 @@ export const L_EXPIRES_MS = 5;
 export const L_VERSION = 6;
 /** The record a rule made, with the fingerprint it was made for. */
 export function readMade(o, fingerprint) {
-  return { state: RECORD_STATES[o[2]], fingerprint, leaseUntilMs: o[3], createdMs: o[4], expiresMs: o[5], version: o[6] };
+  return { state: o[2] >= 0 ? RECORD_STATES[o[2] | 0] : undefined, fingerprint, leaseUntilMs: o[3], createdMs: o[4], expiresMs: o[5], version: o[6] };
 }

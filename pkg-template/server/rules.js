@@ -218,7 +218,7 @@ export class LedgerRules {
     const r = ok(ledgerRelease(R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease));
     if (r === 0) return { released: made(r, fp) };
     const o = out();
-    const refused = RELEASE_REFUSALS[o[L_CODE]];
+    const refused = RELEASE_REFUSALS[o[L_CODE] | 0];
     return refused === 'lease_live' ? { refused, retryAfterMs: o[L_RETRY_AFTER_MS] } : { refused };
   }
 
