@@ -69,6 +69,8 @@ impl<T> Slab<T> {
         Ok((slot.generation << INDEX_BITS) | index.saturating_add(1))
     }
 
+    // Not inlined: one copy per slab type rather than one in every export.
+    #[inline(never)]
     fn slot(&mut self, handle: f64) -> Option<(u32, &mut Slot<T>)> {
         if !(handle >= 1.0 && handle <= f64::from(u32::MAX) && handle.fract() == 0.0) {
             return None;
@@ -150,6 +152,7 @@ fn policy_scale(i: usize) -> (bool, f64) {
 
 /// Policy value `i` as the core's integer: NaN, ±∞, negative and fractional counts refused by name; a value
 /// too large for the field saturates and the core names it.
+#[inline(never)]
 fn policy_int(i: usize, v: f64) -> Result<u64, Fail> {
     let fail = |kind| Fail { kind, field: i as u32, value: v, bound: 0.0 };
     let (integer, scale) = policy_scale(i);
@@ -234,7 +237,14 @@ pub fn engine_new(
             Some(j) => Some(code(&Jitter::ALL, j, Field::None).map_err(|f| Fail { field: 3, ..f })?),
             None => None,
         };
-        let int = |i: usize| -> Result<Option<u64>, Fail> { at(i).map(|x| policy_int(i, x)).transpose() };
+        // Every value read in one loop (one copy of the checks, not sixteen); `jitter` is a code, read above.
+        let mut ints = [None; POLICY_VALUES];
+        for (i, slot) in ints.iter_mut().enumerate() {
+            if i != 3 {
+                *slot = at(i).map(|x| policy_int(i, x)).transpose()?;
+            }
+        }
+        let int = |i: usize| -> Result<Option<u64>, Fail> { Ok(ints.get(i).copied().flatten()) };
         let count =
             |i: usize| -> Result<Option<u32>, Fail> { Ok(int(i)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX))) };
         let options = PolicyOptions {

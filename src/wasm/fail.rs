@@ -34,7 +34,9 @@ impl Fail {
         Fail { bound, ..self }
     }
 
-    /// A number checked as a JS number ([`check_number`]), its failure named by `field`.
+    /// A number checked as a JS number ([`check_number`]), its failure named by `field`. Not inlined: every
+    /// export checks numbers, and one copy of the check is smaller than one in each.
+    #[inline(never)]
     pub fn number(field: Field, v: f64, min: u64, max: u64, integer: bool) -> Result<u64, Fail> {
         check_number("", v, min, max, integer).map_err(|e| Fail::from_input(&e, field as u32))
     }
