@@ -1,7 +1,8 @@
 // The README's tables that the code alone decides cannot go stale: the retry-storm rows our engine produces
 // (deterministic — seeded arrivals and jitter; the rows that draw Math.random, cockatiel's and the modelled
 // peers', are not compared) must be what the simulation gives today. Regenerate with
-// `node benches/js/run.mjs --only=storms && python3 scripts/readme-bench.py target/bench-partial.md`.
+// `node benches/js/run.mjs --only=storms && python3 scripts/readme-bench.py target/bench-partial.md`. And the Size
+// table's wasm rows must be this build's raw sizes (copy the table `scripts/build.sh` prints).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -39,4 +40,19 @@ test("the README's §5b rows (a breaker per isolate, or one shared: all our engi
   const fresh = table(`${lines.join('\n')}\n`);
   assert.ok(fresh && fresh.split('\n').length >= 8, 'six rows');
   assert.equal(table(readFileSync(`${root}README.md`, 'utf8')), fresh, 'README §5b differs from the code — regenerate it');
+});
+
+test("the README's Size table gives the wasm modules' raw sizes of this build", async () => {
+  const { statSync } = await import('node:fs');
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Size\n'), readme.indexOf('\n## Playground\n'));
+  const raw = (label) => {
+    const row = section.split('\n').find((l) => l.startsWith(`| ${label} |`));
+    assert.ok(row, `README's Size table has a "${label}" row`);
+    return Number(row.split('|')[2].replace(/[^0-9]/g, ''));
+  };
+  for (const [label, face] of [['client wasm', 'client'], ['server wasm (ledger)', 'server']]) {
+    const built = statSync(`${root}pkg/mcp_retry_policy_${face}_bg.wasm`).size;
+    assert.equal(raw(label), built, `README's Size: ${label} is ${raw(label)} B, this build's is ${built} B — copy the table scripts/build.sh prints`);
+  }
 });
