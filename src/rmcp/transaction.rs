@@ -50,11 +50,12 @@ impl TxPlan {
     }
 
     /// The record (and the result text) to write over the claim for the handler's `result`: `failed` for an
-    /// error result, else `succeeded` (the core's `finish`, on the ledger's clock now).
+    /// error result, else `succeeded` (the core's `finish`, on the ledger's clock now); a result longer than
+    /// the ledger's `max_result_bytes` is a note ([`OperationLedger::result_text`](super::OperationLedger::result_text)).
     pub fn record_for(&self, result: &CallToolResult) -> (Record, Option<String>) {
         let state = if result.is_error == Some(true) { RecordState::Failed } else { RecordState::Succeeded };
         let done = finish(&self.claim, state, self.ledger.now_ms(), self.ledger.config());
-        (done, serde_json::to_string(result).ok())
+        (done, Some(self.ledger.result_text(&self.key, state, result)))
     }
 
     /// Whether `store` is the ledger's own store (a transaction on another one would not hold the ledger's
