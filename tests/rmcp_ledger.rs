@@ -1495,3 +1495,93 @@ async fn the_hold_tells_a_late_renewal_and_a_lost_lease() {
     // Given up, the renewals stopped: no store error after the loss (the run went on past it).
     assert!(ledger.finish(&k, &held, RecordState::Succeeded, Some("{}")).await.unwrap(), "nobody took it meanwhile");
 }
+
+// ── The ledger's counters through tracing (#21; the JS metrics.js answers and incidents) ─────────────────
+
+/// What a real `tracing_subscriber` layer saw of the ledger's events: (name, fields as text).
+#[derive(Clone, Default)]
+struct LedgerEvents(Arc<Mutex<Vec<Seen>>>);
+
+type Seen = (String, std::collections::BTreeMap<String, String>);
+
+struct FieldText<'a>(&'a mut std::collections::BTreeMap<String, String>);
+
+impl tracing::field::Visit for FieldText<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_string(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        self.0.insert(field.name().to_string(), value.to_string());
+    }
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for LedgerEvents {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        if event.metadata().target() == "mcp_retry_policy"
+            && event.metadata().name().starts_with("mcp_retry_policy.ledger.")
+        {
+            let mut fields = std::collections::BTreeMap::new();
+            event.record(&mut FieldText(&mut fields));
+            self.0.lock().unwrap().push((event.metadata().name().to_string(), fields));
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_ledger_counts_its_answers_and_incidents_through_tracing() {
+    use tracing::instrument::WithSubscriber;
+    use tracing_subscriber::layer::SubscriberExt;
+    let seen = LedgerEvents::default();
+    // tracing caches each callsite's interest process-wide (see tests/rmcp_client.rs): a global (empty) registry
+    // keeps the ledger's events enabled; this test's layer is scoped to its own calls.
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::registry().with(seen.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let ledger = OperationLedger::new(Arc::new(SqliteLedgerStore::open(temp("telemetry")).unwrap()))
+        .with_max_result_bytes(200)
+        .unwrap();
+    let opts = IdempotencyOptions::new("create_ticket");
+    let call = |a: Value, n: usize| {
+        let (ledger, opts) = (ledger.clone(), opts.clone());
+        async move {
+            with_idempotency(&ledger, &opts, Some("tenant-secret"), &args(a), || async move { Ok(big(n, false)) }).await
+        }
+    };
+    async {
+        call(json!({ "title": "x", "operation_id": "op-tele-0001" }), 10).await;
+        call(json!({ "title": "x", "operation_id": "op-tele-0001" }), 10).await;
+        call(json!({ "title": "y", "operation_id": "op-tele-0001" }), 10).await;
+        call(json!({ "title": "x", "operation_id": "bad" }), 10).await;
+        // Too large to keep: executed, and the incident told; its replay is a replay (of the note).
+        call(json!({ "operation_id": "op-tele-0002" }), 500).await;
+        call(json!({ "operation_id": "op-tele-0002" }), 500).await;
+    }
+    .with_subscriber(subscriber)
+    .await;
+    let seen = seen.0.lock().unwrap().clone();
+    let line = |(name, f): &Seen| {
+        let what = f.get("mcp_retry_policy.ledger.answer").or_else(|| f.get("mcp_retry_policy.ledger.incident"));
+        let count = f
+            .get("monotonic_counter.mcp_retry_policy.ledger.answers")
+            .or_else(|| f.get("monotonic_counter.mcp_retry_policy.ledger.incidents"));
+        format!(
+            "{name} {} {} {}",
+            what.unwrap(),
+            f.get("mcp_retry_policy.ledger.action").map_or("-", String::as_str),
+            count.unwrap()
+        )
+    };
+    assert_eq!(
+        seen.iter().map(line).collect::<Vec<_>>(),
+        [
+            "mcp_retry_policy.ledger.answer execute create_ticket 1",
+            "mcp_retry_policy.ledger.answer replay create_ticket 1",
+            "mcp_retry_policy.ledger.answer conflict create_ticket 1",
+            "mcp_retry_policy.ledger.answer rejected create_ticket 1",
+            "mcp_retry_policy.ledger.incident result_not_stored create_ticket 1",
+            "mcp_retry_policy.ledger.answer execute create_ticket 1",
+            "mcp_retry_policy.ledger.answer replay create_ticket 1",
+        ]
+    );
+    assert!(!format!("{seen:?}").contains("tenant-secret"), "never the tenant (unbounded): {seen:?}");
+}

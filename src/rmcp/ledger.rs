@@ -24,6 +24,7 @@ use serde_json::{json, Map, Value};
 
 use super::client::BoxError;
 use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
+use super::telemetry::TARGET;
 use crate::ledger::fingerprint::fingerprint;
 use crate::ledger::record::{
     admit, claim, finish, keep_alive_ms, lookup, renew, valid_operation_id, Admission, LedgerConfig, Lookup, Record,
@@ -357,6 +358,20 @@ pub enum LedgerEvent {
 }
 
 impl LedgerEvent {
+    /// The key the event is about, if one.
+    pub fn key(&self) -> Option<&LedgerKey> {
+        match self {
+            LedgerEvent::ReconcileError { key, .. }
+            | LedgerEvent::LateFinish { key, .. }
+            | LedgerEvent::ResultNotStored { key, .. }
+            | LedgerEvent::LeaseLost { key, .. }
+            | LedgerEvent::LeaseLate { key, .. }
+            | LedgerEvent::AuthorizeError { key, .. }
+            | LedgerEvent::HandlerError { key, .. } => Some(key),
+            LedgerEvent::StoreError { key, .. } => key.as_ref(),
+        }
+    }
+
     /// The JS event's `type`: `reconcile_error`, `late_finish`, `store_error`, `result_not_stored`,
     /// `lease_lost`, `lease_late`, `authorize_error`, `handler_error`.
     pub fn kind(&self) -> &'static str {
@@ -558,7 +573,18 @@ impl OperationLedger {
         (self.now)()
     }
 
+    /// Tells the observer, and counts the incident through [`tracing`] (the JS `mcp_retry_policy.ledger.incidents`
+    /// counter): an event `mcp_retry_policy.ledger.incident` with `monotonic_counter.mcp_retry_policy.ledger.incidents`,
+    /// the event's kind and its action (not the tenant, not the error text).
     pub(crate) fn emit(&self, event: LedgerEvent) {
+        tracing::event!(
+            name: "mcp_retry_policy.ledger.incident",
+            target: TARGET,
+            tracing::Level::WARN,
+            monotonic_counter.mcp_retry_policy.ledger.incidents = 1_u64,
+            mcp_retry_policy.ledger.incident = event.kind(),
+            mcp_retry_policy.ledger.action = event.key().map(|k| k.action.as_str()),
+        );
         if let Some(o) = &self.observer {
             o(&event);
         }
@@ -660,8 +686,19 @@ impl OperationLedger {
         state: RecordState,
         result: Option<&str>,
     ) -> Result<bool, StoreError> {
-        let done = finish(claimed, state, (self.now)(), &self.config);
         let text = result.map(|t| self.checked_text(key, state, t.to_string()));
+        self.finish_text(key, claimed, state, text).await
+    }
+
+    /// [`finish`](Self::finish) with a text already checked ([`result_text`](Self::result_text)).
+    pub(crate) async fn finish_text(
+        &self,
+        key: &LedgerKey,
+        claimed: &Record,
+        state: RecordState,
+        text: Option<String>,
+    ) -> Result<bool, StoreError> {
+        let done = finish(claimed, state, (self.now)(), &self.config);
         let ok = match self.store.replace(key, claimed.version, &done, text.as_deref()).await {
             Ok(ok) => ok,
             Err(e) if text.is_some() && state != RecordState::Unknown => {
@@ -1008,20 +1045,40 @@ where
     F: FnOnce() -> Fut,
     Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
 {
+    let (result, replayed) = idempotent(ledger, options, tenant, arguments, handler).await;
+    count_answer(&options.action, &result, replayed);
+    result
+}
+
+/// [`with_idempotency`]'s answer, and whether it is a replay.
+async fn idempotent<F, Fut>(
+    ledger: &OperationLedger,
+    options: &IdempotencyOptions,
+    tenant: Option<&str>,
+    arguments: &JsonObject,
+    handler: F,
+) -> (CallToolResult, bool)
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
+{
     let arg = options.operation_id_argument.as_str();
     let (key, print) = match prepared(ledger, options, tenant, arguments) {
         Ok(p) => p,
-        Err(refused) => return refused,
+        Err(refused) => return (refused, false),
     };
     let operation_id = key.operation_id.as_str();
     let claimed = match ledger.begin(&key, &print).await {
         Err(e) => {
             ledger.emit(LedgerEvent::StoreError { during: "begin", key: Some(key.clone()), error: e.to_string() });
-            return store_down(operation_id, arg);
+            return (store_down(operation_id, arg), false);
         }
         Ok(Begin::Execute(claimed)) => claimed,
         Ok(other) => {
-            return answer_begin(other, operation_id, arg).unwrap_or_else(|| unknown_reply(operation_id, arg, None))
+            let replayed = matches!(other, Begin::Replay { .. });
+            let answer =
+                answer_begin(other, operation_id, arg).unwrap_or_else(|| unknown_reply(operation_id, arg, None));
+            return (answer, replayed);
         }
     };
     let (ran, claimed) = ledger.hold(&key, claimed, handler()).await;
@@ -1032,10 +1089,33 @@ where
     let text = if state == RecordState::Unknown { None } else { Some(ledger.result_text(&key, state, &result)) };
     // A failed or lost finish leaves the record pending: after its lease it is reconciled (or answered
     // unknown). The caller still gets the truth now.
-    if let Err(e) = ledger.finish(&key, &claimed, state, text.as_deref()).await {
+    if let Err(e) = ledger.finish_text(&key, &claimed, state, text).await {
         ledger.emit(LedgerEvent::StoreError { during: "finish", key: Some(key.clone()), error: e.to_string() });
     }
-    result
+    (result, false)
+}
+
+/// Counts one answer of the ledger through [`tracing`] (the JS `mcp_retry_policy.ledger.answers` counter): an
+/// event `mcp_retry_policy.ledger.answer` whose `monotonic_counter.mcp_retry_policy.ledger.answers` field
+/// `tracing-opentelemetry`'s `MetricsLayer` turns into that counter, with the answer kind (`execute`, `replay`,
+/// `conflict`, `in_progress`, `unknown`, `rejected`, `rolled_back`) and the action — not the tenant.
+pub(crate) fn count_answer(action: &str, result: &CallToolResult, replayed: bool) {
+    let meta = result.meta.as_ref().and_then(|m| m.get(LEDGER_META_KEY));
+    let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str);
+    let kind = match field("status") {
+        Some(s) if s == LedgerStatus::Rejected.as_str() && field("reason") == Some("rolled_back") => "rolled_back",
+        Some(s) if s != RESULT_NOT_STORED => s,
+        _ if replayed => "replay",
+        _ => "execute",
+    };
+    tracing::event!(
+        name: "mcp_retry_policy.ledger.answer",
+        target: TARGET,
+        tracing::Level::INFO,
+        monotonic_counter.mcp_retry_policy.ledger.answers = 1_u64,
+        mcp_retry_policy.ledger.answer = kind,
+        mcp_retry_policy.ledger.action = action,
+    );
 }
 
 /// The status tool's default name (the same as the JS `registerStatusTool`'s).

@@ -86,10 +86,23 @@ type TenantOf = Arc<dyn Fn(&Extensions) -> Option<String> + Send + Sync>;
 
 /// The status tool over a ledger (the JS `registerStatusTool`). `tenant` reads the authenticated principal from
 /// the request context's [`Extensions`] — the only place the tenant comes from; the tool's arguments are never
-/// read for it. In an rmcp `ServerHandler::call_tool`:
+/// read for it. Over rmcp's Streamable HTTP server, the HTTP request's `http::request::Parts` are in the request
+/// context's extensions, with what your authentication layer added to them:
 ///
-/// ```ignore
-/// STATUS_TOOL_NAME => Ok(self.status.call(&context.extensions, &args).await.into()),
+/// ```no_run
+/// # use axum::http;
+/// # async fn demo(ledger: mcp_retry_policy::rmcp::OperationLedger, context: rmcp::service::RequestContext<rmcp::RoleServer>, args: rmcp::model::JsonObject) {
+/// use mcp_retry_policy::rmcp::StatusTool;
+///
+/// #[derive(Clone)]
+/// struct Principal(String); // what the authentication layer put in the HTTP request's extensions
+///
+/// let status = StatusTool::new(&ledger, |ext| {
+///     Some(ext.get::<http::request::Parts>()?.extensions.get::<Principal>()?.0.clone())
+/// });
+/// // In `ServerHandler::call_tool(&self, request, context)`, for `STATUS_TOOL_NAME`:
+/// let answer = status.call(&context.extensions, &args).await;
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct StatusTool {

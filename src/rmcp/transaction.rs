@@ -152,15 +152,28 @@ pub async fn with_idempotency_atomic(
     options: &IdempotencyOptions,
     tenant: Option<&str>,
     arguments: &JsonObject,
-    mut transact: impl Transact,
+    transact: impl Transact,
 ) -> CallToolResult {
+    let (result, replayed) = atomic(ledger, options, tenant, arguments, transact).await;
+    super::ledger::count_answer(&options.action, &result, replayed);
+    result
+}
+
+/// [`with_idempotency_atomic`]'s answer, and whether it is a replay.
+async fn atomic(
+    ledger: &OperationLedger,
+    options: &IdempotencyOptions,
+    tenant: Option<&str>,
+    arguments: &JsonObject,
+    mut transact: impl Transact,
+) -> (CallToolResult, bool) {
     let arg = options.operation_id_argument.as_str();
     let (key, print) = match prepared(ledger, options, tenant, arguments) {
         Ok(p) => p,
-        Err(refused) => return refused,
+        Err(refused) => return (refused, false),
     };
     let id = key.operation_id.as_str();
-    match ledger.execute_atomically(&key, &print, &mut transact).await {
+    let answer = match ledger.execute_atomically(&key, &print, &mut transact).await {
         // (Told as a store_error event in execute_atomically.)
         Err(_) => super::ledger::store_down(id, arg),
         Ok(Atomic::Executed(result)) => result,
@@ -180,6 +193,10 @@ pub async fn with_idempotency_atomic(
             ledger.emit(LedgerEvent::StoreError { during: "commit", key: Some(key.clone()), error });
             unknown_reply(id, arg, None)
         }
-        Ok(Atomic::Answer(b)) => answer_begin(b, id, arg).unwrap_or_else(|| unknown_reply(id, arg, None)),
-    }
+        Ok(Atomic::Answer(b)) => {
+            let replayed = matches!(b, Begin::Replay { .. });
+            return (answer_begin(b, id, arg).unwrap_or_else(|| unknown_reply(id, arg, None)), replayed);
+        }
+    };
+    (answer, false)
 }
