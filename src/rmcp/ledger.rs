@@ -1,10 +1,13 @@
 //! The server face over rmcp: an operation ledger for tool handlers, so that a replayed write returns its first
-//! outcome — the Rust twin of the npm package's `OperationLedger` + `withIdempotency` + the status tool. Every
+//! outcome — the Rust twin of the npm package's `OperationLedger` + `withIdempotency` (the status tool:
+//! [`StatusTool`](super::status::StatusTool)). Every
 //! rule (admit, claim, finish, lookup) is the core's ([`crate::ledger::record`]); the fingerprint is the core's
 //! RFC 8785 + SHA-256 ([`mod@crate::ledger::fingerprint`]), byte for byte the JS ledger's; the stores keep the JS
 //! stores' table, so both ledgers can share one database.
 //!
-//! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]). When an outcome is
+//! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]; a claim that cannot
+//! be kept is told, `lease_lost`). A result too large to keep is recorded as a note with the state it ended in
+//! ([`OperationLedger::with_max_result_bytes`]). When an outcome is
 //! not known — a claim whose lease ran out (its process died), or an `unknown` record ([`Admission::Reconcile`])
 //! — the ledger asks your reconcile hook ([`OperationLedger::with_reconcile`], the JS `reconcile` option) and
 //! records its answer with a version check; without a hook, or while the hook cannot tell, the record is
@@ -296,8 +299,9 @@ pub enum LedgerEvent {
         /// The state that was not recorded.
         state: RecordState,
     },
-    /// The store failed during `during`: `begin` (the admission: a read or the claim), `finish`, `status`,
-    /// `transaction` (before the handler ran) or `commit` (no answer: it may have committed).
+    /// The store failed during `during`: `begin` (the admission: a read or the claim), `renew` (a running
+    /// claim's renewal), `finish`, `status`, `transaction` (before the handler ran) or `commit` (no answer: it
+    /// may have committed).
     StoreError {
         /// The step.
         during: &'static str,
