@@ -352,7 +352,7 @@ async fn the_postgres_store_keeps_the_contract_and_shares_its_table_with_the_js_
     postgres_killed_inside_its_transaction(&store, &config).await;
     let (admin, connection) = tokio_postgres::connect(&config, tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
-    results_on(store.clone(), Admin::Postgres(admin)).await;
+    results_on(store.clone(), Admin::Postgres(admin), &js_target).await;
     // A NUL cannot be kept by Postgres text: refused, not mangled.
     assert!(store.get(&key("nul\0-key")).await.is_err());
     cross_language(store, &js_target).await;
@@ -1328,7 +1328,8 @@ impl Admin {
     }
 }
 
-async fn results_on(store: Arc<dyn LedgerStore>, admin: Admin) {
+/// `js_target`: the same database for the JS ledger (a SQLite file, or `pg:` and its connection).
+async fn results_on(store: Arc<dyn LedgerStore>, admin: Admin, js_target: &str) {
     let events = Arc::new(Mutex::new(Vec::<LedgerEvent>::new()));
     let ev = events.clone();
     let ledger = OperationLedger::new(store.clone())
@@ -1358,6 +1359,10 @@ async fn results_on(store: Arc<dyn LedgerStore>, admin: Admin) {
         assert_eq!((m["status"].clone(), m["state"].clone()), (json!("result_not_stored"), json!(state)), "{again:?}");
         assert!(m["reason"].as_str().unwrap().contains("max_result_bytes, 2000 bytes"), "{m}");
         assert!(text_of(&again).contains("It has taken effect: do not repeat it"), "{}", text_of(&again));
+        // The JS ledger on the same database reads the note as the recorded result, in the state it ended.
+        let js = node(&["status", js_target, "t", "report", op]);
+        assert_eq!(js["status"], json!(state), "{js}");
+        assert_eq!(js["result"]["_meta"]["dev.mcp-retry-policy/ledger"], m, "{js}");
     }
     // Small enough: stored and replayed as it was.
     let small = run("op-small-001", 100, false).await;
@@ -1394,7 +1399,7 @@ async fn results_on(store: Arc<dyn LedgerStore>, admin: Admin) {
 async fn a_result_too_large_or_refused_is_recorded_with_a_note_on_sqlite() {
     let file = temp("results");
     let store = Arc::new(SqliteLedgerStore::open(&file).unwrap());
-    results_on(store, Admin::Sqlite(rusqlite::Connection::open(&file).unwrap())).await;
+    results_on(store, Admin::Sqlite(rusqlite::Connection::open(&file).unwrap()), file.to_str().unwrap()).await;
 }
 
 // ── The running claim's hold tells when its lease is late or lost (#21, the JS lease.js events) ─────────────
