@@ -1457,12 +1457,15 @@ async fn the_hold_tells_a_late_renewal_and_a_lost_lease() {
     let mcp_retry_policy::rmcp::Begin::Execute(claimed) = ledger.begin(&k, "f").await.unwrap() else {
         panic!("a claim")
     };
-    let theirs = Record { version: claimed.version + 10, ..claimed.clone() };
-    let (_, held) = ledger
+    let (theirs, held) = ledger
         .hold(&k, claimed.clone(), async {
             tokio::time::sleep(ms(50)).await;
-            assert!(store.replace(&k, claimed.version, &theirs, None).await.unwrap());
+            // Over whatever version the record has now (a renewal may have come first on a loaded machine).
+            let now = store.get(&k).await.unwrap().unwrap().record;
+            let theirs = Record { version: 100, ..now.clone() };
+            assert!(store.replace(&k, now.version, &theirs, None).await.unwrap());
             tokio::time::sleep(ms(250)).await;
+            theirs
         })
         .await;
     assert!(!ledger.finish(&k, &held, RecordState::Succeeded, Some("{}")).await.unwrap());
