@@ -1593,3 +1593,41 @@ async fn the_ledger_counts_its_answers_and_incidents_through_tracing() {
     );
     assert!(!format!("{seen:?}").contains("tenant-secret"), "never the tenant (unbounded): {seen:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_hears_its_claim_lost_and_carries_its_fence() {
+    use mcp_retry_policy::rmcp::{with_idempotency_claimed, HandlerClaim};
+    let store = Arc::new(SqliteLedgerStore::open(temp("claim")).unwrap());
+    let (ledger, events) = leased(store.clone(), Arc::new(AtomicU64::new(0)));
+    let opts = IdempotencyOptions::new("transfer");
+    let a = args(json!({ "amount": 5, "operation_id": "op-claim-0001" }));
+    let k = LedgerKey { tenant: "t".into(), action: "transfer".into(), operation_id: "op-claim-0001".into() };
+    let seen = Arc::new(Mutex::new(None::<(u64, LedgerKey, Option<&'static str>)>));
+    let started = std::time::Instant::now();
+    let run = with_idempotency_claimed(&ledger, &opts, Some("t"), &a, |claim: HandlerClaim| {
+        let seen = seen.clone();
+        async move {
+            *seen.lock().unwrap() = Some((claim.fence(), claim.key().clone(), claim.lost()));
+            // The write would take 5 s; it stops as soon as another run may take over.
+            tokio::select! {
+                reason = claim.until_lost() => Err(OutcomeUnknown(format!("stopped: the claim was lost ({reason})"))),
+                () = tokio::time::sleep(std::time::Duration::from_secs(5)) => Ok(CallToolResult::success(vec![ContentBlock::text("moved")])),
+            }
+        }
+    });
+    // Another process takes the key over while the handler runs.
+    let takeover = async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let now = store.get(&k).await.unwrap().unwrap().record;
+        let theirs = Record { version: 100, ..now.clone() };
+        assert!(store.replace(&k, now.version, &theirs, None).await.unwrap());
+        theirs
+    };
+    let (r, theirs) = tokio::join!(run, takeover);
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "stopped early: {:?}", started.elapsed());
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"), "{r:?}");
+    assert!(text_of(&r).contains("record_changed"), "{}", text_of(&r));
+    assert_eq!(seen.lock().unwrap().clone(), Some((1, k.clone(), None)), "the fence is the claim's version");
+    assert_eq!(store.get(&k).await.unwrap().unwrap().record, theirs, "the late finish wrote nothing");
+    assert_eq!(kinds(&events), ["lease_lost", "late_finish"]);
+}

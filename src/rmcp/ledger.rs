@@ -761,6 +761,17 @@ impl OperationLedger {
     /// reconcile it. A renewal made that late that still holds is told as [`LedgerEvent::LeaseLate`]. (The
     /// handler is not cancelled: dropping it mid-write would be worse.)
     pub async fn hold<T>(&self, key: &LedgerKey, claimed: Record, work: impl Future<Output = T>) -> (T, Record) {
+        self.hold_told(key, claimed, work, None).await
+    }
+
+    /// [`hold`](Self::hold), telling a loss to `told` too (a [`HandlerClaim`]'s channel).
+    pub(crate) async fn hold_told<T>(
+        &self,
+        key: &LedgerKey,
+        claimed: Record,
+        work: impl Future<Output = T>,
+        told: Option<&tokio::sync::watch::Sender<Option<&'static str>>>,
+    ) -> (T, Record) {
         let every = keep_alive_ms(&self.config);
         lock(&self.live).insert(key.clone());
         let mut guard = LiveGuard { live: &self.live, key, listed: true };
@@ -772,6 +783,9 @@ impl OperationLedger {
         let lose = |reason: &'static str, guard: &mut LiveGuard<'_>| {
             guard.unlist();
             self.emit(LedgerEvent::LeaseLost { key: key.clone(), fence, reason });
+            if let Some(t) = told {
+                t.send_replace(Some(reason));
+            }
         };
         loop {
             tokio::select! {
@@ -847,6 +861,48 @@ impl OperationLedger {
             1 => found.pop().map(Ok),
             _ => Some(Err(())),
         })
+    }
+}
+
+/// What a running handler knows of its claim ([`with_idempotency_claimed`]; the JS `claimOf(extra)`):
+/// read-only, without the hold's own controls.
+#[derive(Clone, Debug)]
+pub struct HandlerClaim {
+    key: LedgerKey,
+    fence: u64,
+    lost: tokio::sync::watch::Receiver<Option<&'static str>>,
+}
+
+impl HandlerClaim {
+    /// The key (tenant, action, operation id).
+    pub fn key(&self) -> &LedgerKey {
+        &self.key
+    }
+
+    /// The fencing token: the version the claim was made with. Every later claim of the key has a higher one,
+    /// so a downstream that keeps the highest token it saw can refuse a stale writer.
+    pub fn fence(&self) -> u64 {
+        self.fence
+    }
+
+    /// Why the claim was lost (`record_changed`, `not_renewed`), or `None` while it holds.
+    pub fn lost(&self) -> Option<&'static str> {
+        *self.lost.borrow()
+    }
+
+    /// Resolves when the claim is lost, with the reason (never, if the run ends first): race the handler's
+    /// work against it to stop once another run may take over.
+    pub async fn until_lost(&self) -> &'static str {
+        let mut lost = self.lost.clone();
+        loop {
+            if let Some(reason) = *lost.borrow_and_update() {
+                return reason;
+            }
+            if lost.changed().await.is_err() {
+                // The hold ended with the claim kept.
+                return std::future::pending().await;
+            }
+        }
     }
 }
 
@@ -1049,6 +1105,24 @@ where
     F: FnOnce() -> Fut,
     Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
 {
+    with_idempotency_claimed(ledger, options, tenant, arguments, |_| handler()).await
+}
+
+/// [`with_idempotency`] whose handler gets its [`HandlerClaim`] (the JS `claimOf(extra)`): the key, the fencing
+/// token to pass downstream (so that a stale writer can be refused there too), and
+/// [`HandlerClaim::until_lost`] to stop when the claim can no longer be kept (`lease_lost`: another run may take
+/// over).
+pub async fn with_idempotency_claimed<F, Fut>(
+    ledger: &OperationLedger,
+    options: &IdempotencyOptions,
+    tenant: Option<&str>,
+    arguments: &JsonObject,
+    handler: F,
+) -> CallToolResult
+where
+    F: FnOnce(HandlerClaim) -> Fut,
+    Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
+{
     let (result, replayed) = idempotent(ledger, options, tenant, arguments, handler).await;
     count_answer(&options.action, &result, replayed);
     result
@@ -1063,7 +1137,7 @@ async fn idempotent<F, Fut>(
     handler: F,
 ) -> (CallToolResult, bool)
 where
-    F: FnOnce() -> Fut,
+    F: FnOnce(HandlerClaim) -> Fut,
     Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
 {
     let arg = options.operation_id_argument.as_str();
@@ -1085,7 +1159,9 @@ where
             return (answer, replayed);
         }
     };
-    let (ran, claimed) = ledger.hold(&key, claimed, handler()).await;
+    let (told, lost) = tokio::sync::watch::channel(None);
+    let claim = HandlerClaim { key: key.clone(), fence: claimed.version, lost };
+    let (ran, claimed) = ledger.hold_told(&key, claimed, handler(claim), Some(&told)).await;
     let (state, result) = match ran {
         Ok(r) => (if r.is_error == Some(true) { RecordState::Failed } else { RecordState::Succeeded }, r),
         Err(OutcomeUnknown(why)) => (RecordState::Unknown, unknown_reply(operation_id, arg, Some(&why))),

@@ -57,10 +57,10 @@ pub mod transaction;
 pub use client::{new_operation_id, AttemptRecord, BoxError, CallError, CallOutcome, RetryClient, RetryOptions};
 pub use journal::{FileJournal, Journal, JournalEntry, JournalError, MemoryJournal};
 pub use ledger::{
-    unstored_result, with_idempotency, Begin, IdempotencyOptions, LedgerEvent, LedgerKey, LedgerStore,
-    MaxResultBytesError, MemoryLedgerStore, OperationLedger, OutcomeUnknown, Reconcile, ReconcileFuture,
-    ReconcileRequest, Reconciled, StoreError, StoreFuture, StoredRecord, DEFAULT_MAX_RESULT_BYTES, RESULT_NOT_STORED,
-    STATUS_TOOL_NAME,
+    unstored_result, with_idempotency, with_idempotency_claimed, Begin, HandlerClaim, IdempotencyOptions, LedgerEvent,
+    LedgerKey, LedgerStore, MaxResultBytesError, MemoryLedgerStore, OperationLedger, OutcomeUnknown, Reconcile,
+    ReconcileFuture, ReconcileRequest, Reconciled, StoreError, StoreFuture, StoredRecord, DEFAULT_MAX_RESULT_BYTES,
+    RESULT_NOT_STORED, STATUS_TOOL_NAME,
 };
 pub use message::{message_for, MessageParts};
 pub use operators::{OperatorError, Released, ReleasedAll, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
