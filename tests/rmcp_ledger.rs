@@ -21,10 +21,10 @@ use std::sync::Arc;
 
 use mcp_retry_policy::ledger::record::{Record, RecordState};
 use mcp_retry_policy::rmcp::{
-    status_call, with_idempotency, IdempotencyOptions, LedgerKey, LedgerStore, MemoryLedgerStore, OperationLedger,
-    OutcomeUnknown, PostgresLedgerStore, SqliteLedgerStore,
+    with_idempotency, IdempotencyOptions, LedgerKey, LedgerStore, MemoryLedgerStore, OperationLedger, OutcomeUnknown,
+    PostgresLedgerStore, SqliteLedgerStore, StatusTool,
 };
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use rmcp::model::{CallToolResult, ContentBlock, Extensions, JsonObject};
 use serde_json::{json, Value};
 
 fn key(op: &str) -> LedgerKey {
@@ -85,6 +85,25 @@ async fn memory_and_sqlite_stores_keep_the_contract() {
 
 fn args(v: Value) -> JsonObject {
     v.as_object().cloned().unwrap_or_default()
+}
+
+/// The principal an authentication layer put in the request context (here, by hand: the HTTP tests below read
+/// it from the bearer token of a real rmcp server's request).
+#[derive(Clone)]
+struct Who(String);
+
+fn who(e: &Extensions) -> Option<String> {
+    e.get::<Who>().map(|w| w.0.clone())
+}
+
+/// The status tool as a server wires it: the tenant read from the request context, `tenant` the principal
+/// authenticated there (`None`: no authentication).
+async fn status_call(ledger: &OperationLedger, tenant: Option<&str>, arguments: &JsonObject) -> CallToolResult {
+    let mut context = Extensions::new();
+    if let Some(t) = tenant {
+        context.insert(Who(t.to_string()));
+    }
+    StatusTool::new(ledger, who).call(&context, arguments).await
 }
 
 fn ledger_status(r: &CallToolResult) -> Option<String> {
@@ -331,6 +350,9 @@ async fn the_postgres_store_keeps_the_contract_and_shares_its_table_with_the_js_
     reconcile_on(store.clone()).await;
     postgres_transactions(&store, &config).await;
     postgres_killed_inside_its_transaction(&store, &config).await;
+    let (admin, connection) = tokio_postgres::connect(&config, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    results_on(store.clone(), Admin::Postgres(admin), &js_target).await;
     // A NUL cannot be kept by Postgres text: refused, not mangled.
     assert!(store.get(&key("nul\0-key")).await.is_err());
     cross_language(store, &js_target).await;
@@ -1030,4 +1052,582 @@ async fn a_finish_over_a_lost_claim_is_refused_and_told() {
     let e = events.lock().unwrap().clone();
     assert_eq!(e, [LedgerEvent::LateFinish { key: k, version: 1, state: RecordState::Succeeded }]);
     assert_eq!(e[0].kind(), "late_finish");
+}
+
+// ── The status tool's tenant and authorization, over a real rmcp server with bearer tokens (#21) ──────────
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorData, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_server::{session::local::LocalSessionManager, StreamableHttpService};
+use rmcp::transport::{StreamableHttpClientTransport, StreamableHttpServerConfig};
+use rmcp::{RoleServer, ServerHandler, ServiceExt};
+
+/// One OAuth client used by two people, and a third of another client: token → (client id, subject).
+const TOKENS: [(&str, &str, &str); 3] = [
+    ("alice", "https://app.example/oauth-client.json", "user-alice"),
+    ("bob", "https://app.example/oauth-client.json", "user-bob"),
+    ("carol", "https://other.example/client.json", "user-carol"),
+];
+
+/// The bearer token's (client id, subject), from the HTTP request rmcp's server put in the request context.
+fn token_of(e: &Extensions) -> Option<(&'static str, &'static str)> {
+    let parts = e.get::<axum::http::request::Parts>()?;
+    let bearer = parts.headers.get("authorization")?.to_str().ok()?.strip_prefix("Bearer ")?;
+    TOKENS.iter().find(|(t, _, _)| *t == bearer).map(|(_, app, sub)| (*app, *sub))
+}
+
+/// The principal: the token's subject (what the README shows).
+fn subject(e: &Extensions) -> Option<String> {
+    token_of(e).map(|(_, sub)| sub.to_string())
+}
+
+/// An org-wide tenant: the OAuth client (narrowed by an authorize hook below).
+fn client_app(e: &Extensions) -> Option<String> {
+    token_of(e).map(|(app, _)| app.to_string())
+}
+
+/// A desk whose `tickets_create` records under the action `create_ticket`, with `payroll_adjust` and the
+/// status tool; every tenant from the request context, through `tenant`.
+#[derive(Clone)]
+struct AuthDesk {
+    ledger: OperationLedger,
+    status: StatusTool,
+    tenant: fn(&Extensions) -> Option<String>,
+    effects: Arc<Mutex<Vec<String>>>,
+}
+
+impl ServerHandler for AuthDesk {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![self.status.tool()]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let a = request.arguments.unwrap_or_default();
+        let tenant = (self.tenant)(&context.extensions);
+        let action = match request.name.as_ref() {
+            "tickets_create" => "create_ticket",
+            "payroll_adjust" => "payroll_adjust",
+            _ => return Ok(self.status.call(&context.extensions, &a).await.into()),
+        };
+        let what = a.get("title").or_else(|| a.get("amount")).map(Value::to_string).unwrap_or_default();
+        let opts = IdempotencyOptions::new(action);
+        let r = with_idempotency(&self.ledger, &opts, tenant.as_deref(), &a, || async {
+            let mut effects = self.effects.lock().unwrap();
+            effects.push(format!("{action} {what} by {}", tenant.as_deref().unwrap_or("?")));
+            let mut r = CallToolResult::structured(json!({ "n": effects.len(), "what": what }));
+            r.content = vec![ContentBlock::text(format!("{action}: {what}"))];
+            Ok(r)
+        })
+        .await;
+        Ok(r.into())
+    }
+}
+
+/// Serves `desk` over Streamable HTTP on 127.0.0.1 (axum, as examples/rmcp-server does): its URL and task.
+async fn serve(desk: AuthDesk) -> (String, tokio::task::JoinHandle<()>) {
+    let service: StreamableHttpService<AuthDesk, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(desk.clone()), Default::default(), StreamableHttpServerConfig::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, axum::Router::new().nest_service("/mcp", service)).await;
+    });
+    (url, task)
+}
+
+/// A real rmcp client with `token` as its bearer token (none: `""`).
+async fn connect_as(url: &str, token: &str) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+    if !token.is_empty() {
+        config = config.auth_header(token);
+    }
+    ().serve(StreamableHttpClientTransport::from_config(config)).await.unwrap()
+}
+
+async fn call_as(client: &rmcp::service::RunningService<rmcp::RoleClient, ()>, tool: &str, a: Value) -> CallToolResult {
+    client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args(a))).await.unwrap()
+}
+
+fn status_of(r: &CallToolResult) -> Value {
+    r.structured_content.clone().unwrap_or_default()["status"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_tool_answers_the_authenticated_tenant_only_never_the_arguments() {
+    let file = temp("status-tenant");
+    let ledger = OperationLedger::new(Arc::new(SqliteLedgerStore::open(&file).unwrap()));
+    let effects = Arc::new(Mutex::new(Vec::new()));
+    let desk = AuthDesk {
+        ledger: ledger.clone(),
+        status: StatusTool::new(&ledger, subject),
+        tenant: subject,
+        effects: effects.clone(),
+    };
+    let (url, server) = serve(desk).await;
+    let (alice, bob, carol) =
+        (connect_as(&url, "alice").await, connect_as(&url, "bob").await, connect_as(&url, "carol").await);
+    let id = "op-medical-0001";
+    let first = call_as(&alice, "tickets_create", json!({ "title": "alice: medical leave", "operation_id": id })).await;
+    assert_eq!(first.is_error, Some(false), "{first:?}");
+    // Alice reads her own, by tool name and by the ledger's action.
+    for action in ["tickets_create", "create_ticket"] {
+        let own = call_as(&alice, "operation_status", json!({ "action": action, "operation_id": id })).await;
+        assert_eq!(status_of(&own), json!("succeeded"), "{own:?}");
+        assert_eq!(
+            own.structured_content.unwrap()["result"]["structuredContent"]["what"],
+            json!("\"alice: medical leave\"")
+        );
+    }
+    // Bob (same OAuth client) and Carol learn nothing — even naming Alice's tenant in the arguments.
+    for (who, client) in [("bob", &bob), ("carol", &carol)] {
+        for a in [
+            json!({ "action": "tickets_create", "operation_id": id }),
+            json!({ "action": "create_ticket", "operation_id": id, "tenant": "user-alice" }),
+        ] {
+            let read = call_as(client, "operation_status", a).await;
+            assert_eq!(status_of(&read), json!("not_found"), "{who}: {read:?}");
+            let wire = serde_json::to_string(&read).unwrap();
+            assert!(!wire.contains("medical leave"), "{who} reads nothing of Alice's: {wire}");
+        }
+    }
+    // No authentication: refused, nothing read.
+    let anonymous = connect_as(&url, "").await;
+    let refused =
+        call_as(&anonymous, "operation_status", json!({ "action": "create_ticket", "operation_id": id })).await;
+    assert_eq!(ledger_status(&refused).as_deref(), Some("rejected"), "{refused:?}");
+    assert!(!serde_json::to_string(&refused).unwrap().contains("medical leave"));
+    // Bob replaying Alice's id is his own operation (it runs for him), never her result.
+    let replay = call_as(&bob, "tickets_create", json!({ "title": "alice: medical leave", "operation_id": id })).await;
+    assert_eq!(replay.structured_content.unwrap()["n"], json!(2));
+    assert_eq!(
+        effects.lock().unwrap().clone(),
+        ["create_ticket \"alice: medical leave\" by user-alice", "create_ticket \"alice: medical leave\" by user-bob"]
+    );
+    for c in [alice, bob, carol, anonymous] {
+        let _ = c.cancel().await;
+    }
+    server.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_tools_authorize_hook_decides_and_a_refusal_reads_as_not_found() {
+    let ledger = OperationLedger::new(Arc::new(SqliteLedgerStore::open(temp("status-authorize")).unwrap()));
+    let events = Arc::new(Mutex::new(Vec::<LedgerEvent>::new()));
+    let ev = events.clone();
+    let ledger = ledger.on_event(move |e| ev.lock().unwrap().push(e.clone()));
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    // An org-wide tenant (the OAuth client), narrowed by the hook: only Alice reads payroll results.
+    let authorize = move |ask: mcp_retry_policy::rmcp::StatusAsk| {
+        let sub = subject(&ask.extensions);
+        seen.lock().unwrap().push((ask.tenant.clone(), ask.action.clone(), ask.operation_id.clone(), sub.clone()));
+        std::future::ready(Ok::<_, BoxError>(ask.action != "payroll_adjust" || sub.as_deref() == Some("user-alice")))
+    };
+    let status = StatusTool::new(&ledger, client_app).authorize(authorize);
+    let desk = AuthDesk { ledger: ledger.clone(), status, tenant: client_app, effects: Arc::default() };
+    let (url, server) = serve(desk).await;
+    let (alice, bob) = (connect_as(&url, "alice").await, connect_as(&url, "bob").await);
+    let id = "op-payroll-0001";
+    call_as(&alice, "payroll_adjust", json!({ "amount": -300, "operation_id": id })).await;
+    let own = call_as(&alice, "operation_status", json!({ "action": "payroll_adjust", "operation_id": id })).await;
+    assert_eq!(status_of(&own), json!("succeeded"), "{own:?}");
+    let refused = call_as(&bob, "operation_status", json!({ "action": "payroll_adjust", "operation_id": id })).await;
+    assert_eq!(status_of(&refused), json!("not_found"), "refused exactly like an id never used: {refused:?}");
+    assert_eq!(refused.structured_content.unwrap().get("result"), None);
+    let app = "https://app.example/oauth-client.json".to_string();
+    assert_eq!(
+        asked.lock().unwrap().last().cloned(),
+        Some((app, "payroll_adjust".into(), id.into(), Some("user-bob".into())))
+    );
+    // Asked by another name, the record found under payroll_adjust is still refused, and the answer does not
+    // name the action it was found under.
+    let sideways = call_as(&bob, "operation_status", json!({ "action": "no_such_tool", "operation_id": id })).await;
+    assert_eq!(
+        sideways.structured_content.clone().unwrap(),
+        json!({ "status": "not_found", "action": "no_such_tool", "operation_id": id })
+    );
+    server.abort();
+    // A hook that fails refuses too, and is told.
+    let failing =
+        |_: mcp_retry_policy::rmcp::StatusAsk| std::future::ready(Err::<bool, BoxError>("policy service down".into()));
+    let status = StatusTool::new(&ledger, client_app).authorize(failing);
+    let (url2, server2) =
+        serve(AuthDesk { ledger: ledger.clone(), status, tenant: client_app, effects: Arc::default() }).await;
+    let alice2 = connect_as(&url2, "alice").await;
+    let thrown = call_as(&alice2, "operation_status", json!({ "action": "payroll_adjust", "operation_id": id })).await;
+    assert_eq!(status_of(&thrown), json!("not_found"));
+    assert!(!serde_json::to_string(&thrown).unwrap().contains("policy service"));
+    let told: Vec<_> = events.lock().unwrap().iter().filter(|e| e.kind() == "authorize_error").cloned().collect();
+    assert_eq!(told.len(), 1, "{told:?}");
+    for c in [alice, bob, alice2] {
+        let _ = c.cancel().await;
+    }
+    server2.abort();
+}
+
+// ── A result too large, or refused by the store, is recorded with a note, never left pending (#21) ─────────
+
+fn big(n: usize, failed: bool) -> CallToolResult {
+    let mut r = CallToolResult::success(vec![ContentBlock::text("x".repeat(n))]);
+    r.is_error = Some(failed);
+    r
+}
+
+fn meta_of(r: &CallToolResult) -> Value {
+    r.meta.as_ref().and_then(|m| m.get("dev.mcp-retry-policy/ledger")).cloned().unwrap_or_default()
+}
+
+/// A second connection to the store's database, through which the real store is made to refuse a result text
+/// longer than some bytes (a trigger on SQLite, a CHECK constraint on Postgres), and allowed again.
+enum Admin {
+    Sqlite(rusqlite::Connection),
+    Postgres(tokio_postgres::Client),
+}
+
+impl Admin {
+    async fn refuse_over(&self, bytes: usize) {
+        match self {
+            Admin::Sqlite(db) => db
+                .execute_batch(&format!(
+                    "CREATE TRIGGER refuse_big BEFORE UPDATE ON mcp_operation_ledger WHEN length(NEW.result) > {bytes}
+                     BEGIN SELECT RAISE(ABORT, 'result too large for this store'); END"
+                ))
+                .unwrap(),
+            Admin::Postgres(db) => db
+                .batch_execute(&format!(
+                    "ALTER TABLE mcp_operation_ledger ADD CONSTRAINT result_fits CHECK (length(result) <= {bytes}) NOT VALID"
+                ))
+                .await
+                .unwrap(),
+        }
+    }
+
+    async fn allow(&self) {
+        match self {
+            Admin::Sqlite(db) => db.execute_batch("DROP TRIGGER refuse_big").unwrap(),
+            Admin::Postgres(db) => {
+                db.batch_execute("ALTER TABLE mcp_operation_ledger DROP CONSTRAINT result_fits").await.unwrap()
+            }
+        }
+    }
+}
+
+/// `js_target`: the same database for the JS ledger (a SQLite file, or `pg:` and its connection).
+async fn results_on(store: Arc<dyn LedgerStore>, admin: Admin, js_target: &str) {
+    let events = Arc::new(Mutex::new(Vec::<LedgerEvent>::new()));
+    let ev = events.clone();
+    let ledger = OperationLedger::new(store.clone())
+        .on_event(move |e| ev.lock().unwrap().push(e.clone()))
+        .with_max_result_bytes(2_000)
+        .unwrap();
+    assert!(OperationLedger::new(store.clone()).with_max_result_bytes(0).is_err());
+    assert_eq!(OperationLedger::new(store.clone()).max_result_bytes(), 1 << 20);
+    let k = |op: &str| LedgerKey { tenant: "t".into(), action: "report".into(), operation_id: op.into() };
+    let run = |op: &'static str, n: usize, failed: bool| {
+        let ledger = ledger.clone();
+        async move {
+            let a = args(json!({ "operation_id": op }));
+            let opts = IdempotencyOptions::new("report");
+            with_idempotency(&ledger, &opts, Some("t"), &a, || async move { Ok(big(n, failed)) }).await
+        }
+    };
+    // Too large for max_result_bytes: the caller gets the result now; the record ends as it ended, with a note.
+    for (op, failed, state) in [("op-big-ok-01", false, "succeeded"), ("op-big-err-1", true, "failed")] {
+        let first = run(op, 5_000, failed).await;
+        assert_eq!(text_of(&first).len(), 5_000, "the first answer is the result itself");
+        let row = store.get(&k(op)).await.unwrap().unwrap();
+        assert_eq!(row.record.state.as_str(), state, "recorded as it ended, never pending");
+        let again = run(op, 5_000, failed).await;
+        assert_eq!(again.is_error, Some(failed));
+        let m = meta_of(&again);
+        assert_eq!((m["status"].clone(), m["state"].clone()), (json!("result_not_stored"), json!(state)), "{again:?}");
+        assert!(m["reason"].as_str().unwrap().contains("max_result_bytes, 2000 bytes"), "{m}");
+        assert!(text_of(&again).contains("It has taken effect: do not repeat it"), "{}", text_of(&again));
+        // The JS ledger on the same database reads the note as the recorded result, in the state it ended.
+        let js = node(&["status", js_target, "t", "report", op]);
+        assert_eq!(js["status"], json!(state), "{js}");
+        assert_eq!(js["result"]["_meta"]["dev.mcp-retry-policy/ledger"], m, "{js}");
+    }
+    // Small enough: stored and replayed as it was.
+    let small = run("op-small-001", 100, false).await;
+    assert_eq!(run("op-small-001", 100, false).await, small);
+    // The store refuses a result (too large for it): the outcome is recorded with a note instead.
+    admin.refuse_over(1_000).await;
+    let first = run("op-refused-1", 1_500, false).await;
+    assert_eq!(text_of(&first).len(), 1_500);
+    let row = store.get(&k("op-refused-1")).await.unwrap().unwrap();
+    assert_eq!(row.record.state, RecordState::Succeeded, "never left pending");
+    let again = run("op-refused-1", 1_500, false).await;
+    assert_eq!(meta_of(&again)["reason"], json!("the store refused it"), "{again:?}");
+    admin.allow().await;
+    let told: Vec<_> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            LedgerEvent::ResultNotStored { key, state, .. } => Some((key.operation_id.clone(), *state)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        told,
+        [
+            ("op-big-ok-01".to_string(), RecordState::Succeeded),
+            ("op-big-err-1".to_string(), RecordState::Failed),
+            ("op-refused-1".to_string(), RecordState::Succeeded)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_result_too_large_or_refused_is_recorded_with_a_note_on_sqlite() {
+    let file = temp("results");
+    let store = Arc::new(SqliteLedgerStore::open(&file).unwrap());
+    results_on(store, Admin::Sqlite(rusqlite::Connection::open(&file).unwrap()), file.to_str().unwrap()).await;
+}
+
+// ── The running claim's hold tells when its lease is late or lost (#21, the JS lease.js events) ─────────────
+
+/// A ledger on `store` with a 300 ms lease (renewed every 100 ms), a clock `offset` ms ahead of the wall clock,
+/// and its events.
+fn leased(store: Arc<dyn LedgerStore>, offset: Arc<AtomicU64>) -> (OperationLedger, Arc<Mutex<Vec<LedgerEvent>>>) {
+    let events = Arc::new(Mutex::new(Vec::<LedgerEvent>::new()));
+    let ev = events.clone();
+    let wall = || {
+        u64::try_from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis()).unwrap()
+    };
+    let ledger = OperationLedger::new(store)
+        .with_config(LedgerConfig::new(60_000, 300).unwrap())
+        .with_clock(move || wall() + offset.load(Ordering::SeqCst))
+        .on_event(move |e| ev.lock().unwrap().push(e.clone()));
+    (ledger, events)
+}
+
+fn kinds(events: &Mutex<Vec<LedgerEvent>>) -> Vec<&'static str> {
+    events.lock().unwrap().iter().map(LedgerEvent::kind).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hold_tells_a_late_renewal_and_a_lost_lease() {
+    let file = temp("lease");
+    let store = Arc::new(SqliteLedgerStore::open(&file).unwrap());
+    let ms = |n| std::time::Duration::from_millis(n);
+    // Late: the clock jumps 150 ms (a stalled process) before the first renewal (due at 100 ms): the renewal
+    // finds under a third of the lease left; nobody took the claim, so it holds, and operators hear it.
+    let offset = Arc::new(AtomicU64::new(0));
+    let (ledger, events) = leased(store.clone(), offset.clone());
+    let k = LedgerKey { tenant: "t".into(), action: "a".into(), operation_id: "op-lease-late".into() };
+    let mcp_retry_policy::rmcp::Begin::Execute(claimed) = ledger.begin(&k, "f").await.unwrap() else {
+        panic!("a claim")
+    };
+    let (_, held) = ledger
+        .hold(&k, claimed.clone(), async {
+            tokio::time::sleep(ms(40)).await;
+            offset.store(150, Ordering::SeqCst);
+            tokio::time::sleep(ms(200)).await;
+        })
+        .await;
+    assert!(ledger.finish(&k, &held, RecordState::Succeeded, Some("{}")).await.unwrap(), "kept: finished");
+    let e = events.lock().unwrap().clone();
+    let [LedgerEvent::LeaseLate { key, fence, left_ms }, ..] = e.as_slice() else { panic!("lease_late first: {e:?}") };
+    assert_eq!((key, *fence), (&k, claimed.version));
+    assert!(*left_ms <= 100, "under a third of the lease was left: {left_ms}");
+    assert!(!kinds(&events).contains(&"lease_lost"), "{e:?}");
+
+    // Lost (record_changed): another process claimed the key while this run went on; the renewal finds it,
+    // stops, tells it; the run's finish is refused and told.
+    let (ledger, events) = leased(store.clone(), Arc::new(AtomicU64::new(0)));
+    let k = LedgerKey { operation_id: "op-lease-lost".into(), ..k };
+    let mcp_retry_policy::rmcp::Begin::Execute(claimed) = ledger.begin(&k, "f").await.unwrap() else {
+        panic!("a claim")
+    };
+    let (theirs, held) = ledger
+        .hold(&k, claimed.clone(), async {
+            tokio::time::sleep(ms(50)).await;
+            // Over whatever version the record has now (a renewal may have come first on a loaded machine).
+            let now = store.get(&k).await.unwrap().unwrap().record;
+            let theirs = Record { version: 100, ..now.clone() };
+            assert!(store.replace(&k, now.version, &theirs, None).await.unwrap());
+            tokio::time::sleep(ms(250)).await;
+            theirs
+        })
+        .await;
+    assert!(!ledger.finish(&k, &held, RecordState::Succeeded, Some("{}")).await.unwrap());
+    assert_eq!(store.get(&k).await.unwrap().unwrap().record, theirs, "not written over");
+    assert_eq!(kinds(&events), ["lease_lost", "late_finish"]);
+    assert_eq!(
+        events.lock().unwrap()[0],
+        LedgerEvent::LeaseLost { key: k.clone(), fence: claimed.version, reason: "record_changed" }
+    );
+
+    // Lost (not_renewed): the store fails every renewal (a real SQLite refusing the update, by a trigger);
+    // once only a third of the lease is left unrenewed, the claim is given up before anyone may reconcile it.
+    let (ledger, events) = leased(store.clone(), Arc::new(AtomicU64::new(0)));
+    let k = LedgerKey { operation_id: "op-lease-sick".into(), ..k };
+    let mcp_retry_policy::rmcp::Begin::Execute(claimed) = ledger.begin(&k, "f").await.unwrap() else {
+        panic!("a claim")
+    };
+    let admin = rusqlite::Connection::open(&file).unwrap();
+    admin
+        .execute_batch(
+            "CREATE TRIGGER sick BEFORE UPDATE ON mcp_operation_ledger WHEN NEW.state = 'pending'
+             BEGIN SELECT RAISE(ABORT, 'disk is sick'); END",
+        )
+        .unwrap();
+    let (_, held) = ledger.hold(&k, claimed.clone(), tokio::time::sleep(ms(450))).await;
+    admin.execute_batch("DROP TRIGGER sick").unwrap();
+    let told = kinds(&events);
+    assert_eq!(told.last(), Some(&"lease_lost"), "{told:?}");
+    assert!(told.len() >= 2 && told[..told.len() - 1].iter().all(|k| *k == "store_error"), "{told:?}");
+    assert_eq!(
+        events.lock().unwrap().last().cloned(),
+        Some(LedgerEvent::LeaseLost { key: k.clone(), fence: claimed.version, reason: "not_renewed" })
+    );
+    assert_eq!(held, claimed, "never renewed");
+    // Given up, the renewals stopped: no store error after the loss (the run went on past it).
+    assert!(ledger.finish(&k, &held, RecordState::Succeeded, Some("{}")).await.unwrap(), "nobody took it meanwhile");
+}
+
+// ── The ledger's counters through tracing (#21; the JS metrics.js answers and incidents) ─────────────────
+
+/// What a real `tracing_subscriber` layer saw of the ledger's events: (name, fields as text).
+#[derive(Clone, Default)]
+struct LedgerEvents(Arc<Mutex<Vec<Seen>>>);
+
+type Seen = (String, std::collections::BTreeMap<String, String>);
+
+struct FieldText<'a>(&'a mut std::collections::BTreeMap<String, String>);
+
+impl tracing::field::Visit for FieldText<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_string(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        self.0.insert(field.name().to_string(), value.to_string());
+    }
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for LedgerEvents {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        if event.metadata().target() == "mcp_retry_policy"
+            && event.metadata().name().starts_with("mcp_retry_policy.ledger.")
+        {
+            let mut fields = std::collections::BTreeMap::new();
+            event.record(&mut FieldText(&mut fields));
+            self.0.lock().unwrap().push((event.metadata().name().to_string(), fields));
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_ledger_counts_its_answers_and_incidents_through_tracing() {
+    use tracing::instrument::WithSubscriber;
+    use tracing_subscriber::layer::SubscriberExt;
+    let seen = LedgerEvents::default();
+    // tracing caches each callsite's interest process-wide (see tests/rmcp_client.rs): a global (empty) registry
+    // keeps the ledger's events enabled; this test's layer is scoped to its own calls.
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::registry().with(seen.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let ledger = OperationLedger::new(Arc::new(SqliteLedgerStore::open(temp("telemetry")).unwrap()))
+        .with_max_result_bytes(200)
+        .unwrap();
+    let opts = IdempotencyOptions::new("create_ticket");
+    let call = |a: Value, n: usize| {
+        let (ledger, opts) = (ledger.clone(), opts.clone());
+        async move {
+            with_idempotency(&ledger, &opts, Some("tenant-secret"), &args(a), || async move { Ok(big(n, false)) }).await
+        }
+    };
+    async {
+        call(json!({ "title": "x", "operation_id": "op-tele-0001" }), 10).await;
+        call(json!({ "title": "x", "operation_id": "op-tele-0001" }), 10).await;
+        call(json!({ "title": "y", "operation_id": "op-tele-0001" }), 10).await;
+        call(json!({ "title": "x", "operation_id": "bad" }), 10).await;
+        // Too large to keep: executed, and the incident told; its replay is a replay (of the note).
+        call(json!({ "operation_id": "op-tele-0002" }), 500).await;
+        call(json!({ "operation_id": "op-tele-0002" }), 500).await;
+    }
+    .with_subscriber(subscriber)
+    .await;
+    let seen = seen.0.lock().unwrap().clone();
+    let line = |(name, f): &Seen| {
+        let what = f.get("mcp_retry_policy.ledger.answer").or_else(|| f.get("mcp_retry_policy.ledger.incident"));
+        let count = f
+            .get("monotonic_counter.mcp_retry_policy.ledger.answers")
+            .or_else(|| f.get("monotonic_counter.mcp_retry_policy.ledger.incidents"));
+        format!(
+            "{name} {} {} {}",
+            what.unwrap(),
+            f.get("mcp_retry_policy.ledger.action").map_or("-", String::as_str),
+            count.unwrap()
+        )
+    };
+    assert_eq!(
+        seen.iter().map(line).collect::<Vec<_>>(),
+        [
+            "mcp_retry_policy.ledger.answer execute create_ticket 1",
+            "mcp_retry_policy.ledger.answer replay create_ticket 1",
+            "mcp_retry_policy.ledger.answer conflict create_ticket 1",
+            "mcp_retry_policy.ledger.answer rejected create_ticket 1",
+            "mcp_retry_policy.ledger.incident result_not_stored create_ticket 1",
+            "mcp_retry_policy.ledger.answer execute create_ticket 1",
+            "mcp_retry_policy.ledger.answer replay create_ticket 1",
+        ]
+    );
+    assert!(!format!("{seen:?}").contains("tenant-secret"), "never the tenant (unbounded): {seen:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_hears_its_claim_lost_and_carries_its_fence() {
+    use mcp_retry_policy::rmcp::{with_idempotency_claimed, HandlerClaim};
+    let store = Arc::new(SqliteLedgerStore::open(temp("claim")).unwrap());
+    let (ledger, events) = leased(store.clone(), Arc::new(AtomicU64::new(0)));
+    let opts = IdempotencyOptions::new("transfer");
+    let a = args(json!({ "amount": 5, "operation_id": "op-claim-0001" }));
+    let k = LedgerKey { tenant: "t".into(), action: "transfer".into(), operation_id: "op-claim-0001".into() };
+    let seen = Arc::new(Mutex::new(None::<(u64, LedgerKey, Option<&'static str>)>));
+    let started = std::time::Instant::now();
+    let run = with_idempotency_claimed(&ledger, &opts, Some("t"), &a, |claim: HandlerClaim| {
+        let seen = seen.clone();
+        async move {
+            *seen.lock().unwrap() = Some((claim.fence(), claim.key().clone(), claim.lost()));
+            // The write would take 5 s; it stops as soon as another run may take over.
+            tokio::select! {
+                reason = claim.until_lost() => Err(OutcomeUnknown(format!("stopped: the claim was lost ({reason})"))),
+                () = tokio::time::sleep(std::time::Duration::from_secs(5)) => Ok(CallToolResult::success(vec![ContentBlock::text("moved")])),
+            }
+        }
+    });
+    // Another process takes the key over while the handler runs.
+    let takeover = async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let now = store.get(&k).await.unwrap().unwrap().record;
+        let theirs = Record { version: 100, ..now.clone() };
+        assert!(store.replace(&k, now.version, &theirs, None).await.unwrap());
+        theirs
+    };
+    let (r, theirs) = tokio::join!(run, takeover);
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "stopped early: {:?}", started.elapsed());
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"), "{r:?}");
+    assert!(text_of(&r).contains("record_changed"), "{}", text_of(&r));
+    assert_eq!(seen.lock().unwrap().clone(), Some((1, k.clone(), None)), "the fence is the claim's version");
+    assert_eq!(store.get(&k).await.unwrap().unwrap().record, theirs, "the late finish wrote nothing");
+    assert_eq!(kinds(&events), ["lease_lost", "late_finish"]);
 }

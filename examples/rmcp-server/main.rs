@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mcp_retry_policy::rmcp::{
-    status_call, status_tool, with_idempotency, with_idempotency_atomic, BoxError, IdempotencyOptions, OperationLedger,
-    ReconcileRequest, Reconciled, SqliteLedgerStore, STATUS_TOOL_NAME,
+    with_idempotency, with_idempotency_atomic, BoxError, IdempotencyOptions, OperationLedger, ReconcileRequest,
+    Reconciled, SqliteLedgerStore, StatusTool, STATUS_TOOL_NAME,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, ListToolsResult,
@@ -29,6 +29,7 @@ use serde_json::json;
 struct Desk {
     ledger: OperationLedger,
     store: Arc<SqliteLedgerStore>,
+    status: StatusTool,
     tickets: Arc<AtomicU64>,
 }
 
@@ -87,13 +88,13 @@ impl ServerHandler for Desk {
             "Open a ticket, committed with its ledger record in one transaction. Pass a fresh operation_id per intended ticket.",
             Arc::new(schema.as_object().cloned().unwrap_or_default()),
         );
-        Ok(ListToolsResult::with_all_items(vec![create, open, status_tool()]))
+        Ok(ListToolsResult::with_all_items(vec![create, open, self.status.tool()]))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
         // The tenant comes from the request's authentication (e.g. the bearer token's subject), never from the
@@ -124,7 +125,8 @@ impl ServerHandler for Desk {
                 });
                 Ok(with_idempotency_atomic(&self.ledger, &opts, tenant, &args, work).await.into())
             }
-            STATUS_TOOL_NAME => Ok(status_call(&self.ledger, tenant, &args).await.into()),
+            // The status tool reads its tenant from the request context only (see `main`).
+            STATUS_TOOL_NAME => Ok(self.status.call(&context.extensions, &args).await.into()),
             other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         }
     }
@@ -141,7 +143,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let app = rusqlite::Connection::open(&file)?;
     app.execute_batch(TICKETS)?;
     let ledger = OperationLedger::new(store.clone()).with_reconcile(reconcile_from(Arc::new(Mutex::new(app))));
-    let desk = Desk { ledger, store, tickets: Arc::default() };
+    // The status tool's tenant, from the request context (an authenticated server reads the principal its
+    // authentication layer put in the HTTP request's `http::request::Parts`); this example has none: one tenant.
+    let status = StatusTool::new(&ledger, |_ctx| Some("demo".to_string()));
+    let desk = Desk { ledger, store, status, tickets: Arc::default() };
     let service: StreamableHttpService<Desk, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(desk.clone()), Default::default(), StreamableHttpServerConfig::default());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;

@@ -1,10 +1,13 @@
 //! The server face over rmcp: an operation ledger for tool handlers, so that a replayed write returns its first
-//! outcome — the Rust twin of the npm package's `OperationLedger` + `withIdempotency` + the status tool. Every
+//! outcome — the Rust twin of the npm package's `OperationLedger` + `withIdempotency` (the status tool:
+//! [`StatusTool`](super::status::StatusTool)). Every
 //! rule (admit, claim, finish, lookup) is the core's ([`crate::ledger::record`]); the fingerprint is the core's
 //! RFC 8785 + SHA-256 ([`mod@crate::ledger::fingerprint`]), byte for byte the JS ledger's; the stores keep the JS
 //! stores' table, so both ledgers can share one database.
 //!
-//! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]). When an outcome is
+//! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]; a claim that cannot
+//! be kept is told, `lease_lost`). A result too large to keep is recorded as a note with the state it ended in
+//! ([`OperationLedger::with_max_result_bytes`]). When an outcome is
 //! not known — a claim whose lease ran out (its process died), or an `unknown` record ([`Admission::Reconcile`])
 //! — the ledger asks your reconcile hook ([`OperationLedger::with_reconcile`], the JS `reconcile` option) and
 //! records its answer with a version check; without a hook, or while the hook cannot tell, the record is
@@ -19,11 +22,12 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use ::rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
+use ::rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
 use serde_json::{json, Map, Value};
 
 use super::client::BoxError;
 use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
+use super::telemetry::TARGET;
 use crate::ledger::fingerprint::fingerprint;
 use crate::ledger::record::{
     admit, claim, finish, keep_alive_ms, lookup, renew, valid_operation_id, Admission, LedgerConfig, Lookup, Record,
@@ -295,14 +299,55 @@ pub enum LedgerEvent {
         /// The state that was not recorded.
         state: RecordState,
     },
-    /// The store failed during `during`: `begin` (the admission: a read or the claim), `finish`, `status`,
-    /// `transaction` (before the handler ran) or `commit` (no answer: it may have committed).
+    /// The store failed during `during`: `begin` (the admission: a read or the claim), `renew` (a running
+    /// claim's renewal), `finish`, `status`, `transaction` (before the handler ran) or `commit` (no answer: it
+    /// may have committed).
     StoreError {
         /// The step.
         during: &'static str,
         /// The key, if one.
         key: Option<LedgerKey>,
         /// The store's error, as text.
+        error: String,
+    },
+    /// A result was not stored (it could not be encoded, it is longer than the ledger's
+    /// [`max_result_bytes`](OperationLedger::with_max_result_bytes), or the store refused it): the record ends
+    /// in `state` with a note in place of the result (a `result_not_stored` answer), never left pending.
+    ResultNotStored {
+        /// The key.
+        key: LedgerKey,
+        /// The state the record ended in.
+        state: RecordState,
+        /// Why the result was not stored.
+        why: String,
+    },
+    /// A running handler's claim could not be kept ([`OperationLedger::hold`]): `reason` is `record_changed`
+    /// (another run claimed the key after the lease ended) or `not_renewed` (renewals failed until only a third
+    /// of the lease was left). Another run may take over; this run's finish is then refused (`late_finish`).
+    LeaseLost {
+        /// The key.
+        key: LedgerKey,
+        /// The fencing token: the version the claim was made with.
+        fence: u64,
+        /// `record_changed` or `not_renewed`.
+        reason: &'static str,
+    },
+    /// A renewal came late (past two thirds of the lease: the process stalled) but still held the claim: the
+    /// lease is too short for this process.
+    LeaseLate {
+        /// The key.
+        key: LedgerKey,
+        /// The fencing token.
+        fence: u64,
+        /// How much of the lease was left when the renewal was made (0: none).
+        left_ms: u64,
+    },
+    /// The status tool's [`Authorize`](super::status::Authorize) hook failed: answered as a refusal
+    /// (`not_found`).
+    AuthorizeError {
+        /// The key asked about.
+        key: LedgerKey,
+        /// The hook's error, as text.
         error: String,
     },
     /// A handler failed inside its transaction (`during`: `transaction`): everything was rolled back.
@@ -317,9 +362,28 @@ pub enum LedgerEvent {
 }
 
 impl LedgerEvent {
-    /// The JS event's `type`: `reconcile_error`, `late_finish`, `store_error`, `handler_error`.
+    /// The key the event is about, if one.
+    pub fn key(&self) -> Option<&LedgerKey> {
+        match self {
+            LedgerEvent::ReconcileError { key, .. }
+            | LedgerEvent::LateFinish { key, .. }
+            | LedgerEvent::ResultNotStored { key, .. }
+            | LedgerEvent::LeaseLost { key, .. }
+            | LedgerEvent::LeaseLate { key, .. }
+            | LedgerEvent::AuthorizeError { key, .. }
+            | LedgerEvent::HandlerError { key, .. } => Some(key),
+            LedgerEvent::StoreError { key, .. } => key.as_ref(),
+        }
+    }
+
+    /// The JS event's `type`: `reconcile_error`, `late_finish`, `store_error`, `result_not_stored`,
+    /// `lease_lost`, `lease_late`, `authorize_error`, `handler_error`.
     pub fn kind(&self) -> &'static str {
         match self {
+            LedgerEvent::ResultNotStored { .. } => "result_not_stored",
+            LedgerEvent::LeaseLost { .. } => "lease_lost",
+            LedgerEvent::LeaseLate { .. } => "lease_late",
+            LedgerEvent::AuthorizeError { .. } => "authorize_error",
             LedgerEvent::ReconcileError { .. } => "reconcile_error",
             LedgerEvent::LateFinish { .. } => "late_finish",
             LedgerEvent::StoreError { .. } => "store_error",
@@ -339,6 +403,7 @@ pub struct OperationLedger {
     actions: Arc<Mutex<Vec<String>>>,
     reconcile: Option<Arc<dyn Reconcile>>,
     observer: Option<Observer>,
+    max_result_bytes: usize,
     // The claims this process holds now (`hold`): the in-process guard — never reconciled here.
     live: Arc<Mutex<HashSet<LedgerKey>>>,
 }
@@ -421,6 +486,7 @@ impl OperationLedger {
             actions: Arc::default(),
             reconcile: None,
             observer: None,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
             live: Arc::default(),
         }
     }
@@ -455,6 +521,47 @@ impl OperationLedger {
         self
     }
 
+    /// The largest result text (UTF-8 bytes, 1 … 1 GiB; default 1 MiB) a record keeps (the JS
+    /// `maxResultBytes`): a longer one is recorded as a note saying so, with the state the operation ended in
+    /// ([`LedgerEvent::ResultNotStored`]). Out of range: the error names it.
+    pub fn with_max_result_bytes(mut self, bytes: usize) -> Result<Self, MaxResultBytesError> {
+        if !(1..=MAX_RESULT_BYTES_LIMIT).contains(&bytes) {
+            return Err(MaxResultBytesError { bytes });
+        }
+        self.max_result_bytes = bytes;
+        Ok(self)
+    }
+
+    /// The largest result text a record keeps ([`with_max_result_bytes`](Self::with_max_result_bytes)).
+    pub fn max_result_bytes(&self) -> usize {
+        self.max_result_bytes
+    }
+
+    /// The text to store for `result`, which ended in `state`: its JSON, or — when it cannot be encoded or is
+    /// longer than [`max_result_bytes`](Self::max_result_bytes) — a note saying so and why (told as
+    /// [`LedgerEvent::ResultNotStored`]).
+    pub fn result_text(&self, key: &LedgerKey, state: RecordState, result: &CallToolResult) -> String {
+        match serde_json::to_string(result) {
+            Ok(text) => self.checked_text(key, state, text),
+            Err(e) => self.not_stored(key, state, format!("encoding it failed: {e}")),
+        }
+    }
+
+    /// `text` if it fits [`max_result_bytes`](Self::max_result_bytes), else the note.
+    fn checked_text(&self, key: &LedgerKey, state: RecordState, text: String) -> String {
+        if text.len() <= self.max_result_bytes {
+            return text;
+        }
+        let why = format!("it is longer than the ledger's max_result_bytes, {} bytes", self.max_result_bytes);
+        self.not_stored(key, state, why)
+    }
+
+    fn not_stored(&self, key: &LedgerKey, state: RecordState, why: String) -> String {
+        let note = unstored_result(state, &key.operation_id, &why);
+        self.emit(LedgerEvent::ResultNotStored { key: key.clone(), state, why });
+        serde_json::to_string(&note).unwrap_or_default()
+    }
+
     /// The store.
     pub fn store(&self) -> &Arc<dyn LedgerStore> {
         &self.store
@@ -470,7 +577,18 @@ impl OperationLedger {
         (self.now)()
     }
 
+    /// Tells the observer, and counts the incident through [`tracing`] (the JS `mcp_retry_policy.ledger.incidents`
+    /// counter): an event `mcp_retry_policy.ledger.incident` with `monotonic_counter.mcp_retry_policy.ledger.incidents`,
+    /// the event's kind and its action (not the tenant, not the error text).
     pub(crate) fn emit(&self, event: LedgerEvent) {
+        tracing::event!(
+            name: "mcp_retry_policy.ledger.incident",
+            target: TARGET,
+            tracing::Level::WARN,
+            monotonic_counter.mcp_retry_policy.ledger.incidents = 1_u64,
+            mcp_retry_policy.ledger.incident = event.kind(),
+            mcp_retry_policy.ledger.action = event.key().map(|k| k.action.as_str()),
+        );
         if let Some(o) = &self.observer {
             o(&event);
         }
@@ -552,7 +670,7 @@ impl OperationLedger {
             Ok(Reconciled::Failed(r)) => (RecordState::Failed, r),
         };
         let done = finish(&stored.record, state, now, &self.config);
-        let text = serde_json::to_string(&result).ok();
+        let text = Some(self.result_text(key, state, &result));
         if !self.store.replace(key, stored.record.version, &done, text.as_deref()).await? {
             return Ok(Found::Raced);
         }
@@ -561,6 +679,10 @@ impl OperationLedger {
 
     /// Records how an executed write ended (the core's `finish`); `false` when the claim was lost (another
     /// claim replaced it: this run's outcome is not written over it; told as [`LedgerEvent::LateFinish`]).
+    /// A result text longer than [`max_result_bytes`](Self::max_result_bytes), or one the store refuses (an
+    /// `Err` on the write: too large for it, say), is recorded as a note with the state it ended in, never
+    /// left pending ([`LedgerEvent::ResultNotStored`]); an `Err` is returned only when the note's write fails
+    /// too.
     pub async fn finish(
         &self,
         key: &LedgerKey,
@@ -568,8 +690,29 @@ impl OperationLedger {
         state: RecordState,
         result: Option<&str>,
     ) -> Result<bool, StoreError> {
+        let text = result.map(|t| self.checked_text(key, state, t.to_string()));
+        self.finish_text(key, claimed, state, text).await
+    }
+
+    /// [`finish`](Self::finish) with a text already checked ([`result_text`](Self::result_text)).
+    pub(crate) async fn finish_text(
+        &self,
+        key: &LedgerKey,
+        claimed: &Record,
+        state: RecordState,
+        text: Option<String>,
+    ) -> Result<bool, StoreError> {
         let done = finish(claimed, state, (self.now)(), &self.config);
-        let ok = self.store.replace(key, claimed.version, &done, result).await?;
+        let ok = match self.store.replace(key, claimed.version, &done, text.as_deref()).await {
+            Ok(ok) => ok,
+            Err(e) if text.is_some() && state != RecordState::Unknown => {
+                self.emit(LedgerEvent::StoreError { during: "finish", key: Some(key.clone()), error: e.to_string() });
+                // The store refused the result: the outcome is recorded with a note instead.
+                let note = self.not_stored(key, state, "the store refused it".into());
+                self.store.replace(key, claimed.version, &done, Some(&note)).await?
+            }
+            Err(e) => return Err(e),
+        };
         if !ok {
             self.emit(LedgerEvent::LateFinish { key: key.clone(), version: claimed.version, state });
         }
@@ -611,32 +754,76 @@ impl OperationLedger {
     /// JS ledger's reconcile hook on the same table included — takes the key over while the handler runs; and
     /// this ledger never asks its own reconcile hook about the key meanwhile (a live claim of this process).
     /// Returns the work's output and the claim to finish with (the last renewal). A renewal that finds the
-    /// version changed stops renewing: the claim was lost, and [`OperationLedger::finish`] then refuses to
-    /// write over the new owner's record. (The handler is not cancelled: dropping it mid-write would be worse.)
+    /// version changed stops renewing: the claim was lost ([`LedgerEvent::LeaseLost`], `record_changed`), and
+    /// [`OperationLedger::finish`] then refuses to write over the new owner's record. A renewal the store fails
+    /// is told (`store_error`, `renew`) and tried again after a quarter of the period; once only a third of
+    /// the lease is left unrenewed, the claim is given up (`lease_lost`, `not_renewed`) before anyone may
+    /// reconcile it. A renewal made that late that still holds is told as [`LedgerEvent::LeaseLate`]. (The
+    /// handler is not cancelled: dropping it mid-write would be worse.)
     pub async fn hold<T>(&self, key: &LedgerKey, claimed: Record, work: impl Future<Output = T>) -> (T, Record) {
-        let every = std::time::Duration::from_millis(keep_alive_ms(&self.config));
+        self.hold_told(key, claimed, work, None).await
+    }
+
+    /// [`hold`](Self::hold), telling a loss to `told` too (a [`HandlerClaim`]'s channel).
+    pub(crate) async fn hold_told<T>(
+        &self,
+        key: &LedgerKey,
+        claimed: Record,
+        work: impl Future<Output = T>,
+        told: Option<&tokio::sync::watch::Sender<Option<&'static str>>>,
+    ) -> (T, Record) {
+        let every = keep_alive_ms(&self.config);
         lock(&self.live).insert(key.clone());
         let mut guard = LiveGuard { live: &self.live, key, listed: true };
+        let fence = claimed.version;
         let mut current = claimed;
         let mut kept = true;
+        let mut wait = every;
         let mut work = std::pin::pin!(work);
+        let lose = |reason: &'static str, guard: &mut LiveGuard<'_>| {
+            guard.unlist();
+            self.emit(LedgerEvent::LeaseLost { key: key.clone(), fence, reason });
+            if let Some(t) = told {
+                t.send_replace(Some(reason));
+            }
+        };
         loop {
             tokio::select! {
                 out = &mut work => return (out, current),
-                () = tokio::time::sleep(every), if kept => {
-                    let Some(next) = renew(&current, (self.now)(), &self.config) else {
+                () = tokio::time::sleep(std::time::Duration::from_millis(wait)), if kept => {
+                    wait = every;
+                    let now = (self.now)();
+                    // Late: past two thirds of the lease (the process stalled). Still renewed if nobody took the
+                    // claim — the version check proves that — but operators hear the lease is too short.
+                    let late = now >= current.lease_until_ms.saturating_sub(every);
+                    let Some(next) = renew(&current, now, &self.config) else {
                         kept = false;
                         guard.unlist();
                         continue;
                     };
                     match self.store.replace(key, current.version, &next, None).await {
-                        Ok(true) => current = next,
+                        Ok(true) => {
+                            if late {
+                                let left_ms = current.lease_until_ms.saturating_sub(now);
+                                self.emit(LedgerEvent::LeaseLate { key: key.clone(), fence, left_ms });
+                            }
+                            current = next;
+                        }
                         Ok(false) => {
                             kept = false;
-                            guard.unlist();
+                            lose("record_changed", &mut guard);
                         }
-                        // A store that failed once may answer the next time; the lease still holds until then.
-                        Err(_) => {}
+                        Err(e) => {
+                            self.emit(LedgerEvent::StoreError { during: "renew", key: Some(key.clone()), error: e.to_string() });
+                            if late {
+                                // Only a third of the lease left and not renewed: give up before anyone may
+                                // reconcile it.
+                                kept = false;
+                                lose("not_renewed", &mut guard);
+                            } else {
+                                wait = (every / 4).max(1);
+                            }
+                        }
                     }
                 }
             }
@@ -652,7 +839,7 @@ impl OperationLedger {
 
     /// The action `operation_id` is recorded under for `tenant`: the asked one, else the one registered action
     /// that holds it; `Err(())` when several do (ambiguous).
-    async fn locate(
+    pub(crate) async fn locate(
         &self,
         tenant: &str,
         action: &str,
@@ -674,6 +861,48 @@ impl OperationLedger {
             1 => found.pop().map(Ok),
             _ => Some(Err(())),
         })
+    }
+}
+
+/// What a running handler knows of its claim ([`with_idempotency_claimed`]; the JS `claimOf(extra)`):
+/// read-only, without the hold's own controls.
+#[derive(Clone, Debug)]
+pub struct HandlerClaim {
+    key: LedgerKey,
+    fence: u64,
+    lost: tokio::sync::watch::Receiver<Option<&'static str>>,
+}
+
+impl HandlerClaim {
+    /// The key (tenant, action, operation id).
+    pub fn key(&self) -> &LedgerKey {
+        &self.key
+    }
+
+    /// The fencing token: the version the claim was made with. Every later claim of the key has a higher one,
+    /// so a downstream that keeps the highest token it saw can refuse a stale writer.
+    pub fn fence(&self) -> u64 {
+        self.fence
+    }
+
+    /// Why the claim was lost (`record_changed`, `not_renewed`), or `None` while it holds.
+    pub fn lost(&self) -> Option<&'static str> {
+        *self.lost.borrow()
+    }
+
+    /// Resolves when the claim is lost, with the reason (never, if the run ends first): race the handler's
+    /// work against it to stop once another run may take over.
+    pub async fn until_lost(&self) -> &'static str {
+        let mut lost = self.lost.clone();
+        loop {
+            if let Some(reason) = *lost.borrow_and_update() {
+                return reason;
+            }
+            if lost.changed().await.is_err() {
+                // The hold ended with the claim kept.
+                return std::future::pending().await;
+            }
+        }
     }
 }
 
@@ -725,7 +954,7 @@ fn one(k: &str, v: Value) -> Map<String, Value> {
 }
 
 /// Refused before any claim: nothing was done (`rejected`).
-fn rejected(reason: &str, operation_id: Option<&str>, text: String) -> CallToolResult {
+pub(crate) fn rejected(reason: &str, operation_id: Option<&str>, text: String) -> CallToolResult {
     reply(LedgerStatus::Rejected.as_str(), operation_id, text, one("reason", json!(reason)))
 }
 
@@ -754,15 +983,50 @@ pub(crate) fn store_down(operation_id: &str, arg: &str) -> CallToolResult {
 
 fn replayed(text: Option<&str>, state: RecordState, operation_id: &str) -> CallToolResult {
     let parsed = text.and_then(|t| serde_json::from_str::<CallToolResult>(t).ok());
-    parsed.unwrap_or_else(|| {
-        let failed = state == RecordState::Failed;
-        let ended = if failed { "ran and reported an error" } else { "succeeded" };
-        let mut r = CallToolResult::success(vec![ContentBlock::text(format!(
-            "The operation {operation_id} {ended}; its result could not be stored (the stored text is not a result), so it cannot be shown again. It has taken effect: do not repeat it with a new operation id."
-        ))]);
-        r.is_error = Some(failed);
-        r
-    })
+    parsed.unwrap_or_else(|| unstored_result(state, operation_id, "the stored text is not a result"))
+}
+
+/// The `_meta` status of a note stored in place of a result (the JS `unstoredResult`'s).
+pub const RESULT_NOT_STORED: &str = "result_not_stored";
+
+/// The default [`OperationLedger::max_result_bytes`]: 1 MiB of result text per record (the JS default).
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 1 << 20;
+const MAX_RESULT_BYTES_LIMIT: usize = 1 << 30;
+
+/// [`OperationLedger::with_max_result_bytes`] out of range (1 … 1 GiB).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaxResultBytesError {
+    /// The refused value.
+    pub bytes: usize,
+}
+
+impl fmt::Display for MaxResultBytesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "max_result_bytes must be 1 … {MAX_RESULT_BYTES_LIMIT} bytes, not {}", self.bytes)
+    }
+}
+
+impl std::error::Error for MaxResultBytesError {}
+
+/// A note stored (and replayed) in place of a result that could not be stored (the JS `unstoredResult`):
+/// `state` says how the operation ended (`failed`: an error result), `_meta` carries `status`
+/// `result_not_stored`, the state, the operation id and the reason.
+pub fn unstored_result(state: RecordState, operation_id: &str, why: &str) -> CallToolResult {
+    let failed = state == RecordState::Failed;
+    let ended = if failed { "ran and reported an error" } else { "succeeded" };
+    let mut r = CallToolResult::success(vec![ContentBlock::text(format!(
+        "The operation {operation_id} {ended}; its result could not be stored ({why}), so it cannot be shown again. It has taken effect: do not repeat it with a new operation id."
+    ))]);
+    r.is_error = Some(failed);
+    let mut body = Map::new();
+    body.insert("status".into(), json!(RESULT_NOT_STORED));
+    body.insert("state".into(), json!(state.as_str()));
+    body.insert("operationId".into(), json!(operation_id));
+    body.insert("reason".into(), json!(why));
+    let mut meta = MetaObject(JsonObject::new());
+    meta.0.insert(LEDGER_META_KEY.to_string(), Value::Object(body));
+    r.meta = Some(meta);
+    r
 }
 
 /// The checks before any claim (operation id, tenant, fingerprint): the key and the input's fingerprint, or
@@ -841,115 +1105,98 @@ where
     F: FnOnce() -> Fut,
     Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
 {
+    with_idempotency_claimed(ledger, options, tenant, arguments, |_| handler()).await
+}
+
+/// [`with_idempotency`] whose handler gets its [`HandlerClaim`] (the JS `claimOf(extra)`): the key, the fencing
+/// token to pass downstream (so that a stale writer can be refused there too), and
+/// [`HandlerClaim::until_lost`] to stop when the claim can no longer be kept (`lease_lost`: another run may take
+/// over).
+pub async fn with_idempotency_claimed<F, Fut>(
+    ledger: &OperationLedger,
+    options: &IdempotencyOptions,
+    tenant: Option<&str>,
+    arguments: &JsonObject,
+    handler: F,
+) -> CallToolResult
+where
+    F: FnOnce(HandlerClaim) -> Fut,
+    Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
+{
+    let (result, replayed) = idempotent(ledger, options, tenant, arguments, handler).await;
+    count_answer(&options.action, &result, replayed);
+    result
+}
+
+/// [`with_idempotency`]'s answer, and whether it is a replay.
+async fn idempotent<F, Fut>(
+    ledger: &OperationLedger,
+    options: &IdempotencyOptions,
+    tenant: Option<&str>,
+    arguments: &JsonObject,
+    handler: F,
+) -> (CallToolResult, bool)
+where
+    F: FnOnce(HandlerClaim) -> Fut,
+    Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
+{
     let arg = options.operation_id_argument.as_str();
     let (key, print) = match prepared(ledger, options, tenant, arguments) {
         Ok(p) => p,
-        Err(refused) => return refused,
+        Err(refused) => return (refused, false),
     };
     let operation_id = key.operation_id.as_str();
     let claimed = match ledger.begin(&key, &print).await {
         Err(e) => {
             ledger.emit(LedgerEvent::StoreError { during: "begin", key: Some(key.clone()), error: e.to_string() });
-            return store_down(operation_id, arg);
+            return (store_down(operation_id, arg), false);
         }
         Ok(Begin::Execute(claimed)) => claimed,
         Ok(other) => {
-            return answer_begin(other, operation_id, arg).unwrap_or_else(|| unknown_reply(operation_id, arg, None))
+            let replayed = matches!(other, Begin::Replay { .. });
+            let answer =
+                answer_begin(other, operation_id, arg).unwrap_or_else(|| unknown_reply(operation_id, arg, None));
+            return (answer, replayed);
         }
     };
-    let (ran, claimed) = ledger.hold(&key, claimed, handler()).await;
+    let (told, lost) = tokio::sync::watch::channel(None);
+    let claim = HandlerClaim { key: key.clone(), fence: claimed.version, lost };
+    let (ran, claimed) = ledger.hold_told(&key, claimed, handler(claim), Some(&told)).await;
     let (state, result) = match ran {
         Ok(r) => (if r.is_error == Some(true) { RecordState::Failed } else { RecordState::Succeeded }, r),
         Err(OutcomeUnknown(why)) => (RecordState::Unknown, unknown_reply(operation_id, arg, Some(&why))),
     };
-    let text = if state == RecordState::Unknown { None } else { serde_json::to_string(&result).ok() };
+    let text = if state == RecordState::Unknown { None } else { Some(ledger.result_text(&key, state, &result)) };
     // A failed or lost finish leaves the record pending: after its lease it is reconciled (or answered
     // unknown). The caller still gets the truth now.
-    if let Err(e) = ledger.finish(&key, &claimed, state, text.as_deref()).await {
+    if let Err(e) = ledger.finish_text(&key, &claimed, state, text).await {
         ledger.emit(LedgerEvent::StoreError { during: "finish", key: Some(key.clone()), error: e.to_string() });
     }
-    result
+    (result, false)
+}
+
+/// Counts one answer of the ledger through [`tracing`] (the JS `mcp_retry_policy.ledger.answers` counter): an
+/// event `mcp_retry_policy.ledger.answer` whose `monotonic_counter.mcp_retry_policy.ledger.answers` field
+/// `tracing-opentelemetry`'s `MetricsLayer` turns into that counter, with the answer kind (`execute`, `replay`,
+/// `conflict`, `in_progress`, `unknown`, `rejected`, `rolled_back`) and the action — not the tenant.
+pub(crate) fn count_answer(action: &str, result: &CallToolResult, replayed: bool) {
+    let meta = result.meta.as_ref().and_then(|m| m.get(LEDGER_META_KEY));
+    let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str);
+    let kind = match field("status") {
+        Some(s) if s == LedgerStatus::Rejected.as_str() && field("reason") == Some("rolled_back") => "rolled_back",
+        Some(s) if s != RESULT_NOT_STORED => s,
+        _ if replayed => "replay",
+        _ => "execute",
+    };
+    tracing::event!(
+        name: "mcp_retry_policy.ledger.answer",
+        target: TARGET,
+        tracing::Level::INFO,
+        monotonic_counter.mcp_retry_policy.ledger.answers = 1_u64,
+        mcp_retry_policy.ledger.answer = kind,
+        mcp_retry_policy.ledger.action = action,
+    );
 }
 
 /// The status tool's default name (the same as the JS `registerStatusTool`'s).
 pub const STATUS_TOOL_NAME: &str = "operation_status";
-
-/// The status tool's definition: read-only, `{ action, operation_id }`.
-pub fn status_tool() -> Tool {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "action": { "type": "string", "minLength": 1, "maxLength": 256, "description": "The tool (action) the operation was sent to." },
-            "operation_id": { "type": "string", "description": "The operation id the write was sent with." }
-        },
-        "required": ["action", "operation_id"]
-    });
-    let description = "Reports what happened to an earlier write, by the operation id it was sent with: succeeded (with its result), failed, still in progress, not done, not found, or unknown. Read-only: it never runs the write. Use it instead of calling a write again with a new id.";
-    Tool::new(STATUS_TOOL_NAME, description, Arc::new(schema.as_object().cloned().unwrap_or_default()))
-        .with_annotations(ToolAnnotations::new().read_only(true).idempotent(true).destructive(false).open_world(false))
-}
-
-fn status_words(status: &str, id: &str, retry_after_ms: Option<u64>) -> String {
-    match status {
-        "not_found" => format!("No record of operation {id}: the server never received it, or it finished long ago and its record was purged. This does not prove it did not happen. Calling the tool again with the same operation id does it at most once."),
-        "not_done" => format!("Operation {id} did not take effect. Calling the tool again with the same operation id does it now."),
-        "in_progress" => {
-            let s = retry_after_ms.unwrap_or(0).saturating_add(500).checked_div(1000).unwrap_or(0).max(1);
-            format!("Operation {id} is still running. Ask again in about {s} s; do not call the tool again with a new operation id.")
-        }
-        "succeeded" => format!("Operation {id} succeeded; its result is attached, exactly as it was first returned."),
-        "failed" => format!("Operation {id} ran and reported an error; its result is attached."),
-        _ => format!("The outcome of operation {id} is unknown to the server too: it may or may not have taken effect. Do not call the tool again with a new operation id."),
-    }
-}
-
-/// Answers one status-tool call for `tenant`: `structuredContent` `{ status, action, operation_id,
-/// retryAfterMs?, result? }`, as the JS status tool answers. Read-only: it claims and runs nothing.
-pub async fn status_call(ledger: &OperationLedger, tenant: Option<&str>, arguments: &JsonObject) -> CallToolResult {
-    let text = |k: &str| arguments.get(k).and_then(Value::as_str);
-    let Some(operation_id) = text("operation_id").filter(|id| valid_operation_id(id)) else {
-        return rejected(
-            "invalid_operation_id",
-            None,
-            "operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works).".into(),
-        );
-    };
-    let Some(tenant) = tenant.filter(|t| !t.is_empty()) else {
-        return rejected(
-            "unauthenticated",
-            Some(operation_id),
-            "This request has no authenticated tenant; nothing was done.".into(),
-        );
-    };
-    let asked = text("action").unwrap_or_default();
-    let answer = match ledger.locate(tenant, asked, operation_id).await {
-        Err(e) => Err(e),
-        Ok(None) => Ok((asked.to_string(), ("not_found", None, None))),
-        Ok(Some(Err(()))) => Ok((asked.to_string(), ("unknown", None, None))),
-        Ok(Some(Ok(action))) => {
-            let key = LedgerKey { tenant: tenant.into(), action: action.clone(), operation_id: operation_id.into() };
-            ledger.status(&key).await.map(|s| (action, s))
-        }
-    };
-    let (action, (status, result, retry_after_ms)) = match answer {
-        Ok(a) => a,
-        Err(e) => {
-            let key = LedgerKey { tenant: tenant.into(), action: asked.into(), operation_id: operation_id.into() };
-            ledger.emit(LedgerEvent::StoreError { during: "status", key: Some(key), error: e.to_string() });
-            return store_down(operation_id, "operation_id");
-        }
-    };
-    let mut sc = Map::new();
-    sc.insert("status".into(), json!(status));
-    sc.insert("action".into(), json!(action));
-    sc.insert("operation_id".into(), json!(operation_id));
-    if let Some(ms) = retry_after_ms {
-        sc.insert("retryAfterMs".into(), json!(ms));
-    }
-    if let Some(r) = result.and_then(|t| serde_json::from_str::<Value>(&t).ok()) {
-        sc.insert("result".into(), r);
-    }
-    let mut r = CallToolResult::structured(Value::Object(sc));
-    r.content = vec![ContentBlock::text(status_words(status, operation_id, retry_after_ms))];
-    r
-}

@@ -12,8 +12,8 @@
 //! On the server side, [`with_idempotency`] runs an rmcp tool handler behind an [`OperationLedger`]: a repeat
 //! with the same tenant, action, operation id and input returns the first result. Stores implement
 //! [`LedgerStore`]: [`MemoryLedgerStore`], `SqliteLedgerStore` (feature `sqlite`) and `PostgresLedgerStore`
-//! (feature `postgres`), on the npm package's own tables; [`status_tool`] and [`status_call`] are the
-//! `operation_status` tool. See `examples/rmcp-server`.
+//! (feature `postgres`), on the npm package's own tables; [`StatusTool`] is the `operation_status` tool, for
+//! the tenant the request's authentication gives (never the arguments). See `examples/rmcp-server`.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -49,6 +49,7 @@ pub mod operators;
 pub mod postgres;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod status;
 pub mod tasks;
 pub mod telemetry;
 pub mod transaction;
@@ -56,9 +57,10 @@ pub mod transaction;
 pub use client::{new_operation_id, AttemptRecord, BoxError, CallError, CallOutcome, RetryClient, RetryOptions};
 pub use journal::{FileJournal, Journal, JournalEntry, JournalError, MemoryJournal};
 pub use ledger::{
-    status_call, status_tool, with_idempotency, Begin, IdempotencyOptions, LedgerEvent, LedgerKey, LedgerStore,
-    MemoryLedgerStore, OperationLedger, OutcomeUnknown, Reconcile, ReconcileFuture, ReconcileRequest, Reconciled,
-    StoreError, StoreFuture, StoredRecord, STATUS_TOOL_NAME,
+    unstored_result, with_idempotency, with_idempotency_claimed, Begin, HandlerClaim, IdempotencyOptions, LedgerEvent,
+    LedgerKey, LedgerStore, MaxResultBytesError, MemoryLedgerStore, OperationLedger, OutcomeUnknown, Reconcile,
+    ReconcileFuture, ReconcileRequest, Reconciled, StoreError, StoreFuture, StoredRecord, DEFAULT_MAX_RESULT_BYTES,
+    RESULT_NOT_STORED, STATUS_TOOL_NAME,
 };
 pub use message::{message_for, MessageParts};
 pub use operators::{OperatorError, Released, ReleasedAll, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
@@ -66,4 +68,5 @@ pub use operators::{OperatorError, Released, ReleasedAll, UnresolvedCount, Unres
 pub use postgres::PostgresLedgerStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteLedgerStore;
+pub use status::{status_tool, Authorize, AuthorizeFuture, StatusAsk, StatusTool};
 pub use transaction::{with_idempotency_atomic, Atomic, Transact, TxFailure, TxFuture, TxPlan};

@@ -50,11 +50,12 @@ impl TxPlan {
     }
 
     /// The record (and the result text) to write over the claim for the handler's `result`: `failed` for an
-    /// error result, else `succeeded` (the core's `finish`, on the ledger's clock now).
+    /// error result, else `succeeded` (the core's `finish`, on the ledger's clock now); a result longer than
+    /// the ledger's `max_result_bytes` is a note ([`OperationLedger::result_text`](super::OperationLedger::result_text)).
     pub fn record_for(&self, result: &CallToolResult) -> (Record, Option<String>) {
         let state = if result.is_error == Some(true) { RecordState::Failed } else { RecordState::Succeeded };
         let done = finish(&self.claim, state, self.ledger.now_ms(), self.ledger.config());
-        (done, serde_json::to_string(result).ok())
+        (done, Some(self.ledger.result_text(&self.key, state, result)))
     }
 
     /// Whether `store` is the ledger's own store (a transaction on another one would not hold the ledger's
@@ -151,15 +152,28 @@ pub async fn with_idempotency_atomic(
     options: &IdempotencyOptions,
     tenant: Option<&str>,
     arguments: &JsonObject,
-    mut transact: impl Transact,
+    transact: impl Transact,
 ) -> CallToolResult {
+    let (result, replayed) = atomic(ledger, options, tenant, arguments, transact).await;
+    super::ledger::count_answer(&options.action, &result, replayed);
+    result
+}
+
+/// [`with_idempotency_atomic`]'s answer, and whether it is a replay.
+async fn atomic(
+    ledger: &OperationLedger,
+    options: &IdempotencyOptions,
+    tenant: Option<&str>,
+    arguments: &JsonObject,
+    mut transact: impl Transact,
+) -> (CallToolResult, bool) {
     let arg = options.operation_id_argument.as_str();
     let (key, print) = match prepared(ledger, options, tenant, arguments) {
         Ok(p) => p,
-        Err(refused) => return refused,
+        Err(refused) => return (refused, false),
     };
     let id = key.operation_id.as_str();
-    match ledger.execute_atomically(&key, &print, &mut transact).await {
+    let answer = match ledger.execute_atomically(&key, &print, &mut transact).await {
         // (Told as a store_error event in execute_atomically.)
         Err(_) => super::ledger::store_down(id, arg),
         Ok(Atomic::Executed(result)) => result,
@@ -179,6 +193,10 @@ pub async fn with_idempotency_atomic(
             ledger.emit(LedgerEvent::StoreError { during: "commit", key: Some(key.clone()), error });
             unknown_reply(id, arg, None)
         }
-        Ok(Atomic::Answer(b)) => answer_begin(b, id, arg).unwrap_or_else(|| unknown_reply(id, arg, None)),
-    }
+        Ok(Atomic::Answer(b)) => {
+            let replayed = matches!(b, Begin::Replay { .. });
+            return (answer_begin(b, id, arg).unwrap_or_else(|| unknown_reply(id, arg, None)), replayed);
+        }
+    };
+    (answer, false)
 }

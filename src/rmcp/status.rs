@@ -1,0 +1,213 @@
+//! The status tool (`operation_status`, the JS `registerStatusTool`): a read-only tool through which a client
+//! finds out what happened to one of its writes, by operation id, without sending the write again. It answers
+//! for the caller's own tenant only, and that tenant comes from the request's authentication — the request
+//! context's [`Extensions`] (rmcp's Streamable HTTP server puts the HTTP request's `http::request::Parts` there,
+//! with what an authentication layer added to it), read by the closure the server gives — never from the tool's
+//! arguments. A request without a tenant is refused. An optional [`Authorize`] hook narrows what a caller may
+//! read; a refusal reads exactly as an id never used (`not_found`).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use ::rmcp::model::{CallToolResult, ContentBlock, Extensions, JsonObject, Tool, ToolAnnotations};
+use serde_json::{json, Map, Value};
+
+use super::client::BoxError;
+use super::ledger::{rejected, store_down, LedgerEvent, LedgerKey, OperationLedger, STATUS_TOOL_NAME};
+use crate::ledger::record::valid_operation_id;
+
+/// The status tool's definition: read-only, `{ action, operation_id }`.
+pub fn status_tool() -> Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "action": { "type": "string", "minLength": 1, "maxLength": 256, "description": "The tool (action) the operation was sent to." },
+            "operation_id": { "type": "string", "description": "The operation id the write was sent with." }
+        },
+        "required": ["action", "operation_id"]
+    });
+    let description = "Reports what happened to an earlier write, by the operation id it was sent with: succeeded (with its result), failed, still in progress, not done, not found, or unknown. Read-only: it never runs the write. Use it instead of calling a write again with a new id.";
+    Tool::new(STATUS_TOOL_NAME, description, Arc::new(schema.as_object().cloned().unwrap_or_default()))
+        .with_annotations(ToolAnnotations::new().read_only(true).idempotent(true).destructive(false).open_world(false))
+}
+
+fn status_words(status: &str, id: &str, retry_after_ms: Option<u64>) -> String {
+    match status {
+        "not_found" => format!("No record of operation {id}: the server never received it, or it finished long ago and its record was purged. This does not prove it did not happen. Calling the tool again with the same operation id does it at most once."),
+        "not_done" => format!("Operation {id} did not take effect. Calling the tool again with the same operation id does it now."),
+        "in_progress" => {
+            let s = retry_after_ms.unwrap_or(0).saturating_add(500).checked_div(1000).unwrap_or(0).max(1);
+            format!("Operation {id} is still running. Ask again in about {s} s; do not call the tool again with a new operation id.")
+        }
+        "succeeded" => format!("Operation {id} succeeded; its result is attached, exactly as it was first returned."),
+        "failed" => format!("Operation {id} ran and reported an error; its result is attached."),
+        _ => format!("The outcome of operation {id} is unknown to the server too: it may or may not have taken effect. Do not call the tool again with a new operation id."),
+    }
+}
+
+/// What the [`Authorize`] hook is asked: may this caller read the record found for `operation_id` under
+/// `action` (the action it is recorded under, which may differ from the one asked)?
+#[derive(Clone, Debug)]
+pub struct StatusAsk {
+    /// The caller's tenant (from the request's authentication).
+    pub tenant: String,
+    /// The action the record was found under.
+    pub action: String,
+    /// The operation id asked about.
+    pub operation_id: String,
+    /// The request context's extensions (e.g. the HTTP request's `http::request::Parts`): who is asking.
+    pub extensions: Extensions,
+}
+
+/// What an [`Authorize`] hook returns: a boxed future (so that the hook can be a trait object).
+pub type AuthorizeFuture<'a> = Pin<Box<dyn Future<Output = Result<bool, BoxError>> + Send + 'a>>;
+
+/// The status tool's authorization hook ([`StatusTool::authorize`], the JS `authorize` option): anything but
+/// `Ok(true)` — an `Err` included, told as [`LedgerEvent::AuthorizeError`] — answers exactly as an id never
+/// used (`not_found`), so a refusal tells nothing. A closure `Fn(StatusAsk) -> impl Future<Output =
+/// Result<bool, BoxError>>` is one.
+pub trait Authorize: Send + Sync {
+    /// Whether `ask`'s caller may read the record.
+    fn authorize<'a>(&'a self, ask: &'a StatusAsk) -> AuthorizeFuture<'a>;
+}
+
+impl<F, Fut> Authorize for F
+where
+    F: Fn(StatusAsk) -> Fut + Send + Sync,
+    Fut: Future<Output = Result<bool, BoxError>> + Send + 'static,
+{
+    fn authorize<'a>(&'a self, ask: &'a StatusAsk) -> AuthorizeFuture<'a> {
+        Box::pin(self(ask.clone()))
+    }
+}
+
+type TenantOf = Arc<dyn Fn(&Extensions) -> Option<String> + Send + Sync>;
+
+/// The status tool over a ledger (the JS `registerStatusTool`). `tenant` reads the authenticated principal from
+/// the request context's [`Extensions`] — the only place the tenant comes from; the tool's arguments are never
+/// read for it. Over rmcp's Streamable HTTP server, the HTTP request's `http::request::Parts` are in the request
+/// context's extensions, with what your authentication layer added to them:
+///
+/// ```no_run
+/// # use axum::http;
+/// # async fn demo(ledger: mcp_retry_policy::rmcp::OperationLedger, context: rmcp::service::RequestContext<rmcp::RoleServer>, args: rmcp::model::JsonObject) {
+/// use mcp_retry_policy::rmcp::StatusTool;
+///
+/// #[derive(Clone)]
+/// struct Principal(String); // what the authentication layer put in the HTTP request's extensions
+///
+/// let status = StatusTool::new(&ledger, |ext| {
+///     Some(ext.get::<http::request::Parts>()?.extensions.get::<Principal>()?.0.clone())
+/// });
+/// // In `ServerHandler::call_tool(&self, request, context)`, for `STATUS_TOOL_NAME`:
+/// let answer = status.call(&context.extensions, &args).await;
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct StatusTool {
+    ledger: OperationLedger,
+    tenant: TenantOf,
+    authorize: Option<Arc<dyn Authorize>>,
+}
+
+impl StatusTool {
+    /// The status tool over `ledger`, the tenant read by `tenant` from the request context's extensions
+    /// (`None` or an empty one: the call is refused, `rejected` with reason `unauthenticated`).
+    pub fn new(
+        ledger: &OperationLedger,
+        tenant: impl Fn(&Extensions) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        StatusTool { ledger: ledger.clone(), tenant: Arc::new(tenant), authorize: None }
+    }
+
+    /// The authorization hook: whether the caller may read the record found (after the tenant narrowed the
+    /// lookup to its own records); a refusal or an `Err` reads as `not_found`.
+    pub fn authorize(mut self, hook: impl Authorize + 'static) -> Self {
+        self.authorize = Some(Arc::new(hook));
+        self
+    }
+
+    /// The tool's definition ([`status_tool`]).
+    pub fn tool(&self) -> Tool {
+        status_tool()
+    }
+
+    async fn allowed(&self, ask: StatusAsk) -> bool {
+        let Some(hook) = &self.authorize else { return true };
+        match hook.authorize(&ask).await {
+            Ok(yes) => yes,
+            Err(e) => {
+                let key = LedgerKey { tenant: ask.tenant, action: ask.action, operation_id: ask.operation_id };
+                self.ledger.emit(LedgerEvent::AuthorizeError { key, error: e.to_string() });
+                false
+            }
+        }
+    }
+
+    /// Answers one status-tool call: `structuredContent` `{ status, action, operation_id, retryAfterMs?,
+    /// result? }`, as the JS status tool answers, for the tenant `extensions` authenticate. Read-only: it
+    /// claims and runs nothing (an outcome not known is asked of the ledger's reconcile hook).
+    pub async fn call(&self, extensions: &Extensions, arguments: &JsonObject) -> CallToolResult {
+        let text = |k: &str| arguments.get(k).and_then(Value::as_str);
+        let Some(operation_id) = text("operation_id").filter(|id| valid_operation_id(id)) else {
+            return rejected(
+                "invalid_operation_id",
+                None,
+                "operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works).".into(),
+            );
+        };
+        let Some(tenant) = (self.tenant)(extensions).filter(|t| !t.is_empty()) else {
+            return rejected(
+                "unauthenticated",
+                Some(operation_id),
+                "This request has no authenticated tenant; nothing was done.".into(),
+            );
+        };
+        let tenant = tenant.as_str();
+        let asked = text("action").unwrap_or_default();
+        let ledger = &self.ledger;
+        let answer = match ledger.locate(tenant, asked, operation_id).await {
+            Err(e) => Err(e),
+            Ok(None) => Ok((asked.to_string(), ("not_found", None, None))),
+            Ok(Some(Err(()))) => Ok((asked.to_string(), ("unknown", None, None))),
+            Ok(Some(Ok(action))) => {
+                let ask = StatusAsk {
+                    tenant: tenant.into(),
+                    action: action.clone(),
+                    operation_id: operation_id.into(),
+                    extensions: if self.authorize.is_some() { extensions.clone() } else { Extensions::new() },
+                };
+                if self.allowed(ask).await {
+                    let key =
+                        LedgerKey { tenant: tenant.into(), action: action.clone(), operation_id: operation_id.into() };
+                    ledger.status(&key).await.map(|s| (action, s))
+                } else {
+                    // Exactly as an id never used: the asked action, nothing of the record.
+                    Ok((asked.to_string(), ("not_found", None, None)))
+                }
+            }
+        };
+        let (action, (status, result, retry_after_ms)) = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                let key = LedgerKey { tenant: tenant.into(), action: asked.into(), operation_id: operation_id.into() };
+                ledger.emit(LedgerEvent::StoreError { during: "status", key: Some(key), error: e.to_string() });
+                return store_down(operation_id, "operation_id");
+            }
+        };
+        let mut sc = Map::new();
+        sc.insert("status".into(), json!(status));
+        sc.insert("action".into(), json!(action));
+        sc.insert("operation_id".into(), json!(operation_id));
+        if let Some(ms) = retry_after_ms {
+            sc.insert("retryAfterMs".into(), json!(ms));
+        }
+        if let Some(r) = result.and_then(|t| serde_json::from_str::<Value>(&t).ok()) {
+            sc.insert("result".into(), r);
+        }
+        let mut r = CallToolResult::structured(Value::Object(sc));
+        r.content = vec![ContentBlock::text(status_words(status, operation_id, retry_after_ms))];
+        r
+    }
+}
