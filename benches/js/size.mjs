@@ -104,7 +104,7 @@ const KINDS = [
   ['decide, ends (the gate, the end tables)', /retry::decide|retry::ends/],
   ['engine, breaker, budget, backoff', /retry::engine|retry::breaker|retry::budget|retry::backoff|retry::prng/],
   ['policy, safety, operation ids', /retry::policy|retry::safety|retry::operation_id/],
-  ['the binding (handles, slabs, packing, failures)', /mcp_retry_policy::wasm|wasm::client|wasm::packed|wasm::fail|mcp_retry_policy::input|input::/],
+  ['the binding (handles, slabs, the out slots, failures)', /mcp_retry_policy::wasm|wasm::client|wasm::packed|wasm::out|wasm::fail|mcp_retry_policy::input|input::/],
   ['wasm-bindgen glue', /wasm_bindgen|__wbindgen|__wbg_|externref/],
   ['core and std (other)', /core::|alloc::|std::|compiler_builtins|memcpy|memset|memmove|memcmp/],
 ];
