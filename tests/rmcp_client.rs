@@ -801,17 +801,27 @@ async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
         "the first phase, then one round with the state as sent"
     );
     assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1);
-    // rmcp's default handler declines elicitation: the round carries the decline, the tool says no.
-    let transport = StreamableHttpClientTransport::from_uri(url);
-    let first = rmcp::service::serve_client_with_lifecycle((), transport, modern()).await.unwrap();
-    let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
-    let out = c.call_tool(call("confirm_order", json!({ "item": "pen" }))).await.unwrap();
-    assert_eq!(out.status, FinalStatus::ToolError, "{out:?}");
-    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1, "not placed");
-    // No sampling handler (rmcp's default answers `method not found`): the engine ends the call — nothing ran,
-    // so `failed`, input_required_unhandled — and the round is not sent.
+    // Elicitation declared, sampling not: a sampling request is not the handler's to answer (rmcp's default
+    // `create_message` would answer `method not found`; it is not even asked) — failed, input_required_unhandled,
+    // the round never sent.
     let before = orders.calls.lock().unwrap().len();
     let out = c.call_tool(call("summarize", json!({}))).await.unwrap();
     assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
     assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(1), "asked once, never continued");
+    // rmcp's default `()` handler declares no capability: an elicitation is not the app's answer to give. Before,
+    // rmcp's default `create_elicitation` declined it *to the server* (a second tools/call carrying a decline the
+    // app never made; the tool answered "not confirmed"). Now, as the JS withRetry: the call ends locally,
+    // failed (nothing ran), input_required_unhandled, and the round is not sent.
+    let transport = StreamableHttpClientTransport::from_uri(url);
+    let first = rmcp::service::serve_client_with_lifecycle((), transport, modern()).await.unwrap();
+    let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
+    let before = orders.calls.lock().unwrap().len();
+    let out = c.call_tool(call("confirm_order", json!({ "item": "pen" }))).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
+    assert!(out.message.contains("did not take effect"), "{}", out.message);
+    assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(1), "the first phase only: no decline sent");
+    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1, "not placed");
+    let out = c.call_tool(call("summarize", json!({}))).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
+    assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(2), "each asked once, never continued");
 }

@@ -248,6 +248,20 @@ struct Unanswered {
     error: Option<String>,
 }
 
+/// The kinds of input request the client declared it answers.
+#[derive(Clone, Copy)]
+struct Answerable {
+    elicitation: bool,
+    sampling: bool,
+    roots: bool,
+}
+
+impl Answerable {
+    fn any(self) -> bool {
+        self.elicitation || self.sampling || self.roots
+    }
+}
+
 /// How a followed task ended: the engine's decision, the tool's result if one was read, the last error.
 struct Followed {
     decision: Decision,
@@ -525,22 +539,43 @@ impl<H: ClientHandler> RetryClient<H> {
         }
     }
 
+    /// Which kinds of input request the session's client can answer: those its `ClientHandler::get_info`
+    /// declares a capability for (`elicitation`, `sampling`, `roots`) — what it told the server it handles.
+    async fn answerable(&self) -> Answerable {
+        let info = ClientHandler::get_info(self.session.read().await.running.service());
+        let caps = &info.capabilities;
+        Answerable {
+            elicitation: caps.elicitation.is_some(),
+            sampling: caps.sampling.is_some(),
+            roots: caps.roots.is_some(),
+        }
+    }
+
     /// Answers one `input_required` result's `inputRequests` through the client's own handler (the
     /// `ClientHandler` the session runs: `create_message`, `create_elicitation`, `list_roots`), one after the
-    /// other, before `deadline_ms`. Mechanics only: whether to continue is the engine's (`continue_input`).
+    /// other, before `deadline_ms` — only when the client declared the capability for every request's kind:
+    /// otherwise nothing is asked of the handler and nothing is sent (`handler_missing`; rmcp's default
+    /// handlers would decline an elicitation *to the server*, an answer the app never gave). Mechanics only:
+    /// whether to continue is the engine's (`continue_input`, `input_unanswered`).
     async fn gather_input(&self, input: Option<InputRequiredResult>, deadline_ms: u64) -> Result<Round, Unanswered> {
         let input = input.unwrap_or_else(|| InputRequiredResult::new(None, None));
         let left = Duration::from_millis(deadline_ms.saturating_sub(self.now()));
+        let answerable = self.answerable().await;
+        let mut requests = Vec::new();
+        for (key, request) in input.input_requests.unwrap_or_default() {
+            let request = match request {
+                InputRequest::CreateMessage(r) if answerable.sampling => ServerRequest::CreateMessageRequest(r),
+                InputRequest::Elicitation(r) if answerable.elicitation => ServerRequest::ElicitRequest(r),
+                InputRequest::ListRoots(r) if answerable.roots => ServerRequest::ListRootsRequest(r),
+                // Not declared (or a kind rmcp has no request for): no handler for it, the round is not sent.
+                _ => return Err(Unanswered { handler_missing: true, timed_out: false, error: None }),
+            };
+            requests.push((key, request));
+        }
         let session = self.session.read().await;
         let answers = async {
             let mut responses = InputResponses::new();
-            for (key, request) in input.input_requests.unwrap_or_default() {
-                let request = match request {
-                    InputRequest::CreateMessage(r) => ServerRequest::CreateMessageRequest(r),
-                    InputRequest::Elicitation(r) => ServerRequest::ElicitRequest(r),
-                    InputRequest::ListRoots(r) => ServerRequest::ListRootsRequest(r),
-                    _ => return Err(Unanswered { handler_missing: true, timed_out: false, error: None }),
-                };
+            for (key, request) in requests {
                 let id = NumberOrString::String(key.as_str().into());
                 let context = RequestContext::new(id, session.running.peer().clone());
                 match session.running.service().handle_request(request, context).await {
@@ -756,9 +791,10 @@ impl<H: ClientHandler> RetryClient<H> {
         let op = self.resolve_tool(&params, intent).await?;
         telemetry.resolved(op.safety, op.operation_id.as_deref());
         let revision = self.revision().await;
-        // Input rounds are answered through the session's ClientHandler (rmcp's defaults included: no sampling,
-        // an empty roots list, elicitation declined): the engine decides whether to continue.
-        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: true });
+        // Input rounds are answered through the session's ClientHandler, for the kinds of request the client
+        // declared a capability for (the JS `answersInput`): the engine decides whether to continue.
+        let answers_input = self.answerable().await.any();
+        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input });
         let mut round: Option<Round> = None;
         let mut attempts = Vec::new();
         let mut recover = None;
