@@ -531,7 +531,8 @@ impl DecisionDelay for mcp_retry_policy::rmcp::AttemptRecord {
 }
 
 /// The TS SDK's own 2025-11-25 task server (tests/support/task-server.mjs), in a node process: its url, and on
-/// each line asked, `{ runs, methods }` — how often each tool ran, every JSON-RPC method it received.
+/// each line asked, `{ runs, methods, stopped }` — how often each tool ran, every JSON-RPC method it received,
+/// the tasks whose work saw their cancellation and stopped.
 struct TaskServer {
     _child: Child,
     stdin: ChildStdin,
@@ -548,7 +549,7 @@ impl TaskServer {
              const s = await startTaskServer();
              console.log(JSON.stringify({{ url: String(s.url) }}));
              const rl = readline.createInterface({{ input: process.stdin }});
-             rl.on('line', () => console.log(JSON.stringify({{ runs: s.runs, methods: s.methods }})));
+             rl.on('line', () => console.log(JSON.stringify({{ runs: s.runs, methods: s.methods, stopped: [...s.stopped] }})));
              rl.on('close', async () => {{ await s.close(); process.exit(0); }});"
         );
         let mut child = Command::new("node")
@@ -632,6 +633,47 @@ async fn a_created_task_is_followed_to_its_end_and_never_resent() {
     assert!(out.message.contains("may or may not have taken effect"), "{}", out.message);
     assert!(out.result.is_none());
     assert_eq!(s.count("tools/call").await, 3, "each call sent once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_cancels_its_task_and_is_unknown_never_resent() {
+    use mcp_retry_policy::rmcp::CancellationToken;
+    let mut s = TaskServer::start().await;
+    // Read-only: a tool the engine would re-send after any unknown answer. A cancel is the caller's: the task
+    // is cancelled on the server (tasks/cancel) and the call is unknown (it may have run in part), never re-sent.
+    let c = task_client(&s.url, RetryOptions::default().tool("render_report", Safety::ReadOnly)).await;
+    let cancel = CancellationToken::new();
+    let later = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        later.cancel();
+    });
+    let started = std::time::Instant::now();
+    let params = call("render_report", json!({ "ms": 5_000 }));
+    let out = c.call_tool_cancellable(params, None, &cancel).await.unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "ended at the cancel: {:?}", started.elapsed());
+    assert_eq!((out.status, out.reason), (FinalStatus::Unknown, Reason::Aborted), "{out:?}");
+    assert!(out.message.contains("may or may not have taken effect"), "{}", out.message);
+    assert!(out.result.is_none(), "{out:?}");
+    let task = out.task_id.clone().unwrap_or_else(|| panic!("the task's id: {out:?}"));
+    assert_eq!(s.count("tasks/cancel").await, 1, "the server was told");
+    assert_eq!(s.count("tools/call").await, 1, "sent once");
+    // The server saw the cancel: its task's work stopped (it watches the stored status every 20 ms).
+    let mut stopped = false;
+    for _ in 0..50 {
+        let state = s.state().await;
+        stopped = state["stopped"].as_array().is_some_and(|t| t.contains(&json!(task)));
+        if stopped {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(stopped, "the task's work stopped on the server");
+    assert_eq!(s.state().await["runs"]["render_report"], json!(1), "it ran once");
+    // Cancelled before the call left: nothing was sent — failed, aborted; not the server's to hear of.
+    let out = c.call_tool_cancellable(call("render_report", json!({ "ms": 100 })), None, &cancel).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::Aborted), "{out:?}");
+    assert_eq!(s.count("tools/call").await, 1, "not sent");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,12 +10,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ::rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, InputRequest,
-    InputRequiredResult, InputResponses, NumberOrString, ServerRequest, ServerResult, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest, CustomRequest,
+    InputRequest, InputRequiredResult, InputResponses, NumberOrString, ServerRequest, ServerResult, Tool,
 };
 use ::rmcp::service::{PeerRequestOptions, RequestContext, RunningService};
 use ::rmcp::{ClientHandler, Peer, RoleClient, Service, ServiceError};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::classify::{error_outcome_at, response_outcome, result_outcome, MAX_HINT_MS, NOT_QUEUED};
@@ -26,8 +27,8 @@ use super::telemetry::CallSpan;
 use crate::ledger::record::OPERATION_STATUSES;
 use crate::retry::{
     decide_task_end, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions, CallState, Cause,
-    Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety, SplitMix64, TaskStatus,
-    ToolFacts,
+    Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety, Sent as Delivered,
+    SplitMix64, TaskStatus, ToolFacts,
 };
 
 /// An error a reconnect factory returns.
@@ -262,6 +263,14 @@ impl Answerable {
     }
 }
 
+/// The task a cancelled call followed, and what the engine needs to record the cancel.
+struct Ended<'a> {
+    task_id: &'a str,
+    safety: Safety,
+    revision: Option<Revision>,
+    telemetry: &'a CallSpan,
+}
+
 /// How a followed task ended: the engine's decision, the tool's result if one was read, the last error.
 struct Followed {
     decision: Decision,
@@ -279,6 +288,23 @@ const BY_STATUS: [(FinalStatus, Reason); 6] = [
     (FinalStatus::ToolError, Reason::ResolvedByStatus),
     (FinalStatus::Unknown, Reason::StatusUnknown),
 ];
+
+/// `f`, unless the caller cancels first (`None`).
+async fn until<F: Future>(cancel: &CancellationToken, f: F) -> Option<F::Output> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => None,
+        out = f => Some(out),
+    }
+}
+
+/// How long a `tasks/cancel` may take at most (ms): the JS `followTask`'s bound.
+const CANCEL_TIMEOUT_MS: u64 = 5_000;
+
+/// The attempt the caller cancelled: `sent` says whether the request may have left.
+fn aborted(sent: Delivered) -> AttemptOutcome {
+    AttemptOutcome::Aborted { sent }
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -477,6 +503,7 @@ impl<H: ClientHandler> RetryClient<H> {
         round: Option<&Round>,
         timeout_ms: u64,
         recover: Option<Recover>,
+        cancel: &CancellationToken,
     ) -> Sent {
         let (peer, generation) = {
             let s = self.session.read().await;
@@ -514,6 +541,9 @@ impl<H: ClientHandler> RetryClient<H> {
             None => ClientRequest::CallToolRequest(CallToolRequest::new(request)),
         };
         let options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms.max(1)));
+        if cancel.is_cancelled() {
+            return Sent { outcome: aborted(Delivered::No), result: None, task: None, input: None, error: None };
+        }
         let handle = match peer.send_request_with_option(call, options).await {
             Ok(h) => h,
             // Not queued: rmcp returned before handing the request to its service loop (classify.rs).
@@ -521,7 +551,15 @@ impl<H: ClientHandler> RetryClient<H> {
                 return Sent { outcome: NOT_QUEUED, result: None, task: None, input: None, error: Some(e.to_string()) }
             }
         };
-        match handle.await_response().await {
+        let (id, peer) = (handle.id.clone(), handle.peer.clone());
+        let Some(response) = until(cancel, handle.await_response()).await else {
+            // The caller cancelled while the request was out: tell the server (notifications/cancelled, as rmcp
+            // does on its own timeout); it may have acted.
+            let why = CancelledNotificationParam::new(Some(id), Some("cancelled by the caller".into()));
+            let _ = peer.notify_cancelled(why).await;
+            return Sent { outcome: aborted(Delivered::Maybe), result: None, task: None, input: None, error: None };
+        };
+        match response {
             Ok(response) => {
                 let outcome = response_outcome(&response);
                 let task = created_task(&response);
@@ -628,13 +666,19 @@ impl<H: ClientHandler> RetryClient<H> {
         safety: Safety,
         revision: Option<Revision>,
         telemetry: &CallSpan,
+        cancel: &CancellationToken,
     ) -> Followed {
         let attempt_timeout_ms = self.options.policy.attempt_timeout_ms;
         let task_id = created.task_id.clone();
         let mut task = created;
         let mut looked = true; // the last look answered (its interval is the hint)
         let mut last_error = None;
+        // The caller cancelled: cancel the task, the engine says what the call is then.
+        let ended = || Ended { task_id: &task_id, safety, revision, telemetry };
         loop {
+            if cancel.is_cancelled() {
+                return self.cancel_task(state, ended(), last_error).await;
+            }
             // The result is asked for once the task ended, or when it waits for input (tasks/result then
             // relays the server's request to the client's handlers); the server may hold it until the end.
             let fetches = matches!(task.status, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired);
@@ -642,7 +686,10 @@ impl<H: ClientHandler> RetryClient<H> {
                 Some(inline) => Some(inline),
                 None if fetches => {
                     let left = state.deadline_ms.saturating_sub(self.now());
-                    match self.task_rpc("tasks/result", &task_id, left).await {
+                    let Some(answer) = until(cancel, self.task_rpc("tasks/result", &task_id, left)).await else {
+                        return self.cancel_task(state, ended(), last_error).await;
+                    };
+                    match answer {
                         Ok(ServerResult::CallToolResult(r)) => Some(r),
                         Ok(_) => {
                             last_error = Some("tasks/result answered something that is not a tool result".into());
@@ -682,9 +729,14 @@ impl<H: ClientHandler> RetryClient<H> {
                 return Followed { decision: next, result: None, error: last_error };
             };
             telemetry.task(&task_id, task.status.as_str(), Some(delay_ms));
-            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            if until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await.is_none() {
+                return self.cancel_task(state, ended(), last_error).await;
+            }
             let timeout = attempt_timeout_ms.min(state.deadline_ms.saturating_sub(self.now()));
-            match self.task_rpc("tasks/get", &task_id, timeout).await {
+            let Some(answer) = until(cancel, self.task_rpc("tasks/get", &task_id, timeout)).await else {
+                return self.cancel_task(state, ended(), last_error).await;
+            };
+            match answer {
                 Ok(answer) => match task_look(&answer, &task_id) {
                     Some(mut look) => {
                         // A look without an interval keeps the server's last one (module docs).
@@ -703,6 +755,20 @@ impl<H: ClientHandler> RetryClient<H> {
                 }
             }
         }
+    }
+
+    /// The caller cancelled a call whose task is followed: cancel the task (`tasks/cancel`, as the JS
+    /// followTask does on abort), and the engine says what the call is then — it may have run in part: never
+    /// succeeded, failed or sent again.
+    async fn cancel_task(&self, state: &mut CallState, ended: Ended<'_>, last_error: Option<String>) -> Followed {
+        let timeout = CANCEL_TIMEOUT_MS.min(self.options.policy.attempt_timeout_ms);
+        let answer = self.task_rpc("tasks/cancel", ended.task_id, timeout).await;
+        let status = answer.as_ref().ok().and_then(|a| task_look(a, ended.task_id)).map(|t| t.status.as_str());
+        ended.telemetry.task(ended.task_id, status.unwrap_or("cancel_failed"), None);
+        let (now, random) = (self.now(), self.random());
+        let step =
+            lock(&self.engine).record(state, &aborted(Delivered::Maybe), ended.safety, ended.revision, now, random);
+        Followed { decision: step.decision, result: None, error: answer.err().or(last_error) }
     }
 
     /// Asks the status tool about `operation_id` (polling an `in_progress` answer with the engine's waits) until
@@ -765,10 +831,24 @@ impl<H: ClientHandler> RetryClient<H> {
         params: CallToolRequestParams,
         intent: Option<&str>,
     ) -> Result<CallOutcome, CallError> {
+        self.call_tool_cancellable(params, intent, &CancellationToken::new()).await
+    }
+
+    /// [`RetryClient::call_tool_for`] that the caller can cancel (the JS `signal`): once `cancel` fires, no
+    /// attempt is sent again and the engine says what the call is — `failed` (`aborted`) when nothing may have
+    /// left, `unknown` once a request was out (it is told `notifications/cancelled`). A call that created a
+    /// task cancels it (`tasks/cancel`) and ends `unknown`: the task may have run in part. A keyed write's
+    /// status tool is not asked after a cancel.
+    pub async fn call_tool_cancellable(
+        &self,
+        params: CallToolRequestParams,
+        intent: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<CallOutcome, CallError> {
         let version = self.session.read().await.running.peer().peer_info().map(|i| i.protocol_version.to_string());
         let mut telemetry = CallSpan::new(&params.name, version.as_deref());
         let span = telemetry.span.clone();
-        let outcome = self.call_traced(params, intent, &mut telemetry).instrument(span).await;
+        let outcome = self.call_traced(params, intent, &mut telemetry, cancel).instrument(span).await;
         match &outcome {
             Ok(o) => telemetry.end(o.status, o.reason, o.attempts.len(), &o.message),
             Err(e) => {
@@ -787,6 +867,7 @@ impl<H: ClientHandler> RetryClient<H> {
         params: CallToolRequestParams,
         intent: Option<&str>,
         telemetry: &mut CallSpan,
+        cancel: &CancellationToken,
     ) -> Result<CallOutcome, CallError> {
         let op = self.resolve_tool(&params, intent).await?;
         telemetry.resolved(op.safety, op.operation_id.as_deref());
@@ -802,6 +883,13 @@ impl<H: ClientHandler> RetryClient<H> {
         let mut task = None;
         let mut last_error = None;
         let decision = loop {
+            if cancel.is_cancelled() {
+                // Cancelled before this attempt left: the engine says what that means.
+                let (now, random) = (self.now(), self.random());
+                break lock(&self.engine)
+                    .record(&mut state, &aborted(Delivered::No), op.safety, revision, now, random)
+                    .decision;
+            }
             let admission = lock(&self.engine).admit(&mut state, self.now());
             let admission = match admission {
                 Ok(a) => a,
@@ -811,7 +899,7 @@ impl<H: ClientHandler> RetryClient<H> {
             let n = u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1);
             let attempt_span = telemetry.attempt(n);
             let sent = self
-                .run_attempt(&op, &params, round.as_ref(), admission.timeout_ms, recover)
+                .run_attempt(&op, &params, round.as_ref(), admission.timeout_ms, recover, cancel)
                 .instrument(attempt_span.clone())
                 .await;
             result = sent.result;
@@ -837,9 +925,12 @@ impl<H: ClientHandler> RetryClient<H> {
                     recover = next;
                     if next == Some(Recover::ContinueInput) {
                         // The next round carries the answers; the first phase is never sent again.
-                        match self.gather_input(sent.input, state.deadline_ms).await {
-                            Ok(next_round) => round = Some(next_round),
-                            Err(unanswered) => {
+                        let gathered = until(cancel, self.gather_input(sent.input, state.deadline_ms)).await;
+                        match gathered {
+                            // Cancelled while the handlers ran: the round was not sent.
+                            None => continue,
+                            Some(Ok(next_round)) => round = Some(next_round),
+                            Some(Err(unanswered)) => {
                                 if unanswered.timed_out {
                                     let admitted = lock(&self.engine).admit(&mut state, self.now());
                                     if let Err(stop) = admitted {
@@ -853,7 +944,8 @@ impl<H: ClientHandler> RetryClient<H> {
                             }
                         }
                     }
-                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                    // Cancelled during the wait: the loop's top records it (nothing sent).
+                    let _ = until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await;
                 }
             }
         };
@@ -865,7 +957,7 @@ impl<H: ClientHandler> RetryClient<H> {
         // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
         let task_id = task.as_ref().map(|t| t.task_id.clone());
         if let Some(created) = task.filter(|_| (status, reason) == (FinalStatus::Pending, Reason::TaskPending)) {
-            let followed = self.follow_task(&mut state, created, op.safety, revision, telemetry).await;
+            let followed = self.follow_task(&mut state, created, op.safety, revision, telemetry, cancel).await;
             if let Decision::Stop { status: s, reason: r } = followed.decision {
                 (status, reason) = (s, r);
             }
@@ -876,7 +968,8 @@ impl<H: ClientHandler> RetryClient<H> {
         }
         // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline,
         // before answering. The write itself is never sent again to find out.
-        if let (Some(id), FinalStatus::Unknown | FinalStatus::Pending) = (op.operation_id.as_deref(), status) {
+        let open = matches!(status, FinalStatus::Unknown | FinalStatus::Pending) && !cancel.is_cancelled();
+        if let (Some(id), true) = (op.operation_id.as_deref(), open) {
             if let Some((s, r, found)) = self.resolve_status(&op.name, id, state.deadline_ms).await {
                 (status, reason) = (s, r);
                 if found.is_some() {

@@ -66,4 +66,6 @@ pub use operators::{OperatorError, Released, ReleasedAll, UnresolvedCount, Unres
 pub use postgres::PostgresLedgerStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteLedgerStore;
+/// What a caller cancels a call with ([`RetryClient::call_tool_cancellable`]): tokio-util's, as rmcp's own.
+pub use tokio_util::sync::CancellationToken;
 pub use transaction::{with_idempotency_atomic, Atomic, Transact, TxFailure, TxFuture, TxPlan};
