@@ -531,8 +531,8 @@ impl DecisionDelay for mcp_retry_policy::rmcp::AttemptRecord {
 }
 
 /// The TS SDK's own 2025-11-25 task server (tests/support/task-server.mjs), in a node process: its url, and on
-/// each line asked, `{ runs, methods, stopped }` — how often each tool ran, every JSON-RPC method it received,
-/// the tasks whose work saw their cancellation and stopped.
+/// each line asked, `{ runs, methods, stopped, calls }` — how often each tool ran, every JSON-RPC method it
+/// received, the tasks whose work saw their cancellation and stopped, each tools/call's `_meta` and session id.
 struct TaskServer {
     _child: Child,
     stdin: ChildStdin,
@@ -549,7 +549,7 @@ impl TaskServer {
              const s = await startTaskServer();
              console.log(JSON.stringify({{ url: String(s.url) }}));
              const rl = readline.createInterface({{ input: process.stdin }});
-             rl.on('line', () => console.log(JSON.stringify({{ runs: s.runs, methods: s.methods, stopped: [...s.stopped] }})));
+             rl.on('line', () => console.log(JSON.stringify({{ runs: s.runs, methods: s.methods, stopped: [...s.stopped], calls: s.calls }})));
              rl.on('close', async () => {{ await s.close(); process.exit(0); }});"
         );
         let mut child = Command::new("node")
@@ -674,6 +674,96 @@ async fn a_cancelled_call_cancels_its_task_and_is_unknown_never_resent() {
     let out = c.call_tool_cancellable(call("render_report", json!({ "ms": 100 })), None, &cancel).await.unwrap();
     assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::Aborted), "{out:?}");
     assert_eq!(s.count("tools/call").await, 1, "not sent");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opentelemetry_gets_the_duration_histogram_the_session_id_and_the_servers_get_the_trace_context() {
+    use mcp_retry_policy::rmcp::{SessionId, SessionIdClient, TraceContext};
+    use opentelemetry::propagation::TextMapPropagator;
+    use opentelemetry::trace::{SpanId, TracerProvider as _};
+    use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+    use tracing::instrument::WithSubscriber;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    // A real OpenTelemetry pipeline as an app wires it: tracing-opentelemetry's span and metrics layers over
+    // the SDK (its in-memory exporters stand in for a collector), its W3C propagator for `_meta`.
+    let spans = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+    let tracers = opentelemetry_sdk::trace::SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build();
+    let metrics = opentelemetry_sdk::metrics::InMemoryMetricExporter::default();
+    let reader = opentelemetry_sdk::metrics::PeriodicReader::builder(metrics.clone()).build();
+    let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_reader(reader).build();
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry()); // see the spans test
+    let subscriber = tracing::Dispatch::new(
+        tracing_subscriber::registry()
+            .with(tracing_opentelemetry::layer().with_tracer(tracers.tracer("rmcp_client test")))
+            .with(tracing_opentelemetry::MetricsLayer::new(meters.clone())),
+    );
+    tracing::callsite::rebuild_interest_cache();
+    let propagator = TraceContext::new(|span, carrier| {
+        opentelemetry_sdk::propagation::TraceContextPropagator::new().inject_context(&span.context(), carrier);
+    });
+
+    let mut s = TaskServer::start().await;
+    let ids = SessionId::default();
+    let http = SessionIdClient::new(reqwest::Client::default(), ids.clone());
+    let config = StreamableHttpClientTransportConfig::with_uri(s.url.as_str());
+    let first = ().serve(StreamableHttpClientTransport::with_client(http, config)).await.unwrap();
+    let options = RetryOptions::default().task("render_report", None).trace_context(propagator);
+    let c = RetryClient::new(first, options.policy(policy()).seed(7)).session_id(ids.clone());
+    for label in ["a", "b"] {
+        let out =
+            run(&c, "render_report", json!({ "ms": 50, "label": label })).with_subscriber(subscriber.clone()).await;
+        assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    }
+    let _ = tracers.force_flush();
+    let _ = meters.force_flush();
+    let server = s.state().await;
+    let received = server["calls"].as_array().cloned().unwrap_or_default();
+    assert_eq!(received.len(), 2, "{server}");
+    let session = received[0]["session"].as_str().unwrap_or_default().to_string();
+    assert!(!session.is_empty() && ids.get().as_deref() == Some(session.as_str()), "{server}");
+
+    let finished = spans.get_finished_spans().unwrap();
+    let attr = |s: &opentelemetry_sdk::trace::SpanData, k: &str| {
+        s.attributes.iter().find(|kv| kv.key.as_str() == k).map(|kv| kv.value.to_string())
+    };
+    let roots: Vec<_> = finished.iter().filter(|s| s.parent_span_id == SpanId::INVALID).collect();
+    assert_eq!(roots.len(), 2, "{finished:#?}");
+    for (call, seen) in roots.iter().zip(&received) {
+        assert_eq!(call.name, "tools/call render_report");
+        assert_eq!(attr(call, "mcp.session.id").as_deref(), Some(session.as_str()), "{call:#?}");
+        let attempts: Vec<_> = finished.iter().filter(|a| a.parent_span_id == call.span_context.span_id()).collect();
+        assert_eq!(attempts.len(), 1, "{finished:#?}");
+        let attempt = attempts[0];
+        assert_eq!(attr(attempt, "mcp.session.id").as_deref(), Some(session.as_str()), "{attempt:#?}");
+        // The request carried the attempt span's own context, unprefixed in params._meta (W3C traceparent).
+        let expected = format!("00-{}-{}-01", call.span_context.trace_id(), attempt.span_context.span_id());
+        assert_eq!(seen["meta"]["traceparent"], json!(expected), "{seen}");
+    }
+    assert_ne!(received[0]["meta"]["traceparent"], received[1]["meta"]["traceparent"]);
+
+    // The histogram: one point per attempt, in seconds, with the MCP attributes and no session id.
+    let exported = metrics.get_finished_metrics().unwrap();
+    let histogram = exported
+        .iter()
+        .flat_map(|rm| rm.scope_metrics())
+        .flat_map(|sm| sm.metrics())
+        .find(|m| m.name() == "mcp.client.operation.duration")
+        .unwrap_or_else(|| panic!("no duration histogram: {exported:#?}"));
+    let AggregatedMetrics::F64(MetricData::Histogram(h)) = histogram.data() else {
+        panic!("not an f64 histogram: {histogram:#?}");
+    };
+    let points: Vec<_> = h.data_points().collect();
+    assert_eq!(points.iter().map(|p| p.count()).sum::<u64>(), 2, "{points:#?}");
+    for p in &points {
+        let keys: Vec<String> = p.attributes().map(|kv| kv.key.as_str().to_string()).collect();
+        for k in ["mcp.method.name", "gen_ai.tool.name", "gen_ai.operation.name", "mcp.protocol.version"] {
+            assert!(keys.iter().any(|x| x == k), "{k}: {keys:?}");
+        }
+        assert!(!keys.iter().any(|x| x == "mcp.session.id"), "high-cardinality, not on metrics: {keys:?}");
+        assert!(p.sum() > 0.0 && p.sum() < 5.0, "seconds: {}", p.sum());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ::rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest, CustomRequest,
-    InputRequest, InputRequiredResult, InputResponses, NumberOrString, ServerRequest, ServerResult, Tool,
+    InputRequest, InputRequiredResult, InputResponses, MetaObject, NumberOrString, RequestMetaObject, ServerRequest,
+    ServerResult, Tool,
 };
 use ::rmcp::service::{PeerRequestOptions, RequestContext, RunningService};
 use ::rmcp::{ClientHandler, Peer, RoleClient, Service, ServiceError};
@@ -22,8 +23,9 @@ use tracing::Instrument;
 use super::classify::{error_outcome_at, response_outcome, result_outcome, MAX_HINT_MS, NOT_QUEUED};
 use super::journal::{Journal, JournalEntry, JournalError, MemoryJournal};
 use super::message::{message_for, MessageParts};
+use super::session::SessionId;
 use super::tasks::{created_task, task_look, TaskLook};
-use super::telemetry::CallSpan;
+use super::telemetry::{CallSpan, TraceContext};
 use crate::ledger::record::OPERATION_STATUSES;
 use crate::retry::{
     decide_task_end, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions, CallState, Cause,
@@ -64,6 +66,9 @@ pub struct RetryOptions {
     /// Tools always asked to run as a 2025-11-25 task (`params.task`), each with the ttl (ms) to ask for, if
     /// any. rmcp 3.11's `Tool` does not carry `execution.taskSupport`, so a tool that requires it is named here.
     pub task_tools: HashMap<String, Option<u64>>,
+    /// The app's propagator for the W3C trace context each attempt carries in `params._meta` (the JS layer's
+    /// `propagation.inject`); without it nothing is injected.
+    pub trace_context: Option<TraceContext>,
 }
 
 impl Default for RetryOptions {
@@ -79,6 +84,7 @@ impl Default for RetryOptions {
             journal_arguments: true,
             status_tool: Some(super::ledger::STATUS_TOOL_NAME.to_string()),
             task_tools: HashMap::new(),
+            trace_context: None,
         }
     }
 }
@@ -119,6 +125,13 @@ impl RetryOptions {
     /// followed whether or not it was asked for.
     pub fn task(mut self, name: impl Into<String>, ttl_ms: Option<u64>) -> Self {
         self.task_tools.insert(name.into(), ttl_ms);
+        self
+    }
+
+    /// Injects each attempt's W3C trace context into its `params._meta` through `propagator` (module
+    /// [`telemetry`](super::telemetry)).
+    pub fn trace_context(mut self, propagator: TraceContext) -> Self {
+        self.trace_context = Some(propagator);
         self
     }
 }
@@ -214,6 +227,7 @@ pub struct RetryClient<H: ClientHandler = ()> {
     journal: Arc<dyn Journal>,
     options: RetryOptions,
     origin: Instant,
+    session_id: Option<SessionId>,
 }
 
 struct Op {
@@ -346,7 +360,15 @@ impl<H: ClientHandler> RetryClient<H> {
             journal: Arc::new(MemoryJournal::new()),
             options,
             origin: Instant::now(),
+            session_id: None,
         }
+    }
+
+    /// Where the transport's session id is kept ([`SessionIdClient`](super::SessionIdClient)), for the spans'
+    /// `mcp.session.id`.
+    pub fn session_id(mut self, id: SessionId) -> Self {
+        self.session_id = Some(id);
+        self
     }
 
     /// Where operation ids are kept (default: [`MemoryJournal`]).
@@ -540,7 +562,15 @@ impl<H: ClientHandler> RetryClient<H> {
             }
             None => ClientRequest::CallToolRequest(CallToolRequest::new(request)),
         };
-        let options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms.max(1)));
+        let mut options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms.max(1)));
+        // The attempt's W3C trace context (this runs in the attempt's span), unprefixed in `params._meta`.
+        if let Some(propagator) = &self.options.trace_context {
+            let carrier = propagator.carrier(&tracing::Span::current());
+            if !carrier.is_empty() {
+                let meta = carrier.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+                options.meta = Some(RequestMetaObject(MetaObject(meta)));
+            }
+        }
         if cancel.is_cancelled() {
             return Sent { outcome: aborted(Delivered::No), result: None, task: None, input: None, error: None };
         }
@@ -846,7 +876,8 @@ impl<H: ClientHandler> RetryClient<H> {
         cancel: &CancellationToken,
     ) -> Result<CallOutcome, CallError> {
         let version = self.session.read().await.running.peer().peer_info().map(|i| i.protocol_version.to_string());
-        let mut telemetry = CallSpan::new(&params.name, version.as_deref());
+        let session = self.session_id.as_ref().and_then(SessionId::get);
+        let mut telemetry = CallSpan::new(&params.name, version.as_deref(), session);
         let span = telemetry.span.clone();
         let outcome = self.call_traced(params, intent, &mut telemetry, cancel).instrument(span).await;
         match &outcome {
@@ -897,7 +928,8 @@ impl<H: ClientHandler> RetryClient<H> {
             };
             let started = self.now();
             let n = u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1);
-            let attempt_span = telemetry.attempt(n);
+            let session = self.session_id.as_ref().and_then(SessionId::get);
+            let attempt_span = telemetry.attempt(n, session.as_deref());
             let sent = self
                 .run_attempt(&op, &params, round.as_ref(), admission.timeout_ms, recover, cancel)
                 .instrument(attempt_span.clone())
