@@ -837,6 +837,27 @@ mod mrtr {
             _: RequestContext<RoleServer>,
         ) -> Result<CallToolResponse, ErrorData> {
             self.calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(request.request_state.clone());
+            if request.name == "confirm_pair" {
+                // Two signatures asked in one round; placed only when both came back.
+                let both =
+                    request.input_responses.as_ref().is_some_and(|r| r.get("a").is_some() && r.get("b").is_some());
+                if both && request.request_state.as_deref() == Some(STATE) {
+                    self.placed.fetch_add(1, Ordering::SeqCst);
+                    return Ok(CallToolResult::success(vec![ContentBlock::text("pair placed")]).into());
+                }
+                let mut requests = InputRequests::new();
+                for key in ["a", "b"] {
+                    let schema = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
+                    let ask = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+                        meta: None,
+                        message: format!("Slow: who signs {key}?"),
+                        requested_schema: serde_json::from_value(schema)
+                            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+                    });
+                    requests.insert(key.into(), InputRequest::Elicitation(ask));
+                }
+                return Ok(InputRequiredResult::new(Some(requests), Some(STATE.into())).into());
+            }
             if request.name == "summarize" {
                 // Asks for sampling (a handler the client may not have).
                 #[allow(deprecated)]
@@ -889,9 +910,13 @@ mod mrtr {
     }
 }
 
-/// A client that answers elicitation (the app's own handler, as rmcp runs it).
+/// A client that answers elicitation (the app's own handler, as rmcp runs it). A "Slow: …" question takes
+/// 300 ms; `busy` / `most` count the answers in progress, and the most at once.
 #[derive(Clone, Default)]
-struct Confirms;
+struct Confirms {
+    busy: Arc<std::sync::atomic::AtomicUsize>,
+    most: Arc<std::sync::atomic::AtomicUsize>,
+}
 
 impl rmcp::ClientHandler for Confirms {
     fn get_info(&self) -> rmcp::model::ClientConfig {
@@ -903,9 +928,17 @@ impl rmcp::ClientHandler for Confirms {
 
     async fn create_elicitation(
         &self,
-        _request: rmcp::model::ElicitRequestParams,
+        request: rmcp::model::ElicitRequestParams,
         _context: rmcp::service::RequestContext<rmcp::RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, rmcp::model::ErrorData> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let slow = matches!(&request, rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } if message.starts_with("Slow"));
+        if slow {
+            let now = self.busy.fetch_add(1, SeqCst).saturating_add(1);
+            self.most.fetch_max(now, SeqCst);
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            self.busy.fetch_sub(1, SeqCst);
+        }
         Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
             .with_content(json!({ "name": "Ada" })))
     }
@@ -921,7 +954,8 @@ async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
         preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
     };
     let transport = StreamableHttpClientTransport::from_uri(url.clone());
-    let first = rmcp::service::serve_client_with_lifecycle(Confirms, transport, modern()).await.unwrap();
+    let confirms = Confirms::default();
+    let first = rmcp::service::serve_client_with_lifecycle(confirms.clone(), transport, modern()).await.unwrap();
     let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
     let out = c.call_tool(call("confirm_order", json!({ "item": "book" }))).await.unwrap();
     assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::Succeeded), "{out:?}");
@@ -933,6 +967,11 @@ async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
         "the first phase, then one round with the state as sent"
     );
     assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Two questions in one round are answered at once (as the JS layer's Promise.all): both in flight together.
+    let out = c.call_tool(call("confirm_pair", json!({}))).await.unwrap();
+    assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    assert_eq!(confirms.most.load(std::sync::atomic::Ordering::SeqCst), 2, "both handlers ran at once");
+    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 2);
     // Elicitation declared, sampling not: a sampling request is not the handler's to answer (rmcp's default
     // `create_message` would answer `method not found`; it is not even asked) — failed, input_required_unhandled,
     // the round never sent.
@@ -952,7 +991,7 @@ async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
     assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
     assert!(out.message.contains("did not take effect"), "{}", out.message);
     assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(1), "the first phase only: no decline sent");
-    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1, "not placed");
+    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 2, "not placed");
     let out = c.call_tool(call("summarize", json!({}))).await.unwrap();
     assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
     assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(2), "each asked once, never continued");

@@ -620,8 +620,8 @@ impl<H: ClientHandler> RetryClient<H> {
     }
 
     /// Answers one `input_required` result's `inputRequests` through the client's own handler (the
-    /// `ClientHandler` the session runs: `create_message`, `create_elicitation`, `list_roots`), one after the
-    /// other, before `deadline_ms` — only when the client declared the capability for every request's kind:
+    /// `ClientHandler` the session runs: `create_message`, `create_elicitation`, `list_roots`), all at once,
+    /// before `deadline_ms` — only when the client declared the capability for every request's kind:
     /// otherwise nothing is asked of the handler and nothing is sent (`handler_missing`; rmcp's default
     /// handlers would decline an elicitation *to the server*, an answer the app never gave). Mechanics only:
     /// whether to continue is the engine's (`continue_input`, `input_unanswered`).
@@ -641,35 +641,30 @@ impl<H: ClientHandler> RetryClient<H> {
             requests.push((key, request));
         }
         let session = self.session.read().await;
-        let answers = async {
-            let mut responses = InputResponses::new();
-            for (key, request) in requests {
-                let id = NumberOrString::String(key.as_str().into());
-                let context = RequestContext::new(id, session.running.peer().clone());
-                match session.running.service().handle_request(request, context).await {
-                    Ok(answer) => {
-                        let value = serde_json::to_value(&answer).map_err(|e| Unanswered {
-                            handler_missing: false,
-                            timed_out: false,
-                            error: Some(e.to_string()),
-                        })?;
-                        responses.insert(key, value);
-                    }
+        // Every request of the round at once (the JS layer's Promise.all): the first that fails ends the round
+        // and drops the others (try_join_all), as the deadline does.
+        let answers = futures_util::future::try_join_all(requests.into_iter().map(|(key, request)| {
+            let id = NumberOrString::String(key.as_str().into());
+            let context = RequestContext::new(id, session.running.peer().clone());
+            let answering = session.running.service().handle_request(request, context);
+            async move {
+                match answering.await {
+                    Ok(answer) => match serde_json::to_value(&answer) {
+                        Ok(value) => Ok((key, value)),
+                        Err(e) => {
+                            Err(Unanswered { handler_missing: false, timed_out: false, error: Some(e.to_string()) })
+                        }
+                    },
                     Err(e) => {
                         // rmcp's default handler for a method the app did not implement: no handler.
                         let missing = e.code == ::rmcp::model::ErrorCode::METHOD_NOT_FOUND;
-                        return Err(Unanswered {
-                            handler_missing: missing,
-                            timed_out: false,
-                            error: Some(e.to_string()),
-                        });
+                        Err(Unanswered { handler_missing: missing, timed_out: false, error: Some(e.to_string()) })
                     }
                 }
             }
-            Ok(responses)
-        };
-        let responses = match tokio::time::timeout(left, answers).await {
-            Ok(answered) => answered?,
+        }));
+        let responses: InputResponses = match tokio::time::timeout(left, answers).await {
+            Ok(answered) => answered?.into_iter().collect(),
             Err(_) => return Err(Unanswered { handler_missing: false, timed_out: true, error: None }),
         };
         Ok(Round { responses: (!responses.is_empty()).then_some(responses), request_state: input.request_state })
