@@ -284,6 +284,45 @@ async fn rmcp_server_cut_restart_and_keyed_with_a_file_journal() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_server_a_call_cancelled_in_flight_is_unknown_and_never_resent() {
+    use mcp_retry_policy::rmcp::CancellationToken;
+    let mut h = Harness::start().await;
+    let (server, proxy, url) = h.behind_proxy("rmcp").await;
+    // Read-only (trusted): a tool the engine re-sends after a lost answer — but not after the caller's cancel.
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    let cancel = CancellationToken::new();
+    let later = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        later.cancel();
+    });
+    let params = call("slow", json!({ "intent": "c1", "steps": 10, "ms": 100 }));
+    let out = c.call_tool_cancellable(params, None, &cancel).await.unwrap();
+    assert_eq!(
+        (out.status, out.reason, out.safety),
+        (FinalStatus::Unknown, Reason::Aborted, Safety::ReadOnly),
+        "{out:?}"
+    );
+    assert_eq!(out.attempts.len(), 1, "{out:?}");
+    assert_eq!(h.calls(&proxy).await, 1, "sent once, never again");
+    // The server was told (notifications/cancelled, through the proxy); this tool does not watch its
+    // cancellation token, so its work still ends — once.
+    let mut told = false;
+    for _ in 0..50 {
+        let m = h.ask(json!({ "op": "methods", "proxy": proxy })).await;
+        told = m["methods"].as_array().is_some_and(|m| m.contains(&json!("notifications/cancelled")));
+        if told {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(told, "notifications/cancelled reached the server");
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    assert_eq!(n(&h.effects(&server).await, &["counts", "slow"]), 1, "ran once: {}", h.effects(&server).await);
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_connections_fail_cleanly_and_never_read_unknown() {
     let mut h = Harness::start().await;
     let (server, proxy, url) = h.behind_proxy("ts").await;
