@@ -556,6 +556,44 @@ async fn spans_per_call_and_attempt_with_the_js_names() {
     assert_eq!(f(unknown, "otel.status_message"), lost.message);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_spans_session_id_follows_a_reinitialized_session() {
+    use mcp_retry_policy::rmcp::{SessionId, SessionIdClient};
+    use tracing::instrument::WithSubscriber;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let spans = recorded::Spans::default();
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry()); // see the spans test
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::registry().with(spans.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let mut h = Harness::start().await;
+    let (server, _proxy, url) = h.behind_proxy("ts").await;
+    // rmcp's own recovery off: the wrapper's reconnect makes the new session, each transport on a SessionIdClient.
+    let ids = SessionId::default();
+    let (url, kept): (Arc<str>, SessionId) = (url.as_str().into(), ids.clone());
+    let connect = move || {
+        let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).reinit_on_expired_session(false);
+        let http = SessionIdClient::new(reqwest::Client::default(), kept.clone());
+        ().serve(StreamableHttpClientTransport::with_client(http, config))
+    };
+    let first = connect().await.unwrap();
+    let options = RetryOptions::default().trusted(true).policy(policy()).seed(7);
+    let c = RetryClient::new(first, options).reconnect(connect).session_id(ids.clone());
+    let before = ids.get().unwrap_or_else(|| panic!("a session after initialize"));
+    h.ask(json!({ "op": "expire", "server": server })).await;
+    let out = run(&c, "create_ticket", json!({ "title": "x" })).with_subscriber(subscriber).await;
+    assert_eq!((out.status, out.attempts.len()), (FinalStatus::Succeeded, 2), "{out:?}");
+    let after = ids.get().unwrap_or_default();
+    assert!(!after.is_empty() && after != before, "a new session: {before} → {after}");
+    h.close().await;
+    let all = spans.0.lock().unwrap().clone();
+    let f = |s: &recorded::Span| s.fields.get("mcp.session.id").cloned().unwrap_or_default();
+    let call = all.iter().position(|s| s.parent.is_none()).unwrap_or_else(|| panic!("{all:#?}"));
+    assert_eq!(f(&all[call]), before, "the call began on the first session");
+    let attempts: Vec<String> = all.iter().filter(|s| s.parent == Some(call)).map(f).collect();
+    assert_eq!(attempts, vec![before, after], "each attempt on the session its request went on");
+}
+
 trait DecisionDelay {
     fn decision_delay(&self) -> u64;
 }

@@ -936,6 +936,10 @@ impl<H: ClientHandler> RetryClient<H> {
             }
             let (now, random) = (self.now(), self.random());
             let step = lock(&self.engine).record(&mut state, &sent.outcome, op.safety, revision, now, random);
+            // The session the request went on (a re-initialization in this attempt's recovery step changed it).
+            if let Some(id) = self.session_id.as_ref().and_then(SessionId::get) {
+                attempt_span.record("mcp.session.id", id.as_str());
+            }
             telemetry.attempt_ended(&attempt_span, &sent.outcome, &step.classification, now.saturating_sub(started));
             drop(attempt_span);
             attempts.push(AttemptRecord {
