@@ -284,6 +284,45 @@ async fn rmcp_server_cut_restart_and_keyed_with_a_file_journal() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_server_a_call_cancelled_in_flight_is_unknown_and_never_resent() {
+    use mcp_retry_policy::rmcp::CancellationToken;
+    let mut h = Harness::start().await;
+    let (server, proxy, url) = h.behind_proxy("rmcp").await;
+    // Read-only (trusted): a tool the engine re-sends after a lost answer — but not after the caller's cancel.
+    let c = client(&url, RetryOptions::default().trusted(true)).await;
+    let cancel = CancellationToken::new();
+    let later = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        later.cancel();
+    });
+    let params = call("slow", json!({ "intent": "c1", "steps": 10, "ms": 100 }));
+    let out = c.call_tool_cancellable(params, None, &cancel).await.unwrap();
+    assert_eq!(
+        (out.status, out.reason, out.safety),
+        (FinalStatus::Unknown, Reason::Aborted, Safety::ReadOnly),
+        "{out:?}"
+    );
+    assert_eq!(out.attempts.len(), 1, "{out:?}");
+    assert_eq!(h.calls(&proxy).await, 1, "sent once, never again");
+    // The server was told (notifications/cancelled, through the proxy); this tool does not watch its
+    // cancellation token, so its work still ends — once.
+    let mut told = false;
+    for _ in 0..50 {
+        let m = h.ask(json!({ "op": "methods", "proxy": proxy })).await;
+        told = m["methods"].as_array().is_some_and(|m| m.contains(&json!("notifications/cancelled")));
+        if told {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(told, "notifications/cancelled reached the server");
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    assert_eq!(n(&h.effects(&server).await, &["counts", "slow"]), 1, "ran once: {}", h.effects(&server).await);
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_connections_fail_cleanly_and_never_read_unknown() {
     let mut h = Harness::start().await;
     let (server, proxy, url) = h.behind_proxy("ts").await;
@@ -517,6 +556,44 @@ async fn spans_per_call_and_attempt_with_the_js_names() {
     assert_eq!(f(unknown, "otel.status_message"), lost.message);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_spans_session_id_follows_a_reinitialized_session() {
+    use mcp_retry_policy::rmcp::{SessionId, SessionIdClient};
+    use tracing::instrument::WithSubscriber;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let spans = recorded::Spans::default();
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry()); // see the spans test
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::registry().with(spans.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let mut h = Harness::start().await;
+    let (server, _proxy, url) = h.behind_proxy("ts").await;
+    // rmcp's own recovery off: the wrapper's reconnect makes the new session, each transport on a SessionIdClient.
+    let ids = SessionId::default();
+    let (url, kept): (Arc<str>, SessionId) = (url.as_str().into(), ids.clone());
+    let connect = move || {
+        let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).reinit_on_expired_session(false);
+        let http = SessionIdClient::new(reqwest::Client::default(), kept.clone());
+        ().serve(StreamableHttpClientTransport::with_client(http, config))
+    };
+    let first = connect().await.unwrap();
+    let options = RetryOptions::default().trusted(true).policy(policy()).seed(7);
+    let c = RetryClient::new(first, options).reconnect(connect).session_id(ids.clone());
+    let before = ids.get().unwrap_or_else(|| panic!("a session after initialize"));
+    h.ask(json!({ "op": "expire", "server": server })).await;
+    let out = run(&c, "create_ticket", json!({ "title": "x" })).with_subscriber(subscriber).await;
+    assert_eq!((out.status, out.attempts.len()), (FinalStatus::Succeeded, 2), "{out:?}");
+    let after = ids.get().unwrap_or_default();
+    assert!(!after.is_empty() && after != before, "a new session: {before} → {after}");
+    h.close().await;
+    let all = spans.0.lock().unwrap().clone();
+    let f = |s: &recorded::Span| s.fields.get("mcp.session.id").cloned().unwrap_or_default();
+    let call = all.iter().position(|s| s.parent.is_none()).unwrap_or_else(|| panic!("{all:#?}"));
+    assert_eq!(f(&all[call]), before, "the call began on the first session");
+    let attempts: Vec<String> = all.iter().filter(|s| s.parent == Some(call)).map(f).collect();
+    assert_eq!(attempts, vec![before, after], "each attempt on the session its request went on");
+}
+
 trait DecisionDelay {
     fn decision_delay(&self) -> u64;
 }
@@ -531,7 +608,8 @@ impl DecisionDelay for mcp_retry_policy::rmcp::AttemptRecord {
 }
 
 /// The TS SDK's own 2025-11-25 task server (tests/support/task-server.mjs), in a node process: its url, and on
-/// each line asked, `{ runs, methods }` — how often each tool ran, every JSON-RPC method it received.
+/// each line asked, `{ runs, methods, stopped, calls }` — how often each tool ran, every JSON-RPC method it
+/// received, the tasks whose work saw their cancellation and stopped, each tools/call's `_meta` and session id.
 struct TaskServer {
     _child: Child,
     stdin: ChildStdin,
@@ -548,7 +626,7 @@ impl TaskServer {
              const s = await startTaskServer();
              console.log(JSON.stringify({{ url: String(s.url) }}));
              const rl = readline.createInterface({{ input: process.stdin }});
-             rl.on('line', () => console.log(JSON.stringify({{ runs: s.runs, methods: s.methods }})));
+             rl.on('line', () => console.log(JSON.stringify({{ runs: s.runs, methods: s.methods, stopped: [...s.stopped], calls: s.calls }})));
              rl.on('close', async () => {{ await s.close(); process.exit(0); }});"
         );
         let mut child = Command::new("node")
@@ -635,6 +713,137 @@ async fn a_created_task_is_followed_to_its_end_and_never_resent() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_cancels_its_task_and_is_unknown_never_resent() {
+    use mcp_retry_policy::rmcp::CancellationToken;
+    let mut s = TaskServer::start().await;
+    // Read-only: a tool the engine would re-send after any unknown answer. A cancel is the caller's: the task
+    // is cancelled on the server (tasks/cancel) and the call is unknown (it may have run in part), never re-sent.
+    let c = task_client(&s.url, RetryOptions::default().tool("render_report", Safety::ReadOnly)).await;
+    let cancel = CancellationToken::new();
+    let later = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        later.cancel();
+    });
+    let started = std::time::Instant::now();
+    let params = call("render_report", json!({ "ms": 5_000 }));
+    let out = c.call_tool_cancellable(params, None, &cancel).await.unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "ended at the cancel: {:?}", started.elapsed());
+    assert_eq!((out.status, out.reason), (FinalStatus::Unknown, Reason::Aborted), "{out:?}");
+    assert!(out.message.contains("may or may not have taken effect"), "{}", out.message);
+    assert!(out.result.is_none(), "{out:?}");
+    let task = out.task_id.clone().unwrap_or_else(|| panic!("the task's id: {out:?}"));
+    assert_eq!(s.count("tasks/cancel").await, 1, "the server was told");
+    assert_eq!(s.count("tools/call").await, 1, "sent once");
+    // The server saw the cancel: its task's work stopped (it watches the stored status every 20 ms).
+    let mut stopped = false;
+    for _ in 0..50 {
+        let state = s.state().await;
+        stopped = state["stopped"].as_array().is_some_and(|t| t.contains(&json!(task)));
+        if stopped {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(stopped, "the task's work stopped on the server");
+    assert_eq!(s.state().await["runs"]["render_report"], json!(1), "it ran once");
+    // Cancelled before the call left: nothing was sent — failed, aborted; not the server's to hear of.
+    let out = c.call_tool_cancellable(call("render_report", json!({ "ms": 100 })), None, &cancel).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::Aborted), "{out:?}");
+    assert_eq!(s.count("tools/call").await, 1, "not sent");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opentelemetry_gets_the_duration_histogram_the_session_id_and_the_servers_get_the_trace_context() {
+    use mcp_retry_policy::rmcp::{SessionId, SessionIdClient, TraceContext};
+    use opentelemetry::propagation::TextMapPropagator;
+    use opentelemetry::trace::{SpanId, TracerProvider as _};
+    use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+    use tracing::instrument::WithSubscriber;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    // A real OpenTelemetry pipeline as an app wires it: tracing-opentelemetry's span and metrics layers over
+    // the SDK (its in-memory exporters stand in for a collector), its W3C propagator for `_meta`.
+    let spans = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+    let tracers = opentelemetry_sdk::trace::SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build();
+    let metrics = opentelemetry_sdk::metrics::InMemoryMetricExporter::default();
+    let reader = opentelemetry_sdk::metrics::PeriodicReader::builder(metrics.clone()).build();
+    let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_reader(reader).build();
+    let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry()); // see the spans test
+    let subscriber = tracing::Dispatch::new(
+        tracing_subscriber::registry()
+            .with(tracing_opentelemetry::layer().with_tracer(tracers.tracer("rmcp_client test")))
+            .with(tracing_opentelemetry::MetricsLayer::new(meters.clone())),
+    );
+    tracing::callsite::rebuild_interest_cache();
+    let propagator = TraceContext::new(|span, carrier| {
+        opentelemetry_sdk::propagation::TraceContextPropagator::new().inject_context(&span.context(), carrier);
+    });
+
+    let mut s = TaskServer::start().await;
+    let ids = SessionId::default();
+    let http = SessionIdClient::new(reqwest::Client::default(), ids.clone());
+    let config = StreamableHttpClientTransportConfig::with_uri(s.url.as_str());
+    let first = ().serve(StreamableHttpClientTransport::with_client(http, config)).await.unwrap();
+    let options = RetryOptions::default().task("render_report", None).trace_context(propagator);
+    let c = RetryClient::new(first, options.policy(policy()).seed(7)).session_id(ids.clone());
+    for label in ["a", "b"] {
+        let out =
+            run(&c, "render_report", json!({ "ms": 50, "label": label })).with_subscriber(subscriber.clone()).await;
+        assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    }
+    let _ = tracers.force_flush();
+    let _ = meters.force_flush();
+    let server = s.state().await;
+    let received = server["calls"].as_array().cloned().unwrap_or_default();
+    assert_eq!(received.len(), 2, "{server}");
+    let session = received[0]["session"].as_str().unwrap_or_default().to_string();
+    assert!(!session.is_empty() && ids.get().as_deref() == Some(session.as_str()), "{server}");
+
+    let finished = spans.get_finished_spans().unwrap();
+    let attr = |s: &opentelemetry_sdk::trace::SpanData, k: &str| {
+        s.attributes.iter().find(|kv| kv.key.as_str() == k).map(|kv| kv.value.to_string())
+    };
+    let roots: Vec<_> = finished.iter().filter(|s| s.parent_span_id == SpanId::INVALID).collect();
+    assert_eq!(roots.len(), 2, "{finished:#?}");
+    for (call, seen) in roots.iter().zip(&received) {
+        assert_eq!(call.name, "tools/call render_report");
+        assert_eq!(attr(call, "mcp.session.id").as_deref(), Some(session.as_str()), "{call:#?}");
+        let attempts: Vec<_> = finished.iter().filter(|a| a.parent_span_id == call.span_context.span_id()).collect();
+        assert_eq!(attempts.len(), 1, "{finished:#?}");
+        let attempt = attempts[0];
+        assert_eq!(attr(attempt, "mcp.session.id").as_deref(), Some(session.as_str()), "{attempt:#?}");
+        // The request carried the attempt span's own context, unprefixed in params._meta (W3C traceparent).
+        let expected = format!("00-{}-{}-01", call.span_context.trace_id(), attempt.span_context.span_id());
+        assert_eq!(seen["meta"]["traceparent"], json!(expected), "{seen}");
+    }
+    assert_ne!(received[0]["meta"]["traceparent"], received[1]["meta"]["traceparent"]);
+
+    // The histogram: one point per attempt, in seconds, with the MCP attributes and no session id.
+    let exported = metrics.get_finished_metrics().unwrap();
+    let histogram = exported
+        .iter()
+        .flat_map(|rm| rm.scope_metrics())
+        .flat_map(|sm| sm.metrics())
+        .find(|m| m.name() == "mcp.client.operation.duration")
+        .unwrap_or_else(|| panic!("no duration histogram: {exported:#?}"));
+    let AggregatedMetrics::F64(MetricData::Histogram(h)) = histogram.data() else {
+        panic!("not an f64 histogram: {histogram:#?}");
+    };
+    let points: Vec<_> = h.data_points().collect();
+    assert_eq!(points.iter().map(|p| p.count()).sum::<u64>(), 2, "{points:#?}");
+    for p in &points {
+        let keys: Vec<String> = p.attributes().map(|kv| kv.key.as_str().to_string()).collect();
+        for k in ["mcp.method.name", "gen_ai.tool.name", "gen_ai.operation.name", "mcp.protocol.version"] {
+            assert!(keys.iter().any(|x| x == k), "{k}: {keys:?}");
+        }
+        assert!(!keys.iter().any(|x| x == "mcp.session.id"), "high-cardinality, not on metrics: {keys:?}");
+        assert!(p.sum() > 0.0 && p.sum() < 5.0, "seconds: {}", p.sum());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_still_working_at_the_deadline_is_pending_with_its_id() {
     let mut s = TaskServer::start().await;
     let quick = Policy { total_timeout_ms: 600, attempt_timeout_ms: 300, ..policy() };
@@ -705,6 +914,27 @@ mod mrtr {
             _: RequestContext<RoleServer>,
         ) -> Result<CallToolResponse, ErrorData> {
             self.calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(request.request_state.clone());
+            if request.name == "confirm_pair" {
+                // Two signatures asked in one round; placed only when both came back.
+                let both =
+                    request.input_responses.as_ref().is_some_and(|r| r.get("a").is_some() && r.get("b").is_some());
+                if both && request.request_state.as_deref() == Some(STATE) {
+                    self.placed.fetch_add(1, Ordering::SeqCst);
+                    return Ok(CallToolResult::success(vec![ContentBlock::text("pair placed")]).into());
+                }
+                let mut requests = InputRequests::new();
+                for key in ["a", "b"] {
+                    let schema = json!({ "type": "object", "properties": { "name": { "type": "string" } } });
+                    let ask = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+                        meta: None,
+                        message: format!("Slow: who signs {key}?"),
+                        requested_schema: serde_json::from_value(schema)
+                            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+                    });
+                    requests.insert(key.into(), InputRequest::Elicitation(ask));
+                }
+                return Ok(InputRequiredResult::new(Some(requests), Some(STATE.into())).into());
+            }
             if request.name == "summarize" {
                 // Asks for sampling (a handler the client may not have).
                 #[allow(deprecated)]
@@ -757,9 +987,13 @@ mod mrtr {
     }
 }
 
-/// A client that answers elicitation (the app's own handler, as rmcp runs it).
+/// A client that answers elicitation (the app's own handler, as rmcp runs it). A "Slow: …" question takes
+/// 300 ms; `busy` / `most` count the answers in progress, and the most at once.
 #[derive(Clone, Default)]
-struct Confirms;
+struct Confirms {
+    busy: Arc<std::sync::atomic::AtomicUsize>,
+    most: Arc<std::sync::atomic::AtomicUsize>,
+}
 
 impl rmcp::ClientHandler for Confirms {
     fn get_info(&self) -> rmcp::model::ClientConfig {
@@ -771,9 +1005,17 @@ impl rmcp::ClientHandler for Confirms {
 
     async fn create_elicitation(
         &self,
-        _request: rmcp::model::ElicitRequestParams,
+        request: rmcp::model::ElicitRequestParams,
         _context: rmcp::service::RequestContext<rmcp::RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, rmcp::model::ErrorData> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let slow = matches!(&request, rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } if message.starts_with("Slow"));
+        if slow {
+            let now = self.busy.fetch_add(1, SeqCst).saturating_add(1);
+            self.most.fetch_max(now, SeqCst);
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            self.busy.fetch_sub(1, SeqCst);
+        }
         Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
             .with_content(json!({ "name": "Ada" })))
     }
@@ -789,7 +1031,8 @@ async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
         preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
     };
     let transport = StreamableHttpClientTransport::from_uri(url.clone());
-    let first = rmcp::service::serve_client_with_lifecycle(Confirms, transport, modern()).await.unwrap();
+    let confirms = Confirms::default();
+    let first = rmcp::service::serve_client_with_lifecycle(confirms.clone(), transport, modern()).await.unwrap();
     let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
     let out = c.call_tool(call("confirm_order", json!({ "item": "book" }))).await.unwrap();
     assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::Succeeded), "{out:?}");
@@ -801,17 +1044,32 @@ async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
         "the first phase, then one round with the state as sent"
     );
     assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1);
-    // rmcp's default handler declines elicitation: the round carries the decline, the tool says no.
-    let transport = StreamableHttpClientTransport::from_uri(url);
-    let first = rmcp::service::serve_client_with_lifecycle((), transport, modern()).await.unwrap();
-    let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
-    let out = c.call_tool(call("confirm_order", json!({ "item": "pen" }))).await.unwrap();
-    assert_eq!(out.status, FinalStatus::ToolError, "{out:?}");
-    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 1, "not placed");
-    // No sampling handler (rmcp's default answers `method not found`): the engine ends the call — nothing ran,
-    // so `failed`, input_required_unhandled — and the round is not sent.
+    // Two questions in one round are answered at once (as the JS layer's Promise.all): both in flight together.
+    let out = c.call_tool(call("confirm_pair", json!({}))).await.unwrap();
+    assert_eq!(out.status, FinalStatus::Succeeded, "{out:?}");
+    assert_eq!(confirms.most.load(std::sync::atomic::Ordering::SeqCst), 2, "both handlers ran at once");
+    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 2);
+    // Elicitation declared, sampling not: a sampling request is not the handler's to answer (rmcp's default
+    // `create_message` would answer `method not found`; it is not even asked) — failed, input_required_unhandled,
+    // the round never sent.
     let before = orders.calls.lock().unwrap().len();
     let out = c.call_tool(call("summarize", json!({}))).await.unwrap();
     assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
     assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(1), "asked once, never continued");
+    // rmcp's default `()` handler declares no capability: an elicitation is not the app's answer to give. Before,
+    // rmcp's default `create_elicitation` declined it *to the server* (a second tools/call carrying a decline the
+    // app never made; the tool answered "not confirmed"). Now, as the JS withRetry: the call ends locally,
+    // failed (nothing ran), input_required_unhandled, and the round is not sent.
+    let transport = StreamableHttpClientTransport::from_uri(url);
+    let first = rmcp::service::serve_client_with_lifecycle((), transport, modern()).await.unwrap();
+    let c = RetryClient::new(first, RetryOptions::default().policy(policy()).seed(7));
+    let before = orders.calls.lock().unwrap().len();
+    let out = c.call_tool(call("confirm_order", json!({ "item": "pen" }))).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
+    assert!(out.message.contains("did not take effect"), "{}", out.message);
+    assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(1), "the first phase only: no decline sent");
+    assert_eq!(orders.placed.load(std::sync::atomic::Ordering::SeqCst), 2, "not placed");
+    let out = c.call_tool(call("summarize", json!({}))).await.unwrap();
+    assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
+    assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(2), "each asked once, never continued");
 }

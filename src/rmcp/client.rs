@@ -10,24 +10,27 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ::rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, InputRequest,
-    InputRequiredResult, InputResponses, NumberOrString, ServerRequest, ServerResult, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest, CustomRequest,
+    InputRequest, InputRequiredResult, InputResponses, MetaObject, NumberOrString, RequestMetaObject, ServerRequest,
+    ServerResult, Tool,
 };
 use ::rmcp::service::{PeerRequestOptions, RequestContext, RunningService};
 use ::rmcp::{ClientHandler, Peer, RoleClient, Service, ServiceError};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::classify::{error_outcome_at, response_outcome, result_outcome, MAX_HINT_MS, NOT_QUEUED};
 use super::journal::{Journal, JournalEntry, JournalError, MemoryJournal};
 use super::message::{message_for, MessageParts};
+use super::session::SessionId;
 use super::tasks::{created_task, task_look, TaskLook};
-use super::telemetry::CallSpan;
+use super::telemetry::{CallSpan, TraceContext};
 use crate::ledger::record::OPERATION_STATUSES;
 use crate::retry::{
     decide_task_end, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions, CallState, Cause,
-    Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety, SplitMix64, TaskStatus,
-    ToolFacts,
+    Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety, Sent as Delivered,
+    SplitMix64, TaskStatus, ToolFacts,
 };
 
 /// An error a reconnect factory returns.
@@ -63,6 +66,9 @@ pub struct RetryOptions {
     /// Tools always asked to run as a 2025-11-25 task (`params.task`), each with the ttl (ms) to ask for, if
     /// any. rmcp 3.11's `Tool` does not carry `execution.taskSupport`, so a tool that requires it is named here.
     pub task_tools: HashMap<String, Option<u64>>,
+    /// The app's propagator for the W3C trace context each attempt carries in `params._meta` (the JS layer's
+    /// `propagation.inject`); without it nothing is injected.
+    pub trace_context: Option<TraceContext>,
 }
 
 impl Default for RetryOptions {
@@ -78,6 +84,7 @@ impl Default for RetryOptions {
             journal_arguments: true,
             status_tool: Some(super::ledger::STATUS_TOOL_NAME.to_string()),
             task_tools: HashMap::new(),
+            trace_context: None,
         }
     }
 }
@@ -118,6 +125,13 @@ impl RetryOptions {
     /// followed whether or not it was asked for.
     pub fn task(mut self, name: impl Into<String>, ttl_ms: Option<u64>) -> Self {
         self.task_tools.insert(name.into(), ttl_ms);
+        self
+    }
+
+    /// Injects each attempt's W3C trace context into its `params._meta` through `propagator` (module
+    /// [`telemetry`](super::telemetry)).
+    pub fn trace_context(mut self, propagator: TraceContext) -> Self {
+        self.trace_context = Some(propagator);
         self
     }
 }
@@ -213,6 +227,7 @@ pub struct RetryClient<H: ClientHandler = ()> {
     journal: Arc<dyn Journal>,
     options: RetryOptions,
     origin: Instant,
+    session_id: Option<SessionId>,
 }
 
 struct Op {
@@ -248,6 +263,28 @@ struct Unanswered {
     error: Option<String>,
 }
 
+/// The kinds of input request the client declared it answers.
+#[derive(Clone, Copy)]
+struct Answerable {
+    elicitation: bool,
+    sampling: bool,
+    roots: bool,
+}
+
+impl Answerable {
+    fn any(self) -> bool {
+        self.elicitation || self.sampling || self.roots
+    }
+}
+
+/// The task a cancelled call followed, and what the engine needs to record the cancel.
+struct Ended<'a> {
+    task_id: &'a str,
+    safety: Safety,
+    revision: Option<Revision>,
+    telemetry: &'a CallSpan,
+}
+
 /// How a followed task ended: the engine's decision, the tool's result if one was read, the last error.
 struct Followed {
     decision: Decision,
@@ -265,6 +302,23 @@ const BY_STATUS: [(FinalStatus, Reason); 6] = [
     (FinalStatus::ToolError, Reason::ResolvedByStatus),
     (FinalStatus::Unknown, Reason::StatusUnknown),
 ];
+
+/// `f`, unless the caller cancels first (`None`).
+async fn until<F: Future>(cancel: &CancellationToken, f: F) -> Option<F::Output> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => None,
+        out = f => Some(out),
+    }
+}
+
+/// How long a `tasks/cancel` may take at most (ms): the JS `followTask`'s bound.
+const CANCEL_TIMEOUT_MS: u64 = 5_000;
+
+/// The attempt the caller cancelled: `sent` says whether the request may have left.
+fn aborted(sent: Delivered) -> AttemptOutcome {
+    AttemptOutcome::Aborted { sent }
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -306,7 +360,15 @@ impl<H: ClientHandler> RetryClient<H> {
             journal: Arc::new(MemoryJournal::new()),
             options,
             origin: Instant::now(),
+            session_id: None,
         }
+    }
+
+    /// Where the transport's session id is kept ([`SessionIdClient`](super::SessionIdClient)), for the spans'
+    /// `mcp.session.id`.
+    pub fn session_id(mut self, id: SessionId) -> Self {
+        self.session_id = Some(id);
+        self
     }
 
     /// Where operation ids are kept (default: [`MemoryJournal`]).
@@ -463,6 +525,7 @@ impl<H: ClientHandler> RetryClient<H> {
         round: Option<&Round>,
         timeout_ms: u64,
         recover: Option<Recover>,
+        cancel: &CancellationToken,
     ) -> Sent {
         let (peer, generation) = {
             let s = self.session.read().await;
@@ -499,7 +562,18 @@ impl<H: ClientHandler> RetryClient<H> {
             }
             None => ClientRequest::CallToolRequest(CallToolRequest::new(request)),
         };
-        let options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms.max(1)));
+        let mut options = PeerRequestOptions::with_timeout(Duration::from_millis(timeout_ms.max(1)));
+        // The attempt's W3C trace context (this runs in the attempt's span), unprefixed in `params._meta`.
+        if let Some(propagator) = &self.options.trace_context {
+            let carrier = propagator.carrier(&tracing::Span::current());
+            if !carrier.is_empty() {
+                let meta = carrier.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+                options.meta = Some(RequestMetaObject(MetaObject(meta)));
+            }
+        }
+        if cancel.is_cancelled() {
+            return Sent { outcome: aborted(Delivered::No), result: None, task: None, input: None, error: None };
+        }
         let handle = match peer.send_request_with_option(call, options).await {
             Ok(h) => h,
             // Not queued: rmcp returned before handing the request to its service loop (classify.rs).
@@ -507,7 +581,15 @@ impl<H: ClientHandler> RetryClient<H> {
                 return Sent { outcome: NOT_QUEUED, result: None, task: None, input: None, error: Some(e.to_string()) }
             }
         };
-        match handle.await_response().await {
+        let (id, peer) = (handle.id.clone(), handle.peer.clone());
+        let Some(response) = until(cancel, handle.await_response()).await else {
+            // The caller cancelled while the request was out: tell the server (notifications/cancelled, as rmcp
+            // does on its own timeout); it may have acted.
+            let why = CancelledNotificationParam::new(Some(id), Some("cancelled by the caller".into()));
+            let _ = peer.notify_cancelled(why).await;
+            return Sent { outcome: aborted(Delivered::Maybe), result: None, task: None, input: None, error: None };
+        };
+        match response {
             Ok(response) => {
                 let outcome = response_outcome(&response);
                 let task = created_task(&response);
@@ -525,48 +607,64 @@ impl<H: ClientHandler> RetryClient<H> {
         }
     }
 
+    /// Which kinds of input request the session's client can answer: those its `ClientHandler::get_info`
+    /// declares a capability for (`elicitation`, `sampling`, `roots`) — what it told the server it handles.
+    async fn answerable(&self) -> Answerable {
+        let info = ClientHandler::get_info(self.session.read().await.running.service());
+        let caps = &info.capabilities;
+        Answerable {
+            elicitation: caps.elicitation.is_some(),
+            sampling: caps.sampling.is_some(),
+            roots: caps.roots.is_some(),
+        }
+    }
+
     /// Answers one `input_required` result's `inputRequests` through the client's own handler (the
-    /// `ClientHandler` the session runs: `create_message`, `create_elicitation`, `list_roots`), one after the
-    /// other, before `deadline_ms`. Mechanics only: whether to continue is the engine's (`continue_input`).
+    /// `ClientHandler` the session runs: `create_message`, `create_elicitation`, `list_roots`), all at once,
+    /// before `deadline_ms` — only when the client declared the capability for every request's kind:
+    /// otherwise nothing is asked of the handler and nothing is sent (`handler_missing`; rmcp's default
+    /// handlers would decline an elicitation *to the server*, an answer the app never gave). Mechanics only:
+    /// whether to continue is the engine's (`continue_input`, `input_unanswered`).
     async fn gather_input(&self, input: Option<InputRequiredResult>, deadline_ms: u64) -> Result<Round, Unanswered> {
         let input = input.unwrap_or_else(|| InputRequiredResult::new(None, None));
         let left = Duration::from_millis(deadline_ms.saturating_sub(self.now()));
+        let answerable = self.answerable().await;
+        let mut requests = Vec::new();
+        for (key, request) in input.input_requests.unwrap_or_default() {
+            let request = match request {
+                InputRequest::CreateMessage(r) if answerable.sampling => ServerRequest::CreateMessageRequest(r),
+                InputRequest::Elicitation(r) if answerable.elicitation => ServerRequest::ElicitRequest(r),
+                InputRequest::ListRoots(r) if answerable.roots => ServerRequest::ListRootsRequest(r),
+                // Not declared (or a kind rmcp has no request for): no handler for it, the round is not sent.
+                _ => return Err(Unanswered { handler_missing: true, timed_out: false, error: None }),
+            };
+            requests.push((key, request));
+        }
         let session = self.session.read().await;
-        let answers = async {
-            let mut responses = InputResponses::new();
-            for (key, request) in input.input_requests.unwrap_or_default() {
-                let request = match request {
-                    InputRequest::CreateMessage(r) => ServerRequest::CreateMessageRequest(r),
-                    InputRequest::Elicitation(r) => ServerRequest::ElicitRequest(r),
-                    InputRequest::ListRoots(r) => ServerRequest::ListRootsRequest(r),
-                    _ => return Err(Unanswered { handler_missing: true, timed_out: false, error: None }),
-                };
-                let id = NumberOrString::String(key.as_str().into());
-                let context = RequestContext::new(id, session.running.peer().clone());
-                match session.running.service().handle_request(request, context).await {
-                    Ok(answer) => {
-                        let value = serde_json::to_value(&answer).map_err(|e| Unanswered {
-                            handler_missing: false,
-                            timed_out: false,
-                            error: Some(e.to_string()),
-                        })?;
-                        responses.insert(key, value);
-                    }
+        // Every request of the round at once (the JS layer's Promise.all): the first that fails ends the round
+        // and drops the others (try_join_all), as the deadline does.
+        let answers = futures_util::future::try_join_all(requests.into_iter().map(|(key, request)| {
+            let id = NumberOrString::String(key.as_str().into());
+            let context = RequestContext::new(id, session.running.peer().clone());
+            let answering = session.running.service().handle_request(request, context);
+            async move {
+                match answering.await {
+                    Ok(answer) => match serde_json::to_value(&answer) {
+                        Ok(value) => Ok((key, value)),
+                        Err(e) => {
+                            Err(Unanswered { handler_missing: false, timed_out: false, error: Some(e.to_string()) })
+                        }
+                    },
                     Err(e) => {
                         // rmcp's default handler for a method the app did not implement: no handler.
                         let missing = e.code == ::rmcp::model::ErrorCode::METHOD_NOT_FOUND;
-                        return Err(Unanswered {
-                            handler_missing: missing,
-                            timed_out: false,
-                            error: Some(e.to_string()),
-                        });
+                        Err(Unanswered { handler_missing: missing, timed_out: false, error: Some(e.to_string()) })
                     }
                 }
             }
-            Ok(responses)
-        };
-        let responses = match tokio::time::timeout(left, answers).await {
-            Ok(answered) => answered?,
+        }));
+        let responses: InputResponses = match tokio::time::timeout(left, answers).await {
+            Ok(answered) => answered?.into_iter().collect(),
             Err(_) => return Err(Unanswered { handler_missing: false, timed_out: true, error: None }),
         };
         Ok(Round { responses: (!responses.is_empty()).then_some(responses), request_state: input.request_state })
@@ -593,13 +691,19 @@ impl<H: ClientHandler> RetryClient<H> {
         safety: Safety,
         revision: Option<Revision>,
         telemetry: &CallSpan,
+        cancel: &CancellationToken,
     ) -> Followed {
         let attempt_timeout_ms = self.options.policy.attempt_timeout_ms;
         let task_id = created.task_id.clone();
         let mut task = created;
         let mut looked = true; // the last look answered (its interval is the hint)
         let mut last_error = None;
+        // The caller cancelled: cancel the task, the engine says what the call is then.
+        let ended = || Ended { task_id: &task_id, safety, revision, telemetry };
         loop {
+            if cancel.is_cancelled() {
+                return self.cancel_task(state, ended(), last_error).await;
+            }
             // The result is asked for once the task ended, or when it waits for input (tasks/result then
             // relays the server's request to the client's handlers); the server may hold it until the end.
             let fetches = matches!(task.status, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired);
@@ -607,7 +711,10 @@ impl<H: ClientHandler> RetryClient<H> {
                 Some(inline) => Some(inline),
                 None if fetches => {
                     let left = state.deadline_ms.saturating_sub(self.now());
-                    match self.task_rpc("tasks/result", &task_id, left).await {
+                    let Some(answer) = until(cancel, self.task_rpc("tasks/result", &task_id, left)).await else {
+                        return self.cancel_task(state, ended(), last_error).await;
+                    };
+                    match answer {
                         Ok(ServerResult::CallToolResult(r)) => Some(r),
                         Ok(_) => {
                             last_error = Some("tasks/result answered something that is not a tool result".into());
@@ -647,9 +754,14 @@ impl<H: ClientHandler> RetryClient<H> {
                 return Followed { decision: next, result: None, error: last_error };
             };
             telemetry.task(&task_id, task.status.as_str(), Some(delay_ms));
-            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            if until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await.is_none() {
+                return self.cancel_task(state, ended(), last_error).await;
+            }
             let timeout = attempt_timeout_ms.min(state.deadline_ms.saturating_sub(self.now()));
-            match self.task_rpc("tasks/get", &task_id, timeout).await {
+            let Some(answer) = until(cancel, self.task_rpc("tasks/get", &task_id, timeout)).await else {
+                return self.cancel_task(state, ended(), last_error).await;
+            };
+            match answer {
                 Ok(answer) => match task_look(&answer, &task_id) {
                     Some(mut look) => {
                         // A look without an interval keeps the server's last one (module docs).
@@ -668,6 +780,20 @@ impl<H: ClientHandler> RetryClient<H> {
                 }
             }
         }
+    }
+
+    /// The caller cancelled a call whose task is followed: cancel the task (`tasks/cancel`, as the JS
+    /// followTask does on abort), and the engine says what the call is then — it may have run in part: never
+    /// succeeded, failed or sent again.
+    async fn cancel_task(&self, state: &mut CallState, ended: Ended<'_>, last_error: Option<String>) -> Followed {
+        let timeout = CANCEL_TIMEOUT_MS.min(self.options.policy.attempt_timeout_ms);
+        let answer = self.task_rpc("tasks/cancel", ended.task_id, timeout).await;
+        let status = answer.as_ref().ok().and_then(|a| task_look(a, ended.task_id)).map(|t| t.status.as_str());
+        ended.telemetry.task(ended.task_id, status.unwrap_or("cancel_failed"), None);
+        let (now, random) = (self.now(), self.random());
+        let step =
+            lock(&self.engine).record(state, &aborted(Delivered::Maybe), ended.safety, ended.revision, now, random);
+        Followed { decision: step.decision, result: None, error: answer.err().or(last_error) }
     }
 
     /// Asks the status tool about `operation_id` (polling an `in_progress` answer with the engine's waits) until
@@ -730,10 +856,25 @@ impl<H: ClientHandler> RetryClient<H> {
         params: CallToolRequestParams,
         intent: Option<&str>,
     ) -> Result<CallOutcome, CallError> {
+        self.call_tool_cancellable(params, intent, &CancellationToken::new()).await
+    }
+
+    /// [`RetryClient::call_tool_for`] that the caller can cancel (the JS `signal`): once `cancel` fires, no
+    /// attempt is sent again and the engine says what the call is — `failed` (`aborted`) when nothing may have
+    /// left, `unknown` once a request was out (it is told `notifications/cancelled`). A call that created a
+    /// task cancels it (`tasks/cancel`) and ends `unknown`: the task may have run in part. A keyed write's
+    /// status tool is not asked after a cancel.
+    pub async fn call_tool_cancellable(
+        &self,
+        params: CallToolRequestParams,
+        intent: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<CallOutcome, CallError> {
         let version = self.session.read().await.running.peer().peer_info().map(|i| i.protocol_version.to_string());
-        let mut telemetry = CallSpan::new(&params.name, version.as_deref());
+        let session = self.session_id.as_ref().and_then(SessionId::get);
+        let mut telemetry = CallSpan::new(&params.name, version.as_deref(), session);
         let span = telemetry.span.clone();
-        let outcome = self.call_traced(params, intent, &mut telemetry).instrument(span).await;
+        let outcome = self.call_traced(params, intent, &mut telemetry, cancel).instrument(span).await;
         match &outcome {
             Ok(o) => telemetry.end(o.status, o.reason, o.attempts.len(), &o.message),
             Err(e) => {
@@ -752,13 +893,15 @@ impl<H: ClientHandler> RetryClient<H> {
         params: CallToolRequestParams,
         intent: Option<&str>,
         telemetry: &mut CallSpan,
+        cancel: &CancellationToken,
     ) -> Result<CallOutcome, CallError> {
         let op = self.resolve_tool(&params, intent).await?;
         telemetry.resolved(op.safety, op.operation_id.as_deref());
         let revision = self.revision().await;
-        // Input rounds are answered through the session's ClientHandler (rmcp's defaults included: no sampling,
-        // an empty roots list, elicitation declined): the engine decides whether to continue.
-        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: true });
+        // Input rounds are answered through the session's ClientHandler, for the kinds of request the client
+        // declared a capability for (the JS `answersInput`): the engine decides whether to continue.
+        let answers_input = self.answerable().await.any();
+        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input });
         let mut round: Option<Round> = None;
         let mut attempts = Vec::new();
         let mut recover = None;
@@ -766,6 +909,13 @@ impl<H: ClientHandler> RetryClient<H> {
         let mut task = None;
         let mut last_error = None;
         let decision = loop {
+            if cancel.is_cancelled() {
+                // Cancelled before this attempt left: the engine says what that means.
+                let (now, random) = (self.now(), self.random());
+                break lock(&self.engine)
+                    .record(&mut state, &aborted(Delivered::No), op.safety, revision, now, random)
+                    .decision;
+            }
             let admission = lock(&self.engine).admit(&mut state, self.now());
             let admission = match admission {
                 Ok(a) => a,
@@ -773,9 +923,10 @@ impl<H: ClientHandler> RetryClient<H> {
             };
             let started = self.now();
             let n = u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1);
-            let attempt_span = telemetry.attempt(n);
+            let session = self.session_id.as_ref().and_then(SessionId::get);
+            let attempt_span = telemetry.attempt(n, session.as_deref());
             let sent = self
-                .run_attempt(&op, &params, round.as_ref(), admission.timeout_ms, recover)
+                .run_attempt(&op, &params, round.as_ref(), admission.timeout_ms, recover, cancel)
                 .instrument(attempt_span.clone())
                 .await;
             result = sent.result;
@@ -785,6 +936,10 @@ impl<H: ClientHandler> RetryClient<H> {
             }
             let (now, random) = (self.now(), self.random());
             let step = lock(&self.engine).record(&mut state, &sent.outcome, op.safety, revision, now, random);
+            // The session the request went on (a re-initialization in this attempt's recovery step changed it).
+            if let Some(id) = self.session_id.as_ref().and_then(SessionId::get) {
+                attempt_span.record("mcp.session.id", id.as_str());
+            }
             telemetry.attempt_ended(&attempt_span, &sent.outcome, &step.classification, now.saturating_sub(started));
             drop(attempt_span);
             attempts.push(AttemptRecord {
@@ -801,9 +956,12 @@ impl<H: ClientHandler> RetryClient<H> {
                     recover = next;
                     if next == Some(Recover::ContinueInput) {
                         // The next round carries the answers; the first phase is never sent again.
-                        match self.gather_input(sent.input, state.deadline_ms).await {
-                            Ok(next_round) => round = Some(next_round),
-                            Err(unanswered) => {
+                        let gathered = until(cancel, self.gather_input(sent.input, state.deadline_ms)).await;
+                        match gathered {
+                            // Cancelled while the handlers ran: the round was not sent.
+                            None => continue,
+                            Some(Ok(next_round)) => round = Some(next_round),
+                            Some(Err(unanswered)) => {
                                 if unanswered.timed_out {
                                     let admitted = lock(&self.engine).admit(&mut state, self.now());
                                     if let Err(stop) = admitted {
@@ -817,7 +975,8 @@ impl<H: ClientHandler> RetryClient<H> {
                             }
                         }
                     }
-                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                    // Cancelled during the wait: the loop's top records it (nothing sent).
+                    let _ = until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await;
                 }
             }
         };
@@ -829,7 +988,7 @@ impl<H: ClientHandler> RetryClient<H> {
         // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
         let task_id = task.as_ref().map(|t| t.task_id.clone());
         if let Some(created) = task.filter(|_| (status, reason) == (FinalStatus::Pending, Reason::TaskPending)) {
-            let followed = self.follow_task(&mut state, created, op.safety, revision, telemetry).await;
+            let followed = self.follow_task(&mut state, created, op.safety, revision, telemetry, cancel).await;
             if let Decision::Stop { status: s, reason: r } = followed.decision {
                 (status, reason) = (s, r);
             }
@@ -840,7 +999,8 @@ impl<H: ClientHandler> RetryClient<H> {
         }
         // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline,
         // before answering. The write itself is never sent again to find out.
-        if let (Some(id), FinalStatus::Unknown | FinalStatus::Pending) = (op.operation_id.as_deref(), status) {
+        let open = matches!(status, FinalStatus::Unknown | FinalStatus::Pending) && !cancel.is_cancelled();
+        if let (Some(id), true) = (op.operation_id.as_deref(), open) {
             if let Some((s, r, found)) = self.resolve_status(&op.name, id, state.deadline_ms).await {
                 (status, reason) = (s, r);
                 if found.is_some() {

@@ -47,6 +47,7 @@ pub mod message;
 pub mod operators;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+pub mod session;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod status;
@@ -66,7 +67,11 @@ pub use message::{message_for, MessageParts};
 pub use operators::{OperatorError, Released, ReleasedAll, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresLedgerStore;
+pub use session::{SessionId, SessionIdClient};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteLedgerStore;
 pub use status::{status_tool, Authorize, AuthorizeFuture, StatusAsk, StatusTool};
+pub use telemetry::TraceContext;
+/// What a caller cancels a call with ([`RetryClient::call_tool_cancellable`]): tokio-util's, as rmcp's own.
+pub use tokio_util::sync::CancellationToken;
 pub use transaction::{with_idempotency_atomic, Atomic, Transact, TxFailure, TxFuture, TxPlan};

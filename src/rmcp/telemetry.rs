@@ -6,10 +6,21 @@
 //!
 //! | what | span / event (target `mcp_retry_policy`) | fields |
 //! |---|---|---|
-//! | a span per tool call | `tools/call` (`otel.name` `tools/call {tool}`, `otel.kind` `client`) | `mcp.method.name`, `gen_ai.tool.name`, `gen_ai.operation.name` = `execute_tool`, `mcp.protocol.version`, `mcp_retry_policy.safety` / `.operation_id`; at its end `mcp_retry_policy.status` / `.reason` / `.attempts`, and `error.type` and `otel.status_code` = `ERROR` when it did not succeed (a `pending` call is not an error) |
+//! | a span per tool call | `tools/call` (`otel.name` `tools/call {tool}`, `otel.kind` `client`) | `mcp.method.name`, `gen_ai.tool.name`, `gen_ai.operation.name` = `execute_tool`, `mcp.protocol.version`, `mcp.session.id` (with a [`SessionId`](super::SessionId)), `mcp_retry_policy.safety` / `.operation_id`; at its end `mcp_retry_policy.status` / `.reason` / `.attempts`, and `error.type` and `otel.status_code` = `ERROR` when it did not succeed (a `pending` call is not an error) |
 //! | a child span per attempt | `tools/call`, the same MCP fields | `mcp_retry_policy.attempt` (1-based), `http.request.resend_count` from the second, `mcp_retry_policy.duration_ms`; `error.type` (the JSON-RPC code — also `rpc.response.status_code` —, the HTTP status, `tool_error`, or the classification's cause) |
+//! | an event per attempt, in its span: the histogram `mcp.client.operation.duration` (s) | `mcp_retry_policy.operation.duration` | `histogram.mcp.client.operation.duration` (seconds, f64: `tracing-opentelemetry`'s `MetricsLayer` records it as that histogram, the other fields as its attributes), `mcp.method.name`, `gen_ai.tool.name`, `gen_ai.operation.name`, `mcp.protocol.version`, `error.type` when the attempt failed — no `mcp.session.id` (high-cardinality: on spans, not metrics, as the JS layer) |
 //! | an event per retry decision, in the call span | `mcp_retry_policy.retry` | `mcp_retry_policy.delay_ms`, `.reason`, `.cause`, `.recover` |
-//! | an event per look at a created task, in the call span | `mcp_retry_policy.task` | `mcp_retry_policy.task_id`, `.task_status`, `.delay_ms` (when it looks again) |
+//! | an event per look at a created task, in the call span | `mcp_retry_policy.task` | `mcp_retry_policy.task_id`, `.task_status` (`cancel_failed` when a `tasks/cancel` got no answer), `.delay_ms` (when it looks again) |
+//!
+//! The W3C trace context of each attempt goes in its request's `params._meta` (`traceparent`, `tracestate`,
+//! `baggage`, unprefixed, as the conventions and SEP-414 say) through the app's own propagator: a
+//! [`TraceContext`] in [`RetryOptions::trace_context`](super::RetryOptions::trace_context), called with the
+//! attempt's span (with `tracing-opentelemetry`: `propagator.inject_context(&span.context(), carrier)`).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
 
 use tracing::field::Empty;
 use tracing::{Level, Span};
@@ -20,17 +31,45 @@ use crate::retry::{AttemptOutcome, Classification, FinalStatus, Reason, Recover,
 pub const TARGET: &str = "mcp_retry_policy";
 const METHOD: &str = "tools/call";
 
+type Inject = dyn Fn(&Span, &mut HashMap<String, String>) + Send + Sync;
+
+/// The app's propagator: writes the W3C trace context of an attempt's span (`traceparent`, and `tracestate`,
+/// `baggage` if it has them) into a carrier, which becomes the request's `params._meta` entries.
+#[derive(Clone)]
+pub struct TraceContext(Arc<Inject>);
+
+impl TraceContext {
+    /// A propagator from `inject(span, carrier)`.
+    pub fn new(inject: impl Fn(&Span, &mut HashMap<String, String>) + Send + Sync + 'static) -> Self {
+        TraceContext(Arc::new(inject))
+    }
+
+    /// The carrier for `span`'s request (empty when the propagator writes nothing, e.g. no active trace).
+    pub(crate) fn carrier(&self, span: &Span) -> HashMap<String, String> {
+        let mut carrier = HashMap::new();
+        (self.0)(span, &mut carrier);
+        carrier
+    }
+}
+
+impl fmt::Debug for TraceContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TraceContext(..)")
+    }
+}
+
 /// The span of one tool call.
 pub(crate) struct CallSpan {
     pub(crate) span: Span,
     tool: String,
     protocol_version: Option<String>,
+    session_id: Option<String>,
     last_error_type: Option<String>,
 }
 
 impl CallSpan {
     /// A tool call begins.
-    pub(crate) fn new(tool: &str, protocol_version: Option<&str>) -> Self {
+    pub(crate) fn new(tool: &str, protocol_version: Option<&str>, session_id: Option<String>) -> Self {
         let span = tracing::span!(
             target: TARGET,
             Level::INFO,
@@ -41,6 +80,7 @@ impl CallSpan {
             gen_ai.tool.name = tool,
             gen_ai.operation.name = "execute_tool",
             mcp.protocol.version = protocol_version,
+            mcp.session.id = session_id.as_deref(),
             mcp_retry_policy.safety = Empty,
             mcp_retry_policy.operation_id = Empty,
             mcp_retry_policy.status = Empty,
@@ -54,6 +94,7 @@ impl CallSpan {
             span,
             tool: tool.to_string(),
             protocol_version: protocol_version.map(str::to_string),
+            session_id,
             last_error_type: None,
         }
     }
@@ -66,8 +107,9 @@ impl CallSpan {
         }
     }
 
-    /// Attempt `n` (1-based): its span, a child of the call's.
-    pub(crate) fn attempt(&self, n: u32) -> Span {
+    /// Attempt `n` (1-based) on session `session_id` (a re-initialization changes it): its span, a child of
+    /// the call's.
+    pub(crate) fn attempt(&self, n: u32, session_id: Option<&str>) -> Span {
         let resend = n.checked_sub(1).filter(|r| *r > 0);
         tracing::span!(
             target: TARGET,
@@ -80,6 +122,7 @@ impl CallSpan {
             gen_ai.tool.name = self.tool.as_str(),
             gen_ai.operation.name = "execute_tool",
             mcp.protocol.version = self.protocol_version.as_deref(),
+            mcp.session.id = session_id.or(self.session_id.as_deref()),
             mcp_retry_policy.attempt = n,
             http.request.resend_count = resend,
             mcp_retry_policy.duration_ms = Empty,
@@ -99,7 +142,21 @@ impl CallSpan {
         duration_ms: u64,
     ) {
         span.record("mcp_retry_policy.duration_ms", duration_ms);
-        if let Some(error_type) = attempt_error_type(outcome, classification) {
+        let error_type = attempt_error_type(outcome, classification);
+        // The histogram, one per attempt (each is one MCP request), as the JS layer records it.
+        tracing::event!(
+            name: "mcp_retry_policy.operation.duration",
+            target: TARGET,
+            parent: span,
+            Level::INFO,
+            histogram.mcp.client.operation.duration = Duration::from_millis(duration_ms).as_secs_f64(),
+            mcp.method.name = METHOD,
+            gen_ai.tool.name = self.tool.as_str(),
+            gen_ai.operation.name = "execute_tool",
+            mcp.protocol.version = self.protocol_version.as_deref(),
+            error.type = error_type.as_deref(),
+        );
+        if let Some(error_type) = error_type {
             span.record("error.type", error_type.as_str());
             if let AttemptOutcome::JsonRpcError { code } = outcome {
                 span.record("rpc.response.status_code", code.to_string().as_str());

@@ -2,7 +2,7 @@
 // peer server (tests/peers/rmcp-server, a separate process) and our fault proxy in front of either, all on
 // 127.0.0.1. Driven over stdin/stdout, one JSON command a line, one JSON answer a line:
 //   {op:'ts'} → {id, url} · {op:'rmcp'} → {id, url} · {op:'rust-server', bin} → {id, url} (examples/rmcp-server) · {op:'postgres'} → {id, connection} · {op:'proxy', target} → {id, url}
-//   {op:'faults', proxy, faults:[…]} · {op:'calls', proxy} → {n} · {op:'effects', server} → {…}
+//   {op:'faults', proxy, faults:[…]} · {op:'calls', proxy} → {n} · {op:'methods', proxy} → {methods} (every message's, in order) · {op:'effects', server} → {…}
 //   {op:'stop', proxy} (its port refuses connections) · {op:'expire', server} (TS: forget every session) · {op:'restart', server} (rmcp: kill -9, start again on
 //   the same port and effects file: every session lost) · {op:'close'} (everything down, then exit).
 // Ends by itself when stdin closes (the Rust test ended or died).
@@ -106,6 +106,8 @@ async function handle(c) {
     }
     case 'calls':
       return { n: things.get(c.proxy).p.calls().length };
+    case 'methods':
+      return { methods: things.get(c.proxy).p.log.map((l) => l.method) };
     case 'effects': {
       const t = things.get(c.server);
       if (t.kind === 'rmcp') return rmcpCounts(t.effects);

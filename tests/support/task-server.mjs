@@ -25,6 +25,7 @@ export async function startTaskServer() {
     timers.add(t);
   };
   const methods = []; // every JSON-RPC method the server received, in order
+  const calls = []; // every tools/call as it arrived: its params._meta and the Mcp-Session-Id it carried
 
   function tools(server) {
     // The work of a task: `end(store, taskId)` after `ms`, unless the task was cancelled meanwhile (watched
@@ -70,6 +71,9 @@ export async function startTaskServer() {
     for await (const chunk of req) body += chunk;
     const parsed = body ? JSON.parse(body) : undefined;
     for (const m of [parsed].flat()) if (m?.method) methods.push(m.method);
+    for (const m of [parsed].flat()) {
+      if (m?.method === 'tools/call') calls.push({ meta: m.params?._meta ?? null, session: req.headers['mcp-session-id'] ?? null });
+    }
     const sid = req.headers['mcp-session-id'];
     let transport = sid ? transports.get(sid) : undefined;
     if (!transport && isInitializeRequest(parsed)) {
@@ -93,6 +97,7 @@ export async function startTaskServer() {
     runs,
     stopped,
     methods,
+    calls,
     taskStore,
     async close() {
       for (const t of timers) {
