@@ -447,6 +447,30 @@ fn a_poll_is_not_a_retry_no_budget_no_attempt_and_it_ends_pending_at_the_deadlin
 }
 
 #[test]
+fn after_a_created_task_no_later_outcome_reads_as_not_delivered() {
+    // A created task is the server's proof that it took the call in: a later outcome that says "not sent" (a
+    // follow-up request that never left, an abort before anything went out) is about that request, not the
+    // call. The call is never `failed` from then on, and an unsafe tool is never sent again.
+    for safety in [Safety::Unsafe, Safety::ReadOnly] {
+        let mut e = Engine::new(Policy::default());
+        let mut call = e.begin(0);
+        assert!(e.admit(&mut call, 0).is_ok());
+        let created = O::Result { is_error: false, result_type: ResultType::Task };
+        e.record(&mut call, &created, safety, REV, 0, 0);
+        assert!(call.maybe_delivered, "{safety:?}: a created task means the call was delivered");
+        let later = e.record(&mut call, &O::Aborted { sent: Sent::No }, safety, REV, 10, 0);
+        assert!(!later.decision.is_retry() || safety != Safety::Unsafe, "{safety:?}: {:?}", later.decision);
+        if let Decision::Stop { status, .. } = later.decision {
+            assert_eq!(status, FinalStatus::Unknown, "{safety:?}: never failed after a created task");
+        }
+        let d = attempt(&mut e, &mut call, &NOT_SENT, safety, 20, 0);
+        if let Decision::Stop { status, .. } = d {
+            assert_ne!(status, FinalStatus::Failed, "{safety:?}");
+        }
+    }
+}
+
+#[test]
 fn polls_end_after_max_polls() {
     use mcp_retry_policy::retry::MAX_POLLS;
     let policy = Policy::new(&mcp_retry_policy::retry::PolicyOptions {

@@ -6,7 +6,7 @@
 
 use super::breaker::{Breaker, BreakerSnapshot, BreakerState, Transition};
 use super::budget::RetryBudget;
-use super::classify::{classify_under, Classification, Delivery, Recover, Verdict};
+use super::classify::{classify_under, Cause, Classification, Delivery, Recover, Verdict};
 use super::decide::{
     decide, decide_poll, decide_unanswered, recover_bit, retry_cost, CallOptions, CallState, Decision, DecisionInput,
     FinalStatus, Reason,
@@ -290,7 +290,9 @@ impl Engine {
             breaker_open,
             budget_milli: self.budget_milli(),
         });
-        if classification.delivery == Delivery::Unknown {
+        // A created task is the server's word that it took the call in: from then on no outcome of a later
+        // request (a look that never left, an abort) can make the call read as not delivered.
+        if classification.delivery == Delivery::Unknown || classification.cause == Cause::TaskCreated {
             call.maybe_delivered = true;
         }
         call.pending_recover = None;

@@ -2,7 +2,7 @@
 // (deterministic — seeded arrivals and jitter; the rows that draw Math.random, cockatiel's and the modelled
 // peers', are not compared) must be what the simulation gives today. Regenerate with
 // `node benches/js/run.mjs --only=storms && python3 scripts/readme-bench.py target/bench-partial.md`. And the Size
-// table's wasm rows must be this build's raw sizes (copy the table `scripts/build.sh` prints).
+// table's wasm rows must be this build's raw sizes (`python3 scripts/readme-size.py` copies them from the build).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -53,6 +53,6 @@ test("the README's Size table gives the wasm modules' raw sizes of this build", 
   };
   for (const [label, face] of [['client wasm', 'client'], ['server wasm (ledger)', 'server']]) {
     const built = statSync(`${root}pkg/mcp_retry_policy_${face}_bg.wasm`).size;
-    assert.equal(raw(label), built, `README's Size: ${label} is ${raw(label)} B, this build's is ${built} B — copy the table scripts/build.sh prints`);
+    assert.equal(raw(label), built, `README's Size: ${label} is ${raw(label)} B, this build's is ${built} B — run python3 scripts/readme-size.py`);
   }
 });
