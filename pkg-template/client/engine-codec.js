@@ -42,6 +42,11 @@ export function encode(o) {
       at = E.at;
       throw e;
     }
+    // Taken now: the key check below may run the caller's proxy traps, which may encode another outcome.
+    const a = E.a;
+    const b = E.b;
+    const c = E.c;
+    const d = E.d;
     at = 'outcome';
     const keys = FIELDS[k];
     for (const key in o) {
@@ -51,10 +56,10 @@ export function encode(o) {
       }
     }
     K = k;
-    A = E.a;
-    B = E.b;
-    C = E.c;
-    D = E.d;
+    A = a;
+    B = b;
+    C = c;
+    D = d;
   } catch (e) {
     throw ours(e, at);
   }

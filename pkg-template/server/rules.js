@@ -72,13 +72,20 @@ function readRecord(record, optional) {
     if (code === undefined) throw mine(rangeError('record.state', `record.state must be ${RECORD_STATES.join(', ')}, got "${state.slice(0, 64)}"`));
     const fp = record.fingerprint;
     if (typeof fp !== 'string') throw mine(typeError('record.fingerprint', fp === undefined ? 'record.fingerprint is required' : `record.fingerprint must be a string, got ${typeName(fp)}`, fp === undefined ? 'missing' : 'invalid_type'));
-    R[1] = code;
+    // Read into locals and written to R only after the last read: a getter may call these rules again, and
+    // a nested read must not leave its record's numbers under this one's state.
+    const n = [0, 0, 0, 0];
     for (let i = 0; i < 4; i++) {
       const key = TIMES[i];
       const v = record[key];
       if (typeof v !== 'number') throw mine(typeError(`record.${key}`, v === undefined ? `record.${key} is required` : `record.${key} must be a number, got ${typeName(v)}`, v === undefined ? 'missing' : 'invalid_type'));
-      R[2 + i] = v;
+      n[i] = v;
     }
+    R[1] = code;
+    R[2] = n[0];
+    R[3] = n[1];
+    R[4] = n[2];
+    R[5] = n[3];
     fingerprintOf = fp;
     R[0] = 1;
   });
