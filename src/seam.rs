@@ -545,7 +545,7 @@ pub fn render_js() -> String {
     all.dedup();
     let _ = writeln!(s, "import {{ {} }} from './names.js';\n", all.join(", "));
     s.push_str("const m = (v) => (v === v ? v : undefined);\n");
-    s.push_str("const t = (c) => {\n  if (!(c > 0)) return undefined;\n  const x = BREAKER_TRANSITIONS[c | 0];\n  return x === undefined ? undefined : { from: x[0], to: x[1] };\n};\n\n");
+    s.push_str("/** A breaker transition code: `{ from, to }`, or undefined for none (0). Indexed as a small integer. */\nexport const t = (c) => {\n  if (!(c > 0)) return undefined;\n  const x = BREAKER_TRANSITIONS[c | 0];\n  return x === undefined ? undefined : { from: x[0], to: x[1] };\n};\n\n");
     s.push_str("// ── The client face (src/wasm/client.rs, src/wasm/hedge.rs) ──\n");
     render_face(&mut s, Out::PREFIX, Out::NAMES, Out::READS, CLIENT_SHAPES);
     s.push_str("\n// ── The server face (src/wasm/ledger.rs) ──\n");
@@ -563,6 +563,7 @@ pub fn render_js() -> String {
 pub fn render_dts() -> String {
     use core::fmt::Write as _;
     let mut s = String::from(HEADER);
+    s.push_str("export declare function t(code: number): { from: string; to: string } | undefined;\n");
     for (prefix, names, shapes) in
         [(Out::PREFIX, Out::NAMES, CLIENT_SHAPES), (LedgerOut::PREFIX, LedgerOut::NAMES, LEDGER_SHAPES)]
     {

@@ -2,11 +2,11 @@
 // allocated on the way in), and the answers the wasm writes into its out slots read in place, through the
 // readers generated from src/seam.rs (../generated/seam.js): no position, bit or scale is spelled here.
 import { initSync, outSlots } from '../mcp_retry_policy_client.js';
-import { BREAKER_TRANSITIONS, OUTCOME_FIELDS, OUTCOME_KINDS, SAFETIES } from '../generated/names.js';
+import { OUTCOME_FIELDS, OUTCOME_KINDS, SAFETIES } from '../generated/names.js';
 import { encodeInputs } from '../generated/outcome.js';
-import { O_ADMITTED, O_BREAKER, O_SLOTS, O_STOP, readAdmitted, readRetry, readStop } from '../generated/seam.js';
+import { O_ADMITTED, O_BREAKER, O_SLOTS, O_STOP, readAdmitted, readRetry, readStop, t as transition } from '../generated/seam.js';
 import { rangeError, typeError, typeName } from '../errors.js';
-import { bool, code, codes, number, oneOf, ours, quote, required } from './engine-read.js';
+import { code, codes, oneOf, ours, quote, required } from './engine-read.js';
 
 const SAFETY_CODES = codes(SAFETIES);
 const KIND_CODES = codes(OUTCOME_KINDS);
@@ -70,12 +70,6 @@ export function safetyCode(safety) {
   if (s !== undefined) return s;
   if (typeof safety !== 'string') throw typeError('safety', `safety must be a string, got ${typeName(safety)}`);
   throw rangeError('safety', `safety must be one of ${oneOf(SAFETIES)}, got ${quote(safety)}`);
-}
-
-export function transition(c) {
-  if (!(c > 0)) return undefined; // none (0), and never a NaN or double key: the slow named-property path
-  const t = BREAKER_TRANSITIONS[c | 0];
-  return t === undefined ? undefined : { from: t[0], to: t[1] };
 }
 
 let O = new Float64Array(0);

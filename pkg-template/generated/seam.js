@@ -3,7 +3,8 @@
 import { BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, DELIVERIES, HEDGE_REFUSALS, JITTERS, REASONS, RECORD_STATES, RECOVERS, STATUSES, VERDICTS } from './names.js';
 
 const m = (v) => (v === v ? v : undefined);
-const t = (c) => {
+/** A breaker transition code: `{ from, to }`, or undefined for none (0). Indexed as a small integer. */
+export const t = (c) => {
   if (!(c > 0)) return undefined;
   const x = BREAKER_TRANSITIONS[c | 0];
   return x === undefined ? undefined : { from: x[0], to: x[1] };
