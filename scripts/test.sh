@@ -50,7 +50,9 @@ step "wasm boundary in Node (wasm-bindgen-test)" cargo test --target wasm32-unkn
 # headless Chrome through chromedriver. Checked to have run them: a browser suite that silently ran none fails.
 browser_boundary() {
   local out
-  out=$(wasm-pack test --headless --chrome 2>&1) || { printf '%s\n' "$out" | tail -40; return 1; }
+  # chromedriver is given 30 s to bind its port (the runner's default is shorter; on a busy 2-core machine it
+  # once missed it and the step failed with no test run: "driver failed to bind port during startup").
+  out=$(WASM_BINDGEN_TEST_DRIVER_TIMEOUT="${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-30}" wasm-pack test --headless --chrome 2>&1) || { printf '%s\n' "$out" | tail -40; return 1; }
   printf '%s\n' "$out" | grep -E "Running (tests/browser|headless)|^test |test result" | grep -v "no tests to run" || true
   printf '%s\n' "$out" | grep -q "Running headless tests in Chrome" || { echo "wasm-pack ran no browser tests" >&2; return 1; }
   printf '%s\n' "$out" | grep -Eq "test result: ok\. [1-9][0-9]* passed" || { echo "no browser test passed" >&2; return 1; }
