@@ -15,24 +15,45 @@ const tenant = (extra) => extra.authInfo?.extra?.sub;
 const extra = (sub = 'user-1') => ({ authInfo: { clientId: 'app', extra: { sub } } });
 const metaOf = (r) => r?._meta?.['dev.mcp-retry-policy/ledger'];
 
-test('item 1, the issue\'s case on the memory store: lease 200 ms, handler 700 ms, hook not_done, 50 calls → one execution', async () => {
+/**
+ * The issue's case ran once: one execution — unless this process stalled (measured by the case, apart from
+ * the ledger) for longer than what is left of the 200 ms lease after a renewal (two thirds of it), which no
+ * lease can outlast and the README says so ("a process stall longer than the lease is what the fence is
+ * for"). Then a second execution is allowed only as the README promises it: the stale run was told
+ * (`lease_lost`) and its finish refused (`late_finish`). Seen once in CI: a 200+ ms stall on a SQLite file
+ * (each write is fsynced) with two executions, both told.
+ */
+function assertOneExecution(t, out, leaseMs = 200) {
+  const detail = JSON.stringify(out);
+  if (out.maxStallMs < (leaseMs * 2) / 3) {
+    assert.equal(out.executions, 1, detail);
+    return;
+  }
+  t.diagnostic(`the event loop stalled ${out.maxStallMs} ms (lease ${leaseMs} ms): a second run is allowed only fenced — ${detail}`);
+  assert.ok(out.executions >= 1 && out.executions <= 2, detail);
+  const extra = out.executions - 1;
+  assert.ok((out.events.lease_lost ?? 0) >= extra, `every stale run was told: ${detail}`);
+  assert.ok((out.events.late_finish ?? 0) >= extra, `every stale finish was refused: ${detail}`);
+}
+
+test('item 1, the issue\'s case on the memory store: lease 200 ms, handler 700 ms, hook not_done, 50 calls → one execution', async (t) => {
   const out = await runLeaseCase(pkg, async (o) => [new OperationLedger({ store: new MemoryLedgerStore(), ...o })]);
-  assert.equal(out.executions, 1, JSON.stringify(out));
+  assertOneExecution(t, out);
   assert.equal(out.answers.unknown ?? 0, 0, JSON.stringify(out));
   assert.ok(out.answers.in_progress >= 40, JSON.stringify(out));
 });
 
-test('item 1, the issue\'s case on a SQLite file through two connections: one execution', async () => {
+test('item 1, the issue\'s case on a SQLite file through two connections: one execution', async (t) => {
   const sqlite = sqliteLedgers(pkg, Database);
   try {
     const out = await runLeaseCase(pkg, sqlite.make);
-    assert.equal(out.executions, 1, JSON.stringify(out));
+    assertOneExecution(t, out);
   } finally {
     sqlite.close();
   }
 });
 
-test('item 1, the issue\'s case on Postgres through two pools: one execution', { skip: postgresBin() ? false : 'PostgreSQL is not installed' }, async () => {
+test('item 1, the issue\'s case on Postgres through two pools: one execution', { skip: postgresBin() ? false : 'PostgreSQL is not installed' }, async (t) => {
   const server = await startPostgres();
   const pools = [0, 1].map(() => new pg.Pool({ ...server.connection, database: 'postgres' }));
   try {
@@ -41,7 +62,7 @@ test('item 1, the issue\'s case on Postgres through two pools: one execution', {
       await Promise.all(stores.map((s) => s.ready));
       return stores.map((store) => new OperationLedger({ store, ...o }));
     });
-    assert.equal(out.executions, 1, JSON.stringify(out));
+    assertOneExecution(t, out);
   } finally {
     for (const p of pools) await p.end();
     server.stop();

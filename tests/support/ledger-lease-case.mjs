@@ -8,6 +8,7 @@
 // the "before" was measured against the package built from the commit before the fix).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -15,8 +16,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Runs the case with `ledgers` (one or more OperationLedgers over one store; calls alternate between them).
- * Resolves to { executions, answers, events } — answers counted by the ledger's `_meta` status (or 'result'
- * for the handler's own result or a replay), the ledger's events by type.
+ * Resolves to { executions, answers, events, maxStallMs } — answers counted by the ledger's `_meta` status (or
+ * 'result' for the handler's own result or a replay), the ledger's events by type, and the longest the event
+ * loop was blocked meanwhile (measured apart from the ledger: a synchronous fsync of a SQLite write on a busy
+ * disk, a GC pause or a starved CPU stops the renewals' timer too — a stall longer than what is left of the
+ * lease after a renewal lets another run claim it, which no lease can prevent; the fence is for that).
  */
 export async function runLeaseCase(pkg, makeLedger, { calls = 50, handlerMs = 700, leaseMs = 200 } = {}) {
   const downstream = new Map(); // what the handler wrote, by operation id (written at the end of its run)
@@ -38,6 +42,8 @@ export async function runLeaseCase(pkg, makeLedger, { calls = 50, handlerMs = 70
   const extra = () => ({ authInfo: { clientId: 'app', extra: { sub: 'user-1' } } });
   const answers = {};
   const runs = [];
+  const stalls = monitorEventLoopDelay({ resolution: 5 });
+  stalls.enable();
   for (let i = 0; i < calls; i++) {
     runs.push(handlers[i % handlers.length]({ title: 'lease', operation_id: id }, extra()).then((r) => {
       const s = r?._meta?.['dev.mcp-retry-policy/ledger']?.status ?? 'result';
@@ -47,7 +53,8 @@ export async function runLeaseCase(pkg, makeLedger, { calls = 50, handlerMs = 70
   }
   await Promise.all(runs);
   await sleep(leaseMs); // anything still scheduled settles
-  return { executions, answers, events };
+  stalls.disable();
+  return { executions, answers, events, maxStallMs: Math.round(stalls.max / 1e6) };
 }
 
 /** Two ledgers over one SQLite file, each on its own connection (as two processes). */
