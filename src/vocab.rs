@@ -471,6 +471,13 @@ pub fn render_js() -> String {
         let _ =
             writeln!(s, "/** {doc}, by cause code. */\nexport const {name} = Object.freeze([{}]);", items.join(", "));
     }
+    let mut costs = vec![format!("'': {}", Recover::attempt_subrequests(None))];
+    costs.extend(Recover::ALL.iter().map(|&r| format!("{}: {}", r.as_str(), Recover::attempt_subrequests(Some(r)))));
+    let _ = writeln!(
+        s,
+        "/** What an attempt costs in outgoing requests, by the recover step it follows ('' for none; `Recover::attempt_subrequests`). */\nexport const ATTEMPT_SUBREQUESTS = Object.freeze({{ {} }});",
+        costs.join(", ")
+    );
     let cause_recovers: Vec<String> =
         Cause::ALL.iter().map(|c| c.recover().map_or_else(|| "undefined".to_owned(), |r| quoted(r.as_str()))).collect();
     let _ = writeln!(
@@ -539,6 +546,7 @@ pub fn render_dts() -> String {
         }
     }
     s.push_str("export declare const CAUSE_RECOVERS: readonly (Recover | undefined)[];\n");
+    s.push_str("export declare const ATTEMPT_SUBREQUESTS: Readonly<Record<Recover | '', number>>;\n");
     s.push_str("export declare const REASON_WORDS: readonly string[];\nexport declare const REASON_NEXT_STEPS: readonly (string | undefined)[];\n");
     s.push_str("export declare const CAUSE_WORDS: readonly (string | undefined)[];\nexport declare const CAUSE_NEXT_FAILED: readonly (string | undefined)[];\nexport declare const CAUSE_NEXT_UNKNOWN: readonly (string | undefined)[];\n");
     for k in OUTCOME_KINDS {

@@ -1,14 +1,32 @@
 // One call over its named steps: admit → run one attempt → record → (wait, recover, continue input)* until the
 // engine stops, then follow a created task, assemble the outcome, close the unknown, settle the journal. Every
 // decision is the engine's; this strings the steps together and tells listeners what happened.
-import { ACTION_STOP, REASON_TASK_PENDING, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN } from '../generated/names.js';
+import { ACTION_STOP, ATTEMPT_SUBREQUESTS, REASON_TASK_PENDING, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN } from '../generated/names.js';
 import { continueInput } from './input-rounds.js';
 import { assembleOutcome } from './outcome.js';
 import { runHedged } from './hedge.js';
 import { sleep } from './sleep.js';
 import { resolveOutcome } from './status-resolution.js';
 import { createdTask, followTask } from './tasks.js';
-import { subrequestRoom } from './options.js';
+import { subrequestBudgetOf, subrequestRoom } from './options.js';
+
+/**
+ * What a shared breaker's request to its object may take from the invocation's subrequests: never the app's
+ * reserve, and never what the next attempt needs (`keep`: its request and the recovery before it, from the
+ * core's `Recover::attempt_subrequests`). A budget function that throws here pays for nothing (the breaker
+ * goes without the object): the call's own outcome is never lost to the breaker's bookkeeping.
+ */
+const UNPAID = Object.freeze({ budget: Object.freeze({ room: 0 }), keep: 0 });
+const payFrom = (options, keep) => {
+  let budget;
+  try {
+    budget = subrequestBudgetOf(options);
+  } catch {
+    return UNPAID;
+  }
+  return budget === undefined ? undefined : { budget, keep };
+};
+const attemptCost = (recover) => ATTEMPT_SUBREQUESTS[recover ?? ''];
 
 /**
  * Sends the call's attempts until the engine stops it, then follows the task it created, if any (never
@@ -26,7 +44,7 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
   let decision;
   for (;;) {
     // A shared breaker (shared-breaker.js): the fleet's newest state adopted, a probe only under its lease.
-    if (ctx.options.sharedBreaker) await ctx.options.sharedBreaker.beforeAdmit(engine, now());
+    if (ctx.options.sharedBreaker) await ctx.options.sharedBreaker.beforeAdmit(engine, now(), payFrom(ctx.options, attemptCost(recover)));
     const admission = engine.admit(run.state, now(), subrequestRoom(ctx.options));
     if (!admission.admitted) {
       decision = admission.decision;
@@ -47,7 +65,11 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
     attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs, outcome: sent.outcome, ...step });
     say({ type: 'attempt', tool: op.name, attempt: attempts.length, durationMs, outcome: sent.outcome, ...step });
     if (step.breaker) say({ type: 'breaker', tool: op.name, ...step.breaker });
-    if (ctx.options.sharedBreaker) await ctx.options.sharedBreaker.afterRecord(engine, now(), !!step.breaker);
+    if (ctx.options.sharedBreaker) {
+      // After the last attempt, one request is kept for the status lookup that may follow (`autoResolve`).
+      const next = step.decision.action === ACTION_STOP ? 1 : attemptCost(step.decision.recover);
+      await ctx.options.sharedBreaker.afterRecord(engine, now(), !!step.breaker, payFrom(ctx.options, next));
+    }
     decision = step.decision;
     if (decision.action === ACTION_STOP) break;
     tel.retry(decision, step.classification.cause);

@@ -102,38 +102,51 @@ export const SECTIONS = { budget: section('budget'), breaker: section('breaker')
 // The engine's arguments: present bits, budget mode, breaker mode, revision, then the 16 values.
 export const ARGS = new Array(4 + POLICY_VALUES).fill(0);
 
-/** Reads policy options into ARGS[0..3 + 16] (the revision, ARGS[3], is the caller's) and HEDGE_ARGS. */
+/**
+ * Reads policy options into arrays of their own (`args`: ARGS's layout, the revision, `args[3]`, left to the
+ * caller; `hedge`: HEDGE_ARGS's). Not into ARGS itself: the caller's getters run meanwhile, and one that builds
+ * another engine would fill ARGS with that one's policy. The caller copies them in (`stagePolicy`) once no
+ * caller code is left to run.
+ */
 export function readPolicy(policy) {
-  ARGS.fill(0);
-  HEDGE_ARGS.fill(0);
-  ARGS[1] = 1;
-  ARGS[2] = 1;
+  const args = new Array(ARGS.length).fill(0);
+  const hedge = [0, 0, 0];
+  args[1] = 1;
+  args[2] = 1;
   let at = 'policy';
   try {
     const put = (field, v) => {
       at = field;
       if (v === undefined) return;
       const i = POLICY_FIELDS.indexOf(field);
-      ARGS[4 + i] = field === 'jitter' ? code(v, field, JITTER_CODES, JITTERS) : number(v, field);
-      ARGS[0] |= 1 << i;
+      args[4 + i] = field === 'jitter' ? code(v, field, JITTER_CODES, JITTERS) : number(v, field);
+      args[0] |= 1 << i;
     };
     fields(policy, '', [...TOP, 'budget', 'breaker', ...HEDGE_KEYS], (key, v, field) => {
       at = field;
-      if (HEDGE_KEYS.includes(key)) return readHedge(key, v, field);
+      if (HEDGE_KEYS.includes(key)) return readHedge(hedge, key, v, field);
       if (!(key in SECTIONS)) return put(field, v);
       const slot = key === 'budget' ? 1 : 2;
-      if (v === false) ARGS[slot] = 0;
-      else if (v === undefined || v === true) ARGS[slot] = 1;
+      if (v === false) args[slot] = 0;
+      else if (v === undefined || v === true) args[slot] = 1;
       else if (v === null || typeof v !== 'object' || Array.isArray(v)) {
         throw typeError(field, `${field} must be an object or false, got ${typeName(v)}`);
       } else {
-        ARGS[slot] = 2;
+        args[slot] = 2;
         fields(v, key, SECTIONS[key], (_, sv, sf) => put(sf, sv));
       }
     });
   } catch (e) {
     throw ours(e, at);
   }
+  return { args, hedge };
+}
+
+/** Copies what `readPolicy` read, and the revision, into ARGS and HEDGE_ARGS: call it when no caller code is left to run. */
+export function stagePolicy({ args, hedge }, revision) {
+  for (let i = 0; i < args.length; i++) ARGS[i] = args[i];
+  ARGS[3] = revision;
+  for (let i = 0; i < hedge.length; i++) HEDGE_ARGS[i] = hedge[i];
 }
 
 export function readRevision(v, field) {
@@ -161,9 +174,9 @@ export function inUse(cls) {
 // Hedged reads (engineHedging, src/wasm/hedge.rs): present bits (1 hedgeAfterMs, 2 maxHedges), then the two.
 export const HEDGE_KEYS = ['hedgeAfterMs', 'maxHedges'];
 export const HEDGE_ARGS = [0, 0, 0];
-function readHedge(key, v, field) {
+function readHedge(hedge, key, v, field) {
   if (v === undefined) return;
   const i = HEDGE_KEYS.indexOf(key);
-  HEDGE_ARGS[1 + i] = number(v, field);
-  HEDGE_ARGS[0] |= 1 << i;
+  hedge[1 + i] = number(v, field);
+  hedge[0] |= 1 << i;
 }

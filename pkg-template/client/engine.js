@@ -13,7 +13,7 @@ import {
 import { O_BREAKER_ON, O_BUDGET_ON, readBreaker, readBudget, readClassification, readTop } from '../generated/seam.js';
 import {
   ARGS, OPERATION_CODES, REASON_CODES, REVISION_SETTINGS, STATUS_CODES, TASK_CODES,
-  bool, code, failure, fields, foreign, inUse, number, ok, ours, readPolicy, readRevision, required, revisionCode,
+  bool, code, failure, fields, foreign, inUse, number, ok, ours, readPolicy, readRevision, required, revisionCode, stagePolicy,
 } from './engine-read.js';
 import { A, B, C, D, K, admission, breakerOf, decision, encode, out, safetyCode } from './engine-codec.js';
 import { safetyOf } from './engine-safety.js';
@@ -45,8 +45,8 @@ export class RetryEngine {
    * budget and a closed breaker. Draws no randomness: safe at module scope in Workers.
    */
   constructor(policy, options) {
-    readPolicy(policy);
-    ARGS[3] = REVISIONS.length; // "unknown" until one is given or negotiated
+    const read = readPolicy(policy);
+    let revision = REVISIONS.length; // "unknown" until one is given or negotiated
     let seed;
     let at = 'options';
     try {
@@ -54,11 +54,12 @@ export class RetryEngine {
         at = field;
         if (v === undefined) return;
         if (key === 'seed') seed = number(v, field);
-        else ARGS[3] = readRevision(v, field);
+        else revision = readRevision(v, field);
       });
     } catch (e) {
       throw ours(e, at);
     }
+    stagePolicy(read, revision); // no caller code runs from here to the engine's creation
     const h = ok(w.engineNew(...ARGS));
     const refused = setHedging(h);
     if (refused) {

@@ -257,12 +257,18 @@ export { OUTCOME_META_KEY, ATTEMPT_META_KEY } from '../generated/names.js';
 export declare function observeFetch(fetch?: typeof globalThis.fetch): typeof globalThis.fetch;
 export declare function parseRetryAfter(value: string | null | undefined, now?: number): number | undefined;
 
+/** What a shared breaker's requests may take from an invocation's subrequests. */
+export interface SubrequestPay { budget: import('./subrequests.js').SubrequestBudget; keep: number }
 /** One process's link to the shared breaker state of one server, through a Durable Object stub (issue 20 §4). */
 export declare class SharedBreaker {
   constructor(stub: { fetch(input: string, init?: RequestInit): Promise<Response> }, options?: { server?: string; ttlMs?: number; timeoutMs?: number });
-  readonly stats: { reads: number; reports: number; probesAsked: number; probesGranted: number; unreachable: number };
-  beforeAdmit(engine: import('./engine.js').RetryEngine, nowMs: number): Promise<void>;
-  afterRecord(engine: import('./engine.js').RetryEngine, nowMs: number, transitioned: boolean): Promise<void>;
+  /** What it did: the object's answers used; the times it went without (`unreachable`; `unpaid`: the invocation's
+   * subrequests were kept for the call's next attempt and the app's reserve). */
+  readonly stats: { reads: number; reports: number; probesAsked: number; probesGranted: number; unreachable: number; unpaid: number };
+  /** `pay`: with withRetry's `subrequestBudget`, each request to the object is counted in `budget` and made only
+   * while its `room` exceeds `keep` (what the next attempt needs). */
+  beforeAdmit(engine: import('./engine.js').RetryEngine, nowMs: number, pay?: SubrequestPay): Promise<void>;
+  afterRecord(engine: import('./engine.js').RetryEngine, nowMs: number, transitioned: boolean, pay?: SubrequestPay): Promise<void>;
 }
 /** The shared breaker state in a Durable Object's storage; hand it the object's requests (`fetch`). */
 export declare class DurableObjectBreakerState {

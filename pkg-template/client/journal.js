@@ -20,6 +20,8 @@
 import { typeError } from '../errors.js';
 
 const UNRESOLVED = new Set(['pending', 'unknown']);
+/** Whether a journal entry's state is still open (its outcome not known). */
+export const unresolved = (entry) => UNRESOLVED.has(entry?.state);
 
 /** Whether `e` may go in a purge at `before`: resolved, and settled at or before it. */
 const purgeable = (e, before) => !UNRESOLVED.has(e.state) && typeof e.settledAt === 'number' && e.settledAt <= before;
@@ -33,6 +35,14 @@ function checkBefore(before) {
 function checkBegin(e) {
   if (!e || typeof e.operationId !== 'string' || typeof e.tool !== 'string') {
     throw typeError('entry', 'journal entry needs a string operationId and tool');
+  }
+}
+
+function cloned(entry) {
+  try {
+    return structuredClone(entry);
+  } catch (error) {
+    throw typeError('arguments', `the call's arguments cannot be journaled (${String(error?.message ?? error).slice(0, 120)}): give plain JSON data`, 'not_cloneable');
   }
 }
 
@@ -55,7 +65,9 @@ export class MemoryJournal {
     checkBegin(e);
     if (e.intent !== undefined && this.#byIntent.has(e.intent)) return structuredClone(this.#byId.get(this.#byIntent.get(e.intent)));
     if (this.#byId.has(e.operationId)) return structuredClone(this.#byId.get(e.operationId));
-    const entry = entryOf(e);
+    // Copied before it is kept: an entry that cannot be copied (arguments holding a function) is refused with
+    // nothing stored, and the caller's later changes to its arguments do not reach the journal.
+    const entry = cloned(entryOf(e));
     this.#byId.set(entry.operationId, entry);
     if (e.intent !== undefined) this.#byIntent.set(e.intent, entry.operationId);
     return structuredClone(entry);

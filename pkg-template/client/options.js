@@ -59,10 +59,20 @@ export function checkOptions(client, o) {
 }
 
 /** A call's `params`: a tool name, and arguments that are an object when given. */
-export function checkCallParams(params) {
-  if (!params || typeof params.name !== 'string') throw typeOptionError('params.name', 'a string');
-  if (params.arguments !== undefined && (params.arguments === null || typeof params.arguments !== 'object'))
-    throw typeOptionError('params.arguments', 'an object');
+/**
+ * The call's params, checked and copied once, before anything awaits: every attempt sends this copy, so a
+ * caller that reuses its params object for its next call (a new name, new arguments) cannot make a retry send
+ * another tool under the first one's safety. Each field is read once (a getter cannot answer twice).
+ */
+export function callParamsOf(params) {
+  if (!params || typeof params !== 'object') throw typeOptionError('params.name', 'a string');
+  const { name, arguments: args, _meta: meta, ...rest } = params;
+  if (typeof name !== 'string') throw typeOptionError('params.name', 'a string');
+  if (args !== undefined && (args === null || typeof args !== 'object')) throw typeOptionError('params.arguments', 'an object');
+  const copy = { ...rest, name };
+  if (args !== undefined) copy.arguments = Array.isArray(args) ? [...args] : { ...args };
+  if (meta !== undefined) copy._meta = meta !== null && typeof meta === 'object' ? { ...meta } : meta;
+  return copy;
 }
 
 /** The settings the steps read (client/resolve-tool.js, status.js, model-tools.js), with their defaults. */
@@ -81,9 +91,15 @@ export function settingsOf(options) {
  * invocation's), else `undefined` (not counted).
  */
 export function subrequestRoom(options) {
+  const budget = subrequestBudgetOf(options);
+  return budget === undefined ? undefined : { subrequests: budget.room };
+}
+
+/** The current invocation's `SubrequestBudget` (`subrequestBudget`, called if it is a function), or `undefined`. */
+export function subrequestBudgetOf(options) {
   const o = options?.subrequestBudget;
   if (o === undefined) return undefined;
   const budget = typeof o === 'function' ? o() : o;
   if (!(budget instanceof SubrequestBudget)) throw typeOptionError('subrequestBudget', 'a function returning a SubrequestBudget');
-  return { subrequests: budget.room };
+  return budget;
 }

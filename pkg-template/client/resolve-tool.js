@@ -1,7 +1,8 @@
 // Step 1 of a call — resolve the tool: its metadata (the cached tools/list), its safety as the engine judges
 // it, and for a keyed tool the operation id, created once per intended call and journaled before the first send.
-import { rangeError } from '../errors.js';
+import { rangeError, typeError } from '../errors.js';
 import { newOperationId } from './engine.js';
+import { unresolved } from './journal.js';
 
 /**
  * Step 1 — resolve the tool: its metadata (`tools/list`, cached), its safety as the engine judges it, and for a
@@ -27,9 +28,17 @@ export async function resolveTool(ctx, params, intent) {
   const args = { ...(params.arguments ?? {}) };
   let operationId;
   if ((safety === 'keyed' || declares) && name !== ctx.statusTool) {
-    // With `idFromIntent` the id is never the caller's (the model's): it comes from the journal, by intent.
-    const given = !ctx.options.idFromIntent && typeof args[ctx.idArg] === 'string' ? args[ctx.idArg] : undefined;
     const server = ctx.server();
+    let given = typeof args[ctx.idArg] === 'string' ? args[ctx.idArg] : undefined;
+    if (given !== undefined && ctx.options.idFromIntent) {
+      // With `idFromIntent` the id comes from the journal, by intent — a model's own id is never taken, with one
+      // exception: the call it was told is still open ("call again with the same operation_id …"), which the
+      // journal holds open for this tool on this server. Repeated under a new tool-call id, it goes out under
+      // its first id, and the server answers with the first outcome instead of doing it twice.
+      const earlier = typeof ctx.journal.get === 'function' ? await ctx.journal.get(given) : undefined;
+      const open = unresolved(earlier) && earlier.tool === name && (earlier.server === undefined || earlier.server === server);
+      if (!open) given = undefined;
+    }
     const entry = await ctx.journal.begin({
       tool: name,
       server,
@@ -38,6 +47,11 @@ export async function resolveTool(ctx, params, intent) {
       ...(ctx.options.journalArguments === false ? {} : { arguments: args }),
       createdAt: ctx.now(),
     });
+    // A journal of the app's own must answer with the entry (its id sent on every attempt): anything else is
+    // refused by name before anything is sent.
+    if (entry === null || typeof entry !== 'object' || typeof entry.operationId !== 'string' || entry.operationId === '' || typeof entry.tool !== 'string') {
+      throw typeError('journal', 'journal.begin must resolve to the entry (with its operationId and tool)');
+    }
     // An intent is one intended call: the same intent for another tool, or for another server, is a caller's
     // mistake (a tool-call id reused across conversations, one journal shared by two servers' wrappers), refused
     // by name rather than sent under the other call's id.
@@ -45,6 +59,12 @@ export async function resolveTool(ctx, params, intent) {
     if (intent !== undefined && (entry.tool !== name || otherServer)) {
       const of = otherServer ? `${entry.tool} on another server (${String(entry.server).slice(0, 120)})` : entry.tool;
       throw rangeError('intent', `intent ${JSON.stringify(String(intent)).slice(0, 80)} already names a call of ${of}: give each intended call its own intent (prefix tool-call ids with a conversation id if they repeat)`, 'intent_reused');
+    }
+    // An operation id the journal holds for another tool (or server): sent, this call would settle that call's
+    // entry with its own outcome. Refused, nothing sent.
+    if (entry.tool !== name || otherServer) {
+      const of = otherServer ? `${entry.tool} on another server` : entry.tool;
+      throw rangeError(ctx.idArg, `${ctx.idArg} ${JSON.stringify(String(entry.operationId)).slice(0, 80)} already names a call of ${of}: give this call its own`, 'operation_id_reused');
     }
     operationId = entry.operationId;
     args[ctx.idArg] = operationId;

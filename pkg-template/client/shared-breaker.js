@@ -20,6 +20,10 @@
 // outage (the breaker already sheds) — a budget is sized for one client.
 // Unreachable (an error, a timeout of `timeoutMs`, an answer of the wrong shape), it is skipped: the local
 // breaker decides alone, and no call waits longer than `timeoutMs` on it or ends otherwise because of it.
+// In a Worker, a request to the object is a subrequest (on the free plan counted against the 1,000 for Cloudflare
+// services, beside the 50 external ones): with withRetry's `subrequestBudget` each one is counted in it, and one
+// is made only while the budget has room beyond what the next attempt needs — the object's state is worth less
+// than the call's own request and never worth the app's reserve. Skipped, it is as unreachable (`stats.unpaid`).
 import { rangeError, typeError, typeName } from '../errors.js';
 import { BREAKER_STATES } from '../generated/names.js';
 import { newOperationId } from './engine.js';
@@ -190,7 +194,7 @@ export class SharedBreaker {
   #failures = 0; // this engine's failures in a row, as last reported
   #shared = 0; // the fleet's, as last answered
   /** What it did: the object's answers it used, and the times it went without one. */
-  stats = { reads: 0, reports: 0, probesAsked: 0, probesGranted: 0, unreachable: 0 };
+  stats = { reads: 0, reports: 0, probesAsked: 0, probesGranted: 0, unreachable: 0, unpaid: 0 };
 
   /**
    * `options.server`: the server's key in the object (default `default`); `ttlMs`: the longest a snapshot is used
@@ -206,8 +210,19 @@ export class SharedBreaker {
     this.#timeoutMs = options.timeoutMs === undefined ? 100 : ms(options.timeoutMs, 'timeoutMs', 1);
   }
 
-  /** The object's answer to `body`, or `undefined` (unreachable, too slow, not JSON, an error). Never throws. */
-  async #ask(body) {
+  /**
+   * The object's answer to `body`, or `undefined` (unreachable, too slow, not JSON, an error; or not paid for:
+   * `pay` = `{ budget, keep }`, a SubrequestBudget with no more `room` than the `keep` the next attempt needs).
+   * Never throws.
+   */
+  async #ask(body, pay) {
+    if (pay !== undefined) {
+      if (pay.budget.room <= pay.keep) {
+        this.stats.unpaid++;
+        return undefined;
+      }
+      pay.budget.spend(1);
+    }
     let timer;
     try {
       const asked = this.#stub.fetch('https://shared-breaker/', {
@@ -229,7 +244,6 @@ export class SharedBreaker {
   }
 
   /** Adopts the object's snapshot; one of the wrong shape (or one the engine refuses) counts as no answer. */
-  /** Adopts the object's snapshot; one of the wrong shape (or one the engine refuses) counts as no answer. */
   #adopt(engine, snapshot, nowMs) {
     const s = answerSnapshot(snapshot);
     try {
@@ -248,16 +262,17 @@ export class SharedBreaker {
   /**
    * Before an attempt: a due probe asks for the lease (not granted: adopt what the object holds, so the engine
    * fails fast or sees the newer state, and ask once more if a probe is still due); otherwise a snapshot older
-   * than `ttlMs` is refreshed (a report of this process's own state, whose answer is the shared one).
+   * than `ttlMs` is refreshed (a report of this process's own state, whose answer is the shared one). `pay`:
+   * what the object's requests may take from the invocation's subrequests (`{ budget, keep }`), if counted.
    */
-  async beforeAdmit(engine, nowMs) {
+  async beforeAdmit(engine, nowMs, pay) {
     if (engine.breakerState === undefined) return;
     for (let asked = 0; asked < 2 && engine.probeDue(nowMs); asked++) {
       this.#holder ??= newOperationId(); // drawn inside a call: Workers refuse randomness at module scope
       this.stats.probesAsked++;
       const leaseMs = Math.min(Math.max(1, engine.policy.attemptTimeoutMs), MAX_MS);
       const { sinceMs } = engine.sharedSnapshot();
-      const r = await this.#ask({ op: 'probe', holder: this.#holder, sinceMs, nowMs, leaseMs });
+      const r = await this.#ask({ op: 'probe', holder: this.#holder, sinceMs, nowMs, leaseMs }, pay);
       if (r?.granted === true) {
         this.stats.probesGranted++;
         this.#syncedAt = nowMs;
@@ -269,26 +284,27 @@ export class SharedBreaker {
     // While this breaker sheds (open, or a probe out elsewhere), a refresh is all a call costs: a quarter of the
     // ttl, so that the others' probe closing it is seen about as soon as a probe of its own would have.
     const ttl = engine.breakerState === CLOSED ? this.#ttlMs : this.#ttlMs / 4;
-    if (nowMs - this.#syncedAt >= ttl) await this.#report(engine, nowMs, 'reads');
+    if (nowMs - this.#syncedAt >= ttl) await this.#report(engine, nowMs, 'reads', undefined, pay);
   }
 
   /**
    * After an attempt was recorded (`transitioned`: its step changed the breaker): tells the object of a
    * transition, of a failure the breaker counted, or of an answer after failures. Nothing on the healthy path.
+   * `pay`: as for `beforeAdmit`.
    */
-  async afterRecord(engine, nowMs, transitioned) {
+  async afterRecord(engine, nowMs, transitioned, pay) {
     if (engine.breakerState === undefined) return;
     const { failures } = engine.sharedSnapshot();
     let counted;
     if (!transitioned && failures > this.#failures) counted = 'failure';
     else if (!transitioned && failures === 0 && (this.#failures > 0 || this.#shared > 0)) counted = 'success';
     this.#failures = failures;
-    if (transitioned || counted) await this.#report(engine, nowMs, 'reports', counted);
+    if (transitioned || counted) await this.#report(engine, nowMs, 'reports', counted, pay);
   }
 
-  async #report(engine, nowMs, counter, counted) {
+  async #report(engine, nowMs, counter, counted, pay) {
     const { state, sinceMs } = engine.sharedSnapshot();
-    const r = await this.#ask({ op: 'report', snapshot: { state, sinceMs }, ...(counted ? { counted } : {}) });
+    const r = await this.#ask({ op: 'report', snapshot: { state, sinceMs }, ...(counted ? { counted } : {}) }, pay);
     if (r && this.#adopt(engine, r, nowMs)) this.stats[counter]++;
   }
 }

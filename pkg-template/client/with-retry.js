@@ -11,7 +11,7 @@ import { ofServerOrUnbound, serverIdentity, serverName } from './scope.js';
 import { telemetryFor } from './telemetry.js';
 import { RESULT_SCHEMA } from './result-schema.js';
 import { followTask, taskRequest } from './tasks.js';
-import { DEFAULT_STATUS_TOOL, checkCallParams, checkOptions, settingsOf } from './options.js';
+import { DEFAULT_STATUS_TOOL, callParamsOf, checkOptions, settingsOf } from './options.js';
 import { reconnectorFor } from './reconnect.js';
 import { toolsCache } from './tools-cache.js';
 import { resolveTool } from './resolve-tool.js';
@@ -32,6 +32,7 @@ export { DEFAULT_STATUS_TOOL, RESULT_SCHEMA, assembleOutcome, followTask, recove
  * Call it once per client and share the wrapper: the retry budget and the breaker are per server.
  */
 const noEvent = () => {};
+const DETACHED = ['decision', 'classification', 'breaker', 'outcome'];
 
 export function withRetry(client, options = {}) {
   checkOptions(client, options);
@@ -46,8 +47,13 @@ export function withRetry(client, options = {}) {
   const session = sessionKeeper(client, reconnectorFor(client, options));
   const reconnect = (_client, context) => session.reinitialize(context?.cause);
   const emit = (event) => {
+    if (!options.onEvent) return;
+    // The listener gets its own copies of what the call goes on with (the engine's decision and classification,
+    // the breaker's transition, the attempt's outcome): a listener that labels them in place cannot change how
+    // the call ends.
+    for (const k of DETACHED) if (event[k] !== null && typeof event[k] === 'object') event[k] = { ...event[k] };
     try {
-      options.onEvent?.(event);
+      options.onEvent(event);
     } catch {
       // A listener's failure must not change the call.
     }
@@ -81,8 +87,8 @@ export function withRetry(client, options = {}) {
   };
   let callSeq = 0;
 
-  async function call(params, requestOptions = {}) {
-    checkCallParams(params);
+  async function call(given, requestOptions = {}) {
+    const params = callParamsOf(given);
     const { signal } = requestOptions;
     const task = taskRequest(requestOptions.task);
     const op = await resolveTool(ctx, params, requestOptions.intent);

@@ -229,6 +229,7 @@ export declare const BREAKER_HALF_OPEN: 'half_open';
 export type HedgeRefusalName = 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency';
 export declare const HEDGE_REFUSALS: readonly HedgeRefusalName[];
 export declare const CAUSE_RECOVERS: readonly (Recover | undefined)[];
+export declare const ATTEMPT_SUBREQUESTS: Readonly<Record<Recover | '', number>>;
 export declare const REASON_WORDS: readonly string[];
 export declare const REASON_NEXT_STEPS: readonly (string | undefined)[];
 export declare const CAUSE_WORDS: readonly (string | undefined)[];

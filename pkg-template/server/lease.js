@@ -60,6 +60,15 @@ export class ClaimHold {
     return !this.#stopped && !this.#lost;
   }
 
+  /**
+   * Whether `record` is this claim's while its handler still runs here (not stopped): the version it holds.
+   * True after a renewal was given up on, as long as nobody claimed the record since — the handler is still
+   * running in this process, whatever the stored lease says.
+   */
+  holds(record) {
+    return !this.#stopped && record?.version === this.#current.version;
+  }
+
   /** The claim as last written (its version moves with each renewal). */
   get claim() {
     return this.#current;
@@ -85,19 +94,27 @@ export class ClaimHold {
     const now = clock();
     // Late (the event loop stalled past two thirds of the lease): still renewed if nobody took the claim —
     // the store's version check proves that — but operators hear that the lease is too short for this process.
-    const late = now >= this.#current.leaseUntilMs - every;
+    const giveUpAt = this.#current.leaseUntilMs - every;
+    const late = now >= giveUpAt;
     const renewed = rules.renew(this.#current, now);
+    // A renewal that hangs must not hold the claim past the point where the owner gives up: at that point (or,
+    // already late, at the lease's end) the claim is lost whether or not the store has answered.
+    const hung = setTimeout(() => this.#stopped || this.#lose('not_renewed'), Math.max(0, (late ? this.#current.leaseUntilMs : giveUpAt) - now));
+    hung.unref?.();
     let won;
     try {
       won = await store.replace(this.#key, this.#current.version, renewed);
     } catch (error) {
       emit({ type: 'store_error', during: 'renew', key: this.#key, error });
-      // Only a third of the lease left and not renewed: give up before anyone may reconcile it.
-      if (late) return this.#lose('not_renewed');
+      // Only a third of the lease left (on the clock now, after the wait) and not renewed: give up before
+      // anyone may reconcile it.
+      if (this.#lost || clock() >= giveUpAt) return this.#lose('not_renewed');
       return this.#schedule(Math.max(1, Math.floor(every / 4)));
+    } finally {
+      clearTimeout(hung);
     }
-    if (this.#stopped) {
-      // Stopped while renewing: the renewal stands (finish uses it).
+    if (this.#stopped || this.#lost) {
+      // Stopped (or given up on) while renewing: the renewal stands if it won (finish uses it).
       if (won) this.#current = renewed;
       return;
     }

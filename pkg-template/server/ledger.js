@@ -181,9 +181,13 @@ export class OperationLedger {
     return new ClaimHold(this.#holdEnv, key, keyString(key), claim);
   }
 
-  /** A live claim of this process on `key` (its record is pending, its lease maybe behind): in progress. */
+  /**
+   * A claim of this process on `key` whose handler still runs here and whose record is still the one it holds
+   * (pending, its lease maybe behind — even one given up on, `not_renewed`, while the handler has not
+   * returned): in progress. A record another run took (its version moved on) is not this process's.
+   */
   #held(key, record) {
-    return record?.state === 'pending' && this.#live.get(keyString(key))?.live
+    return record?.state === 'pending' && this.#live.get(keyString(key))?.holds(record)
       ? { retryAfterMs: Math.min(1000, this.#keepAliveMs) } : undefined;
   }
 

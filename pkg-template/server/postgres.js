@@ -128,7 +128,14 @@ export class PostgresLedgerStore {
           await client.query('ROLLBACK');
         } catch (r) {
           broken = r; // the connection is gone: the server rolls back what it had
+          throw e;
         }
+        // The claim was written inside the transaction: still there after the rollback, the transaction had
+        // ended inside the handler (it ran COMMIT on `client`) and what it wrote stands — not known, never
+        // answered "rolled back".
+        const row = await client.query(GET(keyArgs(key))).catch(() => undefined);
+        const now = fromRow(row?.rows?.[0]);
+        if (row === undefined || now?.record?.version === claim.version) throw new CommitUnknown(e);
         throw e;
       }
       try {

@@ -315,7 +315,11 @@ export class SqliteLedgerStore {
           throw new Error('the claim changed inside its own transaction (was the row written by the handler?)');
         }
       } catch (e) {
-        if (db.inTransaction) db.exec('ROLLBACK');
+        // Still open: rolled back here, nothing took effect. Already ended inside the handler (it ran COMMIT
+        // through `tx`, or SQLite rolled back on its own and later writes ran in autocommit): what stands is not
+        // known — never answered "rolled back", which tells the caller nothing took effect.
+        if (!db.inTransaction) throw new CommitUnknown(e);
+        db.exec('ROLLBACK');
         throw e;
       }
       try {

@@ -85,6 +85,16 @@ impl Recover {
         }
     }
 
+    /// What an attempt costs in outgoing requests when it follows `recover` (none: a plain re-send): its own
+    /// request plus the step's ([`Recover::subrequests`]). The engine's admission counts with it
+    /// ([`super::engine::Engine::admit_within`]); the JS layer's table of it is generated from it.
+    pub const fn attempt_subrequests(recover: Option<Recover>) -> u32 {
+        match recover {
+            Some(r) => r.subrequests().saturating_add(1),
+            None => 1,
+        }
+    }
+
     /// Every action, in declaration order (the order of the `as u8` codes).
     pub const ALL: [Recover; 7] = [
         Recover::Reinitialize,

@@ -158,7 +158,7 @@ impl Engine {
         if counts && call.attempts >= self.policy.max_attempts {
             return Err(give_up(call, Reason::MaxAttempts));
         }
-        let cost = call.pending_recover.map_or(0, Recover::subrequests).saturating_add(1);
+        let cost = Recover::attempt_subrequests(call.pending_recover);
         if room.is_some_and(|room| room < cost) {
             return Err(give_up(call, Reason::SubrequestBudget));
         }

@@ -19,7 +19,7 @@ const metaOf = (r) => r?._meta?.['dev.mcp-retry-policy/ledger'];
  * The issue's case ran once: one execution — unless this process stalled (measured by the case, apart from
  * the ledger) for longer than what is left of the 200 ms lease after a renewal (two thirds of it), which no
  * lease can outlast and the README says so ("a process stall longer than the lease is what the fence is
- * for"). Then a second execution is allowed only as the README promises it: the stale run was told
+ * for"). Then a further execution is allowed only as the README promises it: each stale run was told
  * (`lease_lost`) and its finish refused (`late_finish`). Seen once in CI: a 200+ ms stall on a SQLite file
  * (each write is fsynced) with two executions, both told.
  */
@@ -30,8 +30,8 @@ function assertOneExecution(t, out, leaseMs = 200) {
     return;
   }
   t.diagnostic(`the event loop stalled ${out.maxStallMs} ms (lease ${leaseMs} ms): a second run is allowed only fenced — ${detail}`);
-  assert.ok(out.executions >= 1 && out.executions <= 2, detail);
-  const extra = out.executions - 1;
+  assert.ok(out.executions >= 1, detail);
+  const extra = out.executions - 1; // a long stall can let more than one run take over (seen: 960 ms, 3 runs, each told)
   assert.ok((out.events.lease_lost ?? 0) >= extra, `every stale run was told: ${detail}`);
   assert.ok((out.events.late_finish ?? 0) >= extra, `every stale finish was refused: ${detail}`);
 }
@@ -129,6 +129,53 @@ test('item 1: a lease that cannot be renewed aborts the handler\'s signal; anoth
   // The record is the second run's, not overwritten by the stale one.
   const s = await b.status({ tenant: 'user-1', action: 'w', operationId: id });
   assert.equal(s.status, 'succeeded');
+});
+
+test('item 1: a renewal that hangs does not hold the claim past the give-up point: the signal aborts while the store has not answered', { timeout: 10_000 }, async () => {
+  // A store whose renewals hang for 1.5 s and then fail (a connection that stopped answering). Before, the
+  // owner waited on the hung write: the signal stayed quiet past the lease's end, when another process may
+  // reconcile and run it again; and after the error it judged "late" by the clock from before the wait.
+  const inner = new MemoryLedgerStore();
+  let renewals = 0;
+  const store = {
+    get: (k) => inner.get(k),
+    insert: (k, r) => inner.insert(k, r),
+    replace: async (k, v, r, res) => {
+      if (r.state === 'pending') {
+        renewals++;
+        await sleep(1_500);
+        throw new Error('read ECONNRESET');
+      }
+      return inner.replace(k, v, r, res);
+    },
+  };
+  const events = [];
+  let asked = 0;
+  const ledger = new OperationLedger({ store, leaseMs: 300, onEvent: (e) => events.push(e), reconcile: async () => (asked++, { status: 'not_done' }) });
+  let abortedAt;
+  let runs = 0;
+  const started = Date.now();
+  const handler = withIdempotency(ledger, async (_args, ex) => {
+    runs++;
+    const { signal } = claimOf(ex);
+    await Promise.race([new Promise((r) => signal.addEventListener('abort', r, { once: true })), sleep(2_500)]);
+    if (signal.aborted) abortedAt = Date.now() - started;
+    await sleep(400); // it goes on a while after being told: still running here
+    return { content: [{ type: 'text', text: 'stopped' }] };
+  }, { action: 'w', tenant });
+  const id = `op-${crypto.randomUUID()}`;
+  const first = handler({ operation_id: id }, extra());
+  await sleep(450); // the stored lease (300 ms) has ended; the handler still runs in this process
+  const again = await handler({ operation_id: id }, extra());
+  assert.equal(metaOf(again)?.status, 'in_progress', 'the handler still running here: never the hook');
+  await first;
+  assert.deepEqual([runs, asked], [1, 0]);
+  assert.ok(renewals >= 1, 'a renewal was in flight');
+  // The first renewal goes at 100 ms; the owner gives up once only a third is left (200 ms) — well before the
+  // hung write answers (1.6 s) and before the lease ends (300 ms).
+  assert.ok(abortedAt !== undefined && abortedAt < 300, `aborted at ${abortedAt} ms`);
+  const lost = events.find((e) => e.type === 'lease_lost');
+  assert.equal(lost?.reason, 'not_renewed');
 });
 
 test('item 1: while this process holds a live claim, the hook is not asked even when the stored lease ran out', async () => {

@@ -353,6 +353,20 @@ test('transaction option (SQLite, one process): a throw rolls the write back and
   db.close();
 });
 
+test('transaction option (SQLite): a handler that ends the transaction itself and then throws is answered unknown, never rolled back', async () => {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE tickets (id INTEGER PRIMARY KEY, title TEXT NOT NULL)');
+  const ledger = new OperationLedger({ store: new SqliteLedgerStore(db) });
+  const handler = withIdempotency(ledger, async ({ title }, _extra, tx) => {
+    tx.prepare('INSERT INTO tickets (title) VALUES (?)').run(title);
+    tx.exec('COMMIT'); // the handler's own commit: its write stands
+    throw new Error('after its own commit');
+  }, { action: 'create_ticket', tenant: () => 'acme', transaction: true });
+  const answer = (await handler({ title: 'self-committed', operation_id: 'op-self-commit' }))._meta[LEDGER_META_KEY];
+  assert.equal(answer.status, 'unknown', `before: rejected/rolled_back ("nothing took effect"): ${JSON.stringify(answer)}`);
+  assert.equal(db.prepare('SELECT count(*) AS n FROM tickets').get().n, 1, 'the write stands');
+});
+
 test('OperationLedger: the table, expiry, leases and reconcile, on a clock of our own', async () => {
   let now = 1_000;
   const store = new MemoryLedgerStore();
@@ -798,6 +812,38 @@ test('10. idFromIntent: the model never sees or mints the operation id; the same
   // Without the option the tools are as listed.
   const plain = withRetry(await connect(), { trusted: true });
   assert.ok((await plain.listToolsForModel()).find((t) => t.name === 'open_ticket').inputSchema.properties.operation_id);
+});
+
+test('10b. idFromIntent: a new tool call that carries the open call\'s id back goes out under it — one ticket; a resolved one is not taken', async () => {
+  const mcp = withRetry(await connect(), { trusted: true, idFromIntent: true, policy: { baseDelayMs: 10, maxDelayMs: 50, breaker: false } });
+  proxy.faults.push('cut', 'cut', 'cut', 'cut', 'cut', 'cut'); // every attempt of the first call, and of its status query
+  const first = await mcp.call({ name: 'open_ticket', arguments: { title: 'w10b' } }, { intent: 'toolcall-b1' });
+  assert.equal(first.status, 'unknown', JSON.stringify(first));
+  assert.match(first.message, new RegExp(`call again with the same operation_id ${first.operationId}`));
+  assert.equal(ticketsFor('w10b').length, 1, 'the first call ran');
+  // The model does what it was told, in a new tool call (a new intent): before, a new id was minted — two tickets.
+  const again = await mcp.call({ name: 'open_ticket', arguments: { title: 'w10b', operation_id: first.operationId } }, { intent: 'toolcall-b2' });
+  assert.equal(again.operationId, first.operationId);
+  assert.equal(again.status, 'succeeded');
+  assert.equal(ticketsFor('w10b').length, 1, 'one ticket: the server answered with the first outcome');
+  // Resolved now: the same id in yet another tool call is a new operation (the journal no longer holds it open).
+  const third = await mcp.call({ name: 'open_ticket', arguments: { title: 'w10b', operation_id: first.operationId } }, { intent: 'toolcall-b3' });
+  assert.notEqual(third.operationId, first.operationId);
+  assert.equal(ticketsFor('w10b').length, 2);
+  // An id the journal holds open for another tool is not taken under idFromIntent; without it, refused by name
+  // (sent, the other tool's outcome would settle open_ticket's entry), nothing sent.
+  proxy.faults.push('cut', 'cut', 'cut', 'cut', 'cut', 'cut');
+  const open = await mcp.call({ name: 'open_ticket', arguments: { title: 'w10e' } }, { intent: 'toolcall-b4' });
+  assert.equal(open.status, 'unknown');
+  const before = server.effects.assignAttempts;
+  const assign = await mcp.call({ name: 'assign_ticket_once', arguments: { user: 'nobody', operation_id: open.operationId } }, { intent: 'toolcall-b5' });
+  assert.notEqual(assign.operationId, open.operationId);
+  const plain = withRetry(await connect(), { trusted: true, journal: mcp.journal });
+  const sent = proxy.log.length;
+  await assert.rejects(plain.call({ name: 'assign_ticket_once', arguments: { user: 'nobody', operation_id: open.operationId } }), (e) => e instanceof RangeError && e.code === 'operation_id_reused' && e.field === 'operation_id');
+  assert.equal(proxy.log.slice(sent).filter((l) => l.method === 'tools/call').length, 0, 'nothing sent');
+  assert.equal(server.effects.assignAttempts, before + 1, 'only the idFromIntent call ran');
+  assert.equal((await mcp.journal.get(open.operationId)).state, 'unknown', 'open_ticket\'s entry is still open');
 });
 
 test('validation failures run nothing and store nothing; recorded failures are replayed', async () => {

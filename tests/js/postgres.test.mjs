@@ -188,6 +188,18 @@ test('transaction option (Postgres, one process): a throw rolls back the write a
   assert.deepEqual(await handler({ operation_id: id }), { content: [{ type: 'text', text: 'ok' }] });
   assert.equal(await count(id), 1);
   assert.equal((await ledger.status({ tenant: 'acme', action: 'tx_pg', operationId: id })).status, 'succeeded');
+  // A handler that ends the transaction itself (COMMIT on the client), then throws: its write stands, so the
+  // answer is unknown — before, rolled_back ("nothing took effect") with the ticket written.
+  mode = 'commit-then-throw';
+  const committed = withIdempotency(ledger, async ({ operation_id }, _extra, client) => {
+    await client.query('INSERT INTO tickets (op) VALUES ($1)', [operation_id]);
+    await client.query('COMMIT');
+    throw new Error('after its own commit');
+  }, { action: 'tx_pg', tenant: () => 'acme', transaction: true });
+  const id2 = `op-pg-tx-commit-${process.pid}`;
+  const answer = (await committed({ operation_id: id2 }))._meta[LEDGER_META_KEY];
+  assert.equal(answer.status, 'unknown', JSON.stringify(answer));
+  assert.equal(await count(id2), 1, 'the write stands');
 });
 
 test('only the node entries carry PostgresLedgerStore: the browser and workerd module graphs do not reach it', async () => {

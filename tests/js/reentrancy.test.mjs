@@ -38,3 +38,28 @@ test("a record whose getter asks the rules about another record keeps its own nu
   };
   assert.deepEqual(r.admit(sneaky, 'f', 10).action, 'in_progress', 'a live claim stays in progress, never a replay');
 });
+
+test('a policy or options getter that builds another engine does not hand that one\'s policy to this one', () => {
+  // Before: the policy was read straight into the module's argument array, so the nested engine's read
+  // overwrote it — maxAttempts 2, no breaker, no hedging.
+  const viaOptions = new RetryEngine({ maxAttempts: 7, hedgeAfterMs: 100 }, {
+    get seed() {
+      new RetryEngine({ maxAttempts: 2, breaker: false }).free();
+      return 1;
+    },
+  });
+  assert.equal(viaOptions.policy.maxAttempts, 7);
+  assert.notEqual(viaOptions.breakerState, undefined, 'the breaker is on');
+  assert.equal(viaOptions.hedging?.hedgeAfterMs, 100);
+  const viaPolicy = new RetryEngine({
+    get maxAttempts() {
+      new RetryEngine({ totalTimeoutMs: 1234, budget: false }).free();
+      return 4;
+    },
+  });
+  assert.equal(viaPolicy.policy.maxAttempts, 4);
+  assert.notEqual(viaPolicy.policy.totalTimeoutMs, 1234, 'no field of the nested policy leaks in');
+  assert.notEqual(viaPolicy.budgetTokens, undefined, 'the budget is on');
+  viaOptions.free();
+  viaPolicy.free();
+});

@@ -8,7 +8,7 @@ import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { RetryEngine, withRetry, SharedBreaker, DurableObjectBreakerState } from '../../pkg/node.js';
+import { RetryEngine, withRetry, SharedBreaker, DurableObjectBreakerState, SubrequestBudget } from '../../pkg/node.js';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
 import { runBreakerStateContract } from '../support/breaker-state-contract.mjs';
@@ -164,4 +164,41 @@ test('an unreachable shared state (hanging, throwing, answering nonsense): the l
     assert.ok(shared.stats.unreachable >= 5, `${name}: ${JSON.stringify(shared.stats)}`);
     assert.equal(shared.stats.reads + shared.stats.reports + shared.stats.probesGranted, 0);
   }
+});
+
+test('in a Worker invocation the object\'s requests are subrequests: counted in the budget, never the next attempt\'s nor the app\'s reserve', async () => {
+  // The invocation's budget pays for the transport's requests and the shared breaker's; ttlMs 0: every call
+  // refreshes, so the breaker would spend as much as the calls.
+  const budget = new SubrequestBudget({ limit: 16, reserve: 1 });
+  let sent = 0;
+  let asked = 0;
+  const state = new DurableObjectBreakerState(mapStorage());
+  const stub = { fetch: (url, init) => { asked++; return state.fetch(new Request(url, init)); } };
+  const shared = new SharedBreaker(stub, { ttlMs: 0, timeoutMs: 500 });
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url), { fetch: (u, i) => { sent++; return budget.fetch(u, i); } }));
+  const mcp = withRetry(client, {
+    trusted: true, seed: 1, sharedBreaker: shared, subrequestBudget: budget,
+    policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, breaker: { consecutiveFailures: 10, openMs: 500 } },
+  });
+  proxy.faults.push({ status: 503 }); // one counted failure: the breaker reports it, and the answer after it
+  const seen = [];
+  for (let i = 0; i < 20; i++) {
+    const room = budget.room;
+    const o = await mcp.call({ name: 'search_tickets', arguments: { query: `budget ${i}` } });
+    seen.push({ room, status: o.status, reason: o.reason, attempts: o.attempts.length });
+    assert.equal(budget.spent, sent + asked, `every request is counted, the object's too: ${JSON.stringify({ spent: budget.spent, sent, asked })}`);
+    if (o.reason === 'subrequest_budget') break;
+  }
+  await client.close();
+  const detail = JSON.stringify({ seen, stats: shared.stats, spent: budget.spent });
+  assert.ok(asked >= 3, `the object was asked: ${detail}`);
+  assert.equal(seen[0].attempts, 2, `the first call retried its 503: ${detail}`);
+  assert.equal(budget.remaining, budget.reserve, `the app's reserve is left, and nothing more: ${detail}`);
+  const last = seen.at(-1);
+  assert.deepEqual([last.room, last.status, last.reason, last.attempts], [0, 'failed', 'subrequest_budget', 0], detail);
+  // With one request of room, the object is skipped and the attempt goes out.
+  const one = seen.find((c) => c.room === 1);
+  assert.ok(one && one.status === 'succeeded' && one.attempts === 1, `the last unit went to the call, not the object: ${detail}`);
+  assert.ok(shared.stats.unpaid >= 1, detail);
 });

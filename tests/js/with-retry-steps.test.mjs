@@ -211,10 +211,11 @@ test('toolsForModel: the operation-id argument is taken out of keyed tools, and 
   const [pay, st] = toolsForModel([keyed, status], { idArg: 'operation_id', statusTool: 'operation_status', statusListed: true });
   assert.deepEqual(Object.keys(pay.inputSchema.properties), ['amount']);
   assert.deepEqual(pay.inputSchema.required, ['amount']);
-  assert.match(pay.description, /^Pays\. \(Repeating this exact call is safe.*use operation_status/);
+  assert.match(pay.description, /^Pays\. \(Retries are handled for you; calling this tool again is a new operation\..*use operation_status/);
   assert.equal(st, status, 'the status tool keeps its argument');
   const [quiet] = toolsForModel([keyed], { idArg: 'operation_id', statusTool: 'operation_status', statusListed: false });
   assert.doesNotMatch(quiet.description, /operation_status/);
+  assert.match(quiet.description, /unless you pass the operation_id its answer named/);
 });
 
 test('watchStreamBreaks: notes when the SDK reports a broken SSE stream, and chains the onerror it found', () => {

@@ -131,3 +131,18 @@ test('DurableObjectBreakerState meets its contract in a real Durable Object (rea
   assert.ok(checks.length >= 25, `${checks.length} checks`);
   for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
 });
+
+test('a Durable Object request is a subrequest: with a SubrequestBudget the shared breaker\'s are counted, and never take the next attempt\'s or the app\'s reserve', async () => {
+  const res = await (await mf.getWorker('w1')).fetch(`http://w/budget?limit=16&run=budget-${Date.now()}`);
+  const body = await res.json();
+  const detail = JSON.stringify(body);
+  assert.equal(res.status, 200, detail);
+  for (const c of body.calls) assert.equal(c.spent, c.counted, `every request counted, the object's too: ${detail}`);
+  assert.ok(body.asked >= 3 && body.sent >= 3, detail);
+  assert.equal(body.remaining, 1, `the app's reserve is left: ${detail}`);
+  const last = body.calls.at(-1);
+  assert.deepEqual([last.room, last.status, last.reason, last.attempts], [0, 'failed', 'subrequest_budget', 0], detail);
+  const one = body.calls.find((c) => c.room === 1);
+  assert.ok(one && one.status === 'succeeded' && one.attempts === 1, `the last unit went to the call: ${detail}`);
+  assert.ok(body.stats.unpaid >= 1, detail);
+});

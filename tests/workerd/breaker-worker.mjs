@@ -1,7 +1,7 @@
 // One Worker of the shared-breaker storm (tests/js/workerd-breaker.test.mjs): the test runs this script as several
 // Workers at once (each its own isolate, its own engine and breaker), all calling one failing upstream; the first
 // also holds the Durable Object with the shared state, which the others reach through their bindings.
-import { withRetry, SharedBreaker, DurableObjectBreakerState } from '../../pkg/workerd.js';
+import { withRetry, SharedBreaker, DurableObjectBreakerState, SubrequestBudget } from '../../pkg/workerd.js';
 import { Client, StreamableHTTPClientTransport } from './sdk-bundle.js';
 import { runBreakerStateContract } from '../support/breaker-state-contract.mjs';
 
@@ -34,11 +34,38 @@ async function once(url, env) {
   return Response.json({ status: out.status, reason: out.reason, attempts: out.attempts.length, breaker: mcp.engine.breakerState });
 }
 
+/**
+ * One invocation's budget paying for the transport's requests and the shared breaker's (the object reached
+ * through this Worker's binding): calls until the engine stops one for the budget. Reports what was counted
+ * against what went out, each call's room before it and how it ended.
+ */
+async function budgeted(url, env) {
+  const budget = new SubrequestBudget({ limit: Number(url.searchParams.get('limit')), reserve: 1 });
+  let sent = 0;
+  let asked = 0;
+  const object = env.BREAKER.get(env.BREAKER.idFromName(url.searchParams.get('run')));
+  const stub = { fetch: (u, i) => { asked++; return object.fetch(u, i); } };
+  const shared = new SharedBreaker(stub, { server: 'tickets', ttlMs: 0, timeoutMs: 500 });
+  const client = new Client({ name: 'budget-worker', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL), { fetch: (u, i) => { sent++; return budget.fetch(u, i); } }));
+  const mcp = withRetry(client, { trusted: true, seed: 1, sharedBreaker: shared, subrequestBudget: budget, policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
+  const calls = [];
+  for (let i = 0; i < 20; i++) {
+    const room = budget.room;
+    const out = await mcp.call({ name: 'search_tickets', arguments: { query: `budget ${i}` } });
+    calls.push({ room, status: out.status, reason: out.reason, attempts: out.attempts.length, spent: budget.spent, counted: sent + asked });
+    if (out.reason === 'subrequest_budget') break;
+  }
+  await client.close().catch(() => {}); // closing may want a request the budget no longer has
+  return Response.json({ calls, asked, sent, spent: budget.spent, remaining: budget.remaining, stats: shared.stats });
+}
+
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     try {
       if (url.pathname === '/once') return await once(url, env);
+      if (url.pathname === '/budget') return await budgeted(url, env);
       if (url.pathname === '/contract') return await env.BREAKER.get(env.BREAKER.idFromName('contract')).fetch('https://do/contract');
       // /run?mode=shared|alone&ms=…&every=…&run=…: this isolate's caller, one withRetry (one engine), a call every
       // `every` ms for `ms` ms. Shared: its breaker meets the others' in the object named by `run`.
