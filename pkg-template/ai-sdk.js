@@ -13,13 +13,14 @@
 // wrap @ai-sdk/mcp's own client: it has no request-level hook to observe an attempt (HTTP status, whether it
 // was sent), and its `maxRetries` re-sends any tools/call on a connection error or a 5xx, safe or not.
 //
-// `execute` answers `mcp.callTool(...)`: for `succeeded` and `tool_error` the tool's own CallToolResult (what
-// @ai-sdk/mcp returns); for `failed`, `unknown` and `pending` an `isError` result whose text is the outcome's
+// `execute` answers the call's outcome: for `succeeded` and `tool_error` the tool's own CallToolResult (what
+// @ai-sdk/mcp returns); for `failed`, `unknown` and `pending` (a created task too) an `isError` result whose text is the outcome's
 // message (what happened, whether it may have run, what to do next) — never a thrown error. Only an abort
 // before anything was sent throws, as @ai-sdk/mcp's tools do. `ai` is an optional peer (^6); only this entry
 // imports it.
 import { dynamicTool, jsonSchema } from 'ai';
 import { typeError } from './errors.js';
+import { modelResultOf } from './client/outcome.js';
 
 const HINTS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
@@ -46,10 +47,10 @@ export async function aiSdkTools(mcp, options = {}) {
         inputSchema: jsonSchema({ ...inputSchema, properties: inputSchema?.properties ?? {}, additionalProperties: false }),
         execute: async (args, execution) => {
           execution?.abortSignal?.throwIfAborted();
-          return mcp.callTool(
-            { name, arguments: args ?? {} },
-            { intent: intent(execution), ...(execution?.abortSignal ? { signal: execution.abortSignal } : {}) },
-          );
+          const params = { name, arguments: args ?? {} };
+          const requestOptions = { intent: intent(execution), ...(execution?.abortSignal ? { signal: execution.abortSignal } : {}) };
+          // A pending call that created a task is told as the outcome's message, not as the raw task.
+          return typeof mcp.call === 'function' ? modelResultOf(await mcp.call(params, requestOptions)) : mcp.callTool(params, requestOptions);
         },
         toModelOutput: mcpToModelOutput,
       }),

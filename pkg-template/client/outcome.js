@@ -57,8 +57,17 @@ export function summary(o) {
  * created); else an `isError` result whose text is the outcome's message and whose `_meta` carries the outcome.
  */
 export function toolResultOf(outcome) {
-  if (outcome.status === STATUS_SUCCEEDED || outcome.status === STATUS_TOOL_ERROR) return outcome.result;
   if (outcome.status === STATUS_PENDING && outcome.result) return outcome.result;
+  return modelResultOf(outcome);
+}
+
+/**
+ * What a model is given for `outcome`: the tool's result when it answered; else (a pending task too: its
+ * CreateTaskResult tells a model nothing it can act on) an `isError` result whose text is the outcome's message —
+ * still in progress, do not call it again — and whose `_meta` carries the outcome.
+ */
+export function modelResultOf(outcome) {
+  if (outcome.status === STATUS_SUCCEEDED || outcome.status === STATUS_TOOL_ERROR) return outcome.result;
   return {
     isError: true,
     content: [{ type: 'text', text: outcome.message }],

@@ -110,6 +110,19 @@ test('a task still working at the deadline ends pending, with the task to check 
   await server.taskStore.updateTaskStatus(out.result.task.taskId, 'cancelled');
 });
 
+test('the AI SDK tool of a task still working at the deadline tells the model the outcome\'s message, not the raw task', async () => {
+  const { aiSdkTools, mcpToModelOutput } = await import('../../pkg/ai-sdk.js');
+  const { mcp } = await connect({ policy: { totalTimeoutMs: 1_200, attemptTimeoutMs: 1_000 } });
+  const tools = await aiSdkTools(mcp);
+  const output = await tools.render_report.execute({ ms: 20_000 }, { toolCallId: 'tc-task-1', messages: [] });
+  const model = mcpToModelOutput({ output });
+  assert.equal(model.type, 'content', `before: { type: 'json', value: { task } } — ${JSON.stringify(model)}`);
+  assert.match(model.value[0].text, /still in progress as task \S+.*instead of calling it again/);
+  assert.equal(output._meta['dev.mcp-retry-policy/outcome'].status, 'pending');
+  const taskId = /as task (\S+?)[ .]/.exec(model.value[0].text)[1];
+  await server.taskStore.updateTaskStatus(taskId, 'cancelled');
+});
+
 test('bad task options are refused by name before anything is sent; engine.poll refuses bad hints by name', async () => {
   const { mcp } = await connect();
   const calls = count('tools/call');
