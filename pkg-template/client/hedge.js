@@ -5,7 +5,8 @@
 // aborted (the SDK then sends `notifications/cancelled` for each). A copy that failed waits for the others;
 // when none answers, the engine says which failed copy stands for the attempt (the one that says the most may
 // have been delivered: a copy refused at connect never hides one that may have run). The engine is told how
-// each hedge ended, and is given the invocation's subrequest room when asked for a hedge.
+// each hedge ended. A hedge is paid from the call's subrequest room, which the engine counted from the
+// attempt's admission; `engine.hedge` is also handed the invocation's room now (`{ subrequests }`, as `admit`).
 import { standingCopy } from './engine-hedge.js';
 import { subrequestRoom } from './options.js';
 import { runAttempt } from './run-attempt.js';
