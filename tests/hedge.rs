@@ -1,10 +1,11 @@
 //! Hedged reads, natively: which safeties may hedge, the per-call cap, the deadline, the breaker, the shared
-//! retry budget and Envoy's concurrency cap (max(3, 20 % of requests in flight)), and the in-flight counts.
+//! retry budget and Envoy's concurrency cap (max(3, 20 % of requests in flight)), the in-flight counts, the
+//! call's subrequest room a hedge must fit in, and which copy stands for an attempt no copy answered.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
 
 use mcp_retry_policy::retry::{
-    AttemptOutcome as O, CallState, Engine, HedgeConfig, HedgeError, HedgeField, HedgeOptions, HedgeRefusal, Policy,
-    ResultType, Revision, Safety, MAX_HEDGES,
+    copy_stands, AttemptOutcome as O, CallState, Decision, Engine, FinalStatus, HedgeConfig, HedgeError, HedgeField,
+    HedgeOptions, HedgeRefusal, Policy, ResultType, Revision, Safety, Sent, HEDGE_SUBREQUESTS, MAX_HEDGES,
 };
 
 const OK: O = O::Result { is_error: false, result_type: ResultType::Complete };
@@ -159,4 +160,86 @@ fn options_are_validated_and_refused_by_name() {
     assert_eq!(new(Some(10), Some(0)), err(HedgeField::MaxHedges, 0, u64::from(MAX_HEDGES)));
     assert_eq!(new(None, Some(11)), err(HedgeField::MaxHedges, 11, 10), "checked even when off");
     assert_eq!(new(Some(10), Some(10)), Ok(Some(HedgeConfig { after_ms: 10, max_hedges: 10 })));
+}
+
+/// The outcome standing for an attempt whose copies all failed, folded in the order they ended (what the JS
+/// does with the engine's answers).
+fn standing(copies: &[O], revision: Option<Revision>) -> O {
+    copies.iter().skip(1).fold(copies[0], |s, later| if copy_stands(&s, later, revision) { *later } else { s })
+}
+
+#[test]
+fn copy_stands_a_copy_refused_at_connect_never_replaces_one_that_may_have_run() {
+    let maybe = O::Network { sent: Sent::Maybe };
+    let refused = O::Network { sent: Sent::No };
+    let unavailable = O::Http { status: 503, retry_after_ms: Some(1_000), had_session: true, jsonrpc_code: None };
+    let revisions = Revision::ALL.map(Some).into_iter().chain([None]);
+    for r in revisions {
+        // The review's sequence: copy 0 forwarded and its answer lost, then the hedge refused at connect.
+        assert_eq!(standing(&[maybe, refused], r), maybe, "{r:?}");
+        assert_eq!(standing(&[refused, maybe], r), maybe, "{r:?}");
+        assert_eq!(standing(&[TIMEOUT, refused, refused], r), TIMEOUT, "{r:?}");
+        // Alike: the last to end stands (its recovery step is the freshest).
+        assert_eq!(standing(&[refused, unavailable], r), unavailable, "{r:?}");
+        assert_eq!(standing(&[maybe, TIMEOUT], r), TIMEOUT, "{r:?}");
+    }
+    // Through the engine: the standing copy is recorded, and with no attempt left the call is unknown, never
+    // failed; recording the last copy to end (the refused hedge) would have said `failed`.
+    for (recorded, status) in
+        [(standing(&[maybe, refused], None), FinalStatus::Unknown), (refused, FinalStatus::Failed)]
+    {
+        let mut e = engine(Policy { max_attempts: 1, ..Policy::default() }, 1);
+        let mut call = in_flight(&mut e);
+        e.hedge(&mut call, Safety::Idempotent, 100).unwrap();
+        e.hedge_ended(&mut call, false);
+        let step = e.record(&mut call, &recorded, Safety::Idempotent, Revision::LATEST, 200, 0);
+        assert!(
+            matches!(step.decision, Decision::Stop { status: s, .. } if s == status),
+            "{recorded:?}: {:?}",
+            step.decision
+        );
+    }
+}
+
+#[test]
+fn a_hedge_needs_hedge_subrequests_of_the_calls_room_and_never_the_apps_reserve() {
+    assert_eq!(HEDGE_SUBREQUESTS, 2, "its tools/call, and the notifications/cancelled of the copy that loses");
+    let policy = Policy { budget: None, ..Policy::default() };
+    // The room given at admission, less the attempt's request, is what a hedge may spend.
+    for (room, admitted) in [(1, false), (2, false), (3, true), (10, true)] {
+        let mut e = engine(policy, 1);
+        let mut call = e.begin(0);
+        e.admit_within(&mut call, 0, Some(room)).unwrap();
+        let got = e.hedge(&mut call, Safety::ReadOnly, 100);
+        if admitted {
+            assert!(got.is_ok(), "room {room}: {got:?}");
+            assert_eq!(call.room, Some(room - 1 - HEDGE_SUBREQUESTS));
+        } else {
+            assert_eq!(got, Err(HedgeRefusal::SubrequestBudget), "room {room}");
+            assert_eq!((call.hedges, e.in_flight()), (0, (1, 0)), "room {room}: nothing sent, nothing counted");
+        }
+    }
+    // Each hedge spends from what is left: room 5 pays the attempt and two hedges, not three.
+    let mut e = engine(policy, 3);
+    let mut call = e.begin(0);
+    e.admit_within(&mut call, 0, Some(5)).unwrap();
+    assert!(e.hedge(&mut call, Safety::ReadOnly, 100).is_ok());
+    assert!(e.hedge(&mut call, Safety::ReadOnly, 200).is_ok());
+    assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 300), Err(HedgeRefusal::SubrequestBudget));
+    // The room given when the hedge is asked binds too (the app spent some meanwhile), whichever is smaller.
+    let mut e = engine(policy, 1);
+    let mut call = e.begin(0);
+    e.admit_within(&mut call, 0, Some(10)).unwrap();
+    assert_eq!(e.hedge_within(&mut call, Safety::ReadOnly, 100, Some(1)), Err(HedgeRefusal::SubrequestBudget));
+    assert!(e.hedge_within(&mut call, Safety::ReadOnly, 100, Some(2)).is_ok());
+    // Not counted at admission nor at the hedge: no bound; a later admission without room forgets the count.
+    let mut e = engine(policy, 1);
+    let mut call = in_flight(&mut e);
+    assert_eq!(call.room, None);
+    assert!(e.hedge(&mut call, Safety::ReadOnly, 100).is_ok());
+    let mut call = e.begin(0);
+    e.admit_within(&mut call, 0, Some(1)).unwrap();
+    e.record(&mut call, &TIMEOUT, Safety::ReadOnly, Revision::LATEST, 50, 0);
+    e.admit(&mut call, 2_000).unwrap();
+    assert_eq!(call.room, None);
 }

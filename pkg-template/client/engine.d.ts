@@ -104,8 +104,9 @@ export declare class RetryEngine {
   readonly hedging: { hedgeAfterMs: number; maxHedges: number } | undefined;
   /** Hedges sent and won so far, and the requests and hedges in flight. */
   readonly hedgeCounts: HedgeCounts;
-  /** Asks to send a concurrent copy of `call`'s attempt in flight (read_only / idempotent only). */
-  hedge(call: RetryCall, safety: Safety, nowMs: number): HedgeAdmission;
+  /** Asks to send a concurrent copy of `call`'s attempt in flight (read_only / idempotent only). `options.subrequests`:
+   * the invocation's room now (a hedge costs 2 of it: its request and the losing copy's cancellation). */
+  hedge(call: RetryCall, safety: Safety, nowMs: number, options?: { subrequests?: number }): HedgeAdmission;
   /** One hedge of `call` ended: `won` when its answer is the call's. */
   hedgeEnded(call: RetryCall, won: boolean): void;
   /** Sets the revision from a negotiated `protocolVersion` (any `YYYY-MM-DD`). Returns the revision used. */

@@ -34,6 +34,21 @@ const finalizeEngines = new FinalizationRegistry((h) => w.engineFree(h));
 
 let engineHandle;
 
+/** `options.subrequests` (the invocation's room, `admit`'s and `hedge`'s), checked by name; `undefined` if absent. */
+function roomOf(options) {
+  let room;
+  let at = 'options';
+  try {
+    fields(options, 'options', ['subrequests'], (_, v, field) => {
+      at = field;
+      if (v !== undefined) room = number(v, field);
+    });
+  } catch (e) {
+    throw ours(e, at);
+  }
+  return room;
+}
+
 /** Per-server retry engine: policy, retry budget and circuit breaker (the core's `Engine`). */
 export class RetryEngine {
   #h = 0;
@@ -149,16 +164,7 @@ export class RetryEngine {
     const h = engineHandle(this);
     const c = callHandle(call, 'call');
     number(nowMs, 'nowMs');
-    let room;
-    let at = 'options';
-    try {
-      fields(options, 'options', ['subrequests'], (_, v, field) => {
-        at = field;
-        if (v !== undefined) room = number(v, field);
-      });
-    } catch (e) {
-      throw ours(e, at);
-    }
+    const room = roomOf(options);
     ok(room === undefined ? w.admit(h, c, nowMs, 0, 0) : w.admit(h, c, nowMs, 1, room));
     return admission(out());
   }
@@ -367,10 +373,13 @@ export class RetryEngine {
 
   /**
    * Hedged reads: asks to send a concurrent copy of `call`'s attempt in flight at `nowMs` — `{ admitted:
-   * true, timeoutMs }` or `{ admitted: false, refusal }` (`off`, `safety`, `max_hedges`, `budget`, …).
+   * true, timeoutMs }` or `{ admitted: false, refusal }` (`off`, `safety`, `max_hedges`, `budget`, `subrequest_budget`, …);
+   * `options.subrequests`: the invocation's room now, as for `admit`.
    */
-  hedge(call, safety, nowMs) {
-    return hedgeStep(engineHandle(this), callHandle(call, 'call'), safety, nowMs);
+  hedge(call, safety, nowMs, options) {
+    const h = engineHandle(this);
+    const c = callHandle(call, 'call');
+    return hedgeStep(h, c, safety, nowMs, roomOf(options));
   }
 
   /** One hedge of `call` ended: `won` when its answer is the call's, else it lost or was cancelled. */

@@ -3,7 +3,12 @@
 // maxHedges, the deadline, the breaker, the shared retry budget, the concurrency cap); each copy is one more
 // runAttempt with its own tag and its own abort. The first copy that the tool answered wins; the others are
 // aborted (the SDK then sends `notifications/cancelled` for each). A copy that failed waits for the others;
-// when none answers, the last one to end is the attempt's outcome. The engine is told how each hedge ended.
+// when none answers, the engine says which failed copy stands for the attempt (the one that says the most may
+// have been delivered: a copy refused at connect never hides one that may have run). The engine is told how
+// each hedge ended. A hedge is paid from the call's subrequest room, which the engine counted from the
+// attempt's admission; `engine.hedge` is also handed the invocation's room now (`{ subrequests }`, as `admit`).
+import { standingCopy } from './engine-hedge.js';
+import { subrequestRoom } from './options.js';
 import { runAttempt } from './run-attempt.js';
 
 // The engine's hedging is set once, when it is made: read it once per engine, not once per attempt.
@@ -29,6 +34,7 @@ export function runHedged(ctx, run, args, { tool, safety, say }) {
   const caller = run.requestOptions.signal;
   return new Promise((resolve) => {
     const copies = [];
+    const failed = []; // the failed copies' ends, in the order they ended
     let pending = 0;
     let timer;
     let over = false;
@@ -65,7 +71,8 @@ export function runHedged(ctx, run, args, { tool, safety, say }) {
           engine.hedgeEnded(run.state, false);
           say({ type: 'hedge', tool, hedge: c.hedge, phase: 'failed' });
         }
-        if (pending === 0) finish(sent, undefined);
+        failed.push(sent);
+        if (pending === 0) finish(failed.length > 1 ? failed[standingCopy(engine, failed.map((f) => f.outcome))] : sent, undefined);
       }).catch((error) => {
         // runAttempt returns its failures as outcomes; this is a bug of ours, not the server's: end the attempt.
         if (!over) finish({ outcome: { kind: 'network', sent: 'maybe' }, error }, undefined);
@@ -75,7 +82,7 @@ export function runHedged(ctx, run, args, { tool, safety, say }) {
       if (over) return;
       let h;
       try {
-        h = engine.hedge(run.state, safety, now());
+        h = engine.hedge(run.state, safety, now(), subrequestRoom(ctx.options));
       } catch {
         return; // the call's state is gone (it cannot be while the attempt runs): no copy, and no crash in a timer
       }

@@ -226,7 +226,7 @@ export declare const BREAKER_CLOSED: 'closed';
 export declare const BREAKER_OPEN: 'open';
 export declare const BREAKER_HALF_OPEN: 'half_open';
 /** Why the engine refused a hedge (`hedge`: the `refusal` slot). */
-export type HedgeRefusalName = 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency';
+export type HedgeRefusalName = 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency' | 'subrequest_budget';
 export declare const HEDGE_REFUSALS: readonly HedgeRefusalName[];
 export declare const CAUSE_RECOVERS: readonly (Recover | undefined)[];
 export declare const ATTEMPT_SUBREQUESTS: Readonly<Record<Recover | '', number>>;

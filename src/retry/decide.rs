@@ -242,6 +242,10 @@ pub struct CallState {
     pub hedges: u32,
     /// Hedges of this call sent and not yet ended.
     pub hedges_in_flight: u32,
+    /// Where outgoing requests are counted: how many this call may still make, as the engine last counted —
+    /// the room given at its latest admission, less that attempt's cost and the hedges sent since
+    /// ([`Engine::hedge_within`](super::Engine::hedge_within)). `None`: not counted.
+    pub room: Option<u32>,
 }
 
 /// What the caller tells the engine about one call when it begins.

@@ -12,7 +12,7 @@ use super::decide::{
     FinalStatus, Reason,
 };
 use super::ends::decide_list_recovery;
-use super::hedge::{HedgeAdmission, HedgeConfig, HedgeRefusal, Hedging};
+use super::hedge::{HedgeAdmission, HedgeConfig, HedgeRefusal, Hedging, HEDGE_SUBREQUESTS};
 use super::outcome::{AttemptOutcome, Revision};
 use super::policy::Policy;
 use super::safety::Safety;
@@ -177,6 +177,7 @@ impl Engine {
             self.hedging.requests_in_flight = self.hedging.requests_in_flight.saturating_add(1);
         }
         call.in_flight = true;
+        call.room = room.map(|room| room.saturating_sub(cost));
         let timeout_ms = self.policy.attempt_timeout_ms.min(call.deadline_ms.saturating_sub(now_ms));
         Ok(Admission { attempt: call.attempts, timeout_ms, breaker: transition })
     }
@@ -344,9 +345,30 @@ impl Engine {
     /// `read_only` or `idempotent` tool, within `max_hedges` and the call's deadline, with the breaker closed,
     /// the retry budget able to pay a retry's cost (it is spent, like a retry's) and hedges in flight under
     /// max(3, 20 % of requests in flight). `Err` names the rule that refused; nothing is spent then.
+    /// Where outgoing requests were counted at the attempt's admission, [`Engine::hedge_within`] with what
+    /// the engine counted since.
     pub fn hedge(&mut self, call: &mut CallState, safety: Safety, now_ms: u64) -> Result<HedgeAdmission, HedgeRefusal> {
+        self.hedge_within(call, safety, now_ms, None)
+    }
+
+    /// [`Engine::hedge`] where outgoing requests are counted (a Worker's subrequests): a hedge costs
+    /// [`HEDGE_SUBREQUESTS`] (its request, and the `notifications/cancelled` for the copy that loses), paid
+    /// from the smaller of `room` (what the call may still make now; `None`: not given) and the call's room
+    /// as the engine counted it since the attempt's admission ([`CallState::room`]). When that cannot pay
+    /// the hedge is refused ([`HedgeRefusal::SubrequestBudget`]) and the attempt in flight goes on alone.
+    pub fn hedge_within(
+        &mut self,
+        call: &mut CallState,
+        safety: Safety,
+        now_ms: u64,
+        room: Option<u32>,
+    ) -> Result<HedgeAdmission, HedgeRefusal> {
+        let room = match (call.room, room) {
+            (Some(counted), Some(given)) => Some(counted.min(given)),
+            (counted, given) => counted.or(given),
+        };
         let closed = self.breaker_state().is_none() || self.breaker_state() == Some(BreakerState::Closed);
-        self.hedging.check(call, safety, now_ms, closed)?;
+        self.hedging.check(call, safety, now_ms, closed, room)?;
         let cost = self.policy.budget.map_or(0, |b| b.retry_cost_milli);
         if let Some(b) = self.budget.as_mut() {
             if !b.try_withdraw(cost) {
@@ -359,6 +381,7 @@ impl Engine {
         self.hedging.hedges_in_flight = self.hedging.hedges_in_flight.saturating_add(1);
         self.hedging.requests_in_flight = self.hedging.requests_in_flight.saturating_add(1);
         self.hedging.hedges_sent = self.hedging.hedges_sent.saturating_add(1);
+        call.room = room.map(|room| room.saturating_sub(HEDGE_SUBREQUESTS));
         let timeout_ms = self.policy.attempt_timeout_ms.min(call.deadline_ms.saturating_sub(now_ms));
         Ok(HedgeAdmission { hedge: call.hedges, timeout_ms })
     }

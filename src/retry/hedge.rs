@@ -12,13 +12,19 @@
 //! | the breaker is closed | an open breaker fails calls fast; a half-open one has its one probe out |
 //! | a hedge spends the retry budget's `retry_cost`, like a retry; refused when the bucket cannot pay | one budget for retries and hedges together (failsafe-go's `Budget`) |
 //! | hedges in flight ≤ max(3, 20 % of requests in flight) | Envoy's retry budget (`budget_percent` 20 %, `min_retry_concurrency` 3), counted over this engine's attempts and hedges |
+//! | where outgoing requests are counted (a Worker's subrequests), a hedge needs [`HEDGE_SUBREQUESTS`] of the call's room | a hedge is its own request, and the copy that loses is aborted, which makes the SDK send `notifications/cancelled`: both are the invocation's subrequests, and neither may take the app's reserve |
 //!
 //! The engine counts requests in flight from its own admissions: [`Engine::admit`](super::Engine::admit)
 //! adds one, [`Engine::record`](super::Engine::record) takes it away, [`Engine::hedge`](super::Engine::hedge)
 //! adds one and [`Engine::hedge_ended`](super::Engine::hedge_ended) takes it away. The winning copy's outcome
-//! is the one the caller records; a losing copy's outcome is dropped (it was cancelled).
+//! is the one the caller records; a losing copy's outcome is dropped (it was cancelled). When no copy
+//! answered, the outcome the caller records is the copy [`copy_stands`] keeps: the one that says the most may
+//! have been delivered — a copy that provably never left cannot make a copy that may have run read as
+//! "not processed".
 
+use super::classify::{classify_under, Delivery};
 use super::decide::CallState;
+use super::outcome::{AttemptOutcome, Revision};
 use super::policy::MAX_DURATION_MS;
 use super::safety::Safety;
 
@@ -28,6 +34,9 @@ pub const MAX_HEDGES: u32 = 10;
 pub const MIN_HEDGE_CONCURRENCY: u32 = 3;
 /// Hedges in flight may be this share (percent) of the engine's requests in flight (Envoy's `budget_percent`).
 pub const HEDGE_CONCURRENCY_PERCENT: u32 = 20;
+/// What one hedge costs where outgoing requests are counted: its own `tools/call`, and the
+/// `notifications/cancelled` the SDK sends when the copy that loses the race is aborted.
+pub const HEDGE_SUBREQUESTS: u32 = 2;
 
 /// Hedging options, each optional.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -109,11 +118,13 @@ pub enum HedgeRefusal {
     Budget,
     /// Hedges in flight are at max(3, 20 % of requests in flight).
     Concurrency,
+    /// Outgoing requests are counted and the call's room cannot pay for a hedge ([`HEDGE_SUBREQUESTS`]).
+    SubrequestBudget,
 }
 
 impl HedgeRefusal {
     /// Every refusal, in declaration order (the order of the codes).
-    pub const ALL: [HedgeRefusal; 8] = [
+    pub const ALL: [HedgeRefusal; 9] = [
         HedgeRefusal::Off,
         HedgeRefusal::Safety,
         HedgeRefusal::NotInFlight,
@@ -122,6 +133,7 @@ impl HedgeRefusal {
         HedgeRefusal::BreakerOpen,
         HedgeRefusal::Budget,
         HedgeRefusal::Concurrency,
+        HedgeRefusal::SubrequestBudget,
     ];
 
     /// The stable snake_case name.
@@ -135,6 +147,7 @@ impl HedgeRefusal {
             HedgeRefusal::BreakerOpen => "breaker_open",
             HedgeRefusal::Budget => "budget",
             HedgeRefusal::Concurrency => "concurrency",
+            HedgeRefusal::SubrequestBudget => "subrequest_budget",
         }
     }
 }
@@ -171,13 +184,15 @@ impl Hedging {
     }
 
     /// Whether a hedge of `call` may go now (every rule but the budget, which the engine spends after):
-    /// pure; the refusal names the first rule that failed, in the order of the module's table.
+    /// pure; the refusal names the first rule that failed, in the order of the module's table. `room`: the
+    /// outgoing requests the call may still make (`None`: not counted).
     pub fn check(
         &self,
         call: &CallState,
         safety: Safety,
         now_ms: u64,
         breaker_closed: bool,
+        room: Option<u32>,
     ) -> Result<(), HedgeRefusal> {
         let Some(config) = self.config else { return Err(HedgeRefusal::Off) };
         if !matches!(safety, Safety::ReadOnly | Safety::Idempotent) {
@@ -198,6 +213,29 @@ impl Hedging {
         if self.hedges_in_flight >= self.concurrency_cap() {
             return Err(HedgeRefusal::Concurrency);
         }
+        if room.is_some_and(|room| room < HEDGE_SUBREQUESTS) {
+            return Err(HedgeRefusal::SubrequestBudget);
+        }
         Ok(())
     }
+}
+
+/// How much a delivery says may have reached the tool: not processed 0, unknown 1, processed 2.
+const fn reach(d: Delivery) -> u8 {
+    match d {
+        Delivery::NotProcessed => 0,
+        Delivery::Unknown => 1,
+        Delivery::Processed => 2,
+    }
+}
+
+/// A hedged attempt in which no copy answered: whether `later`, a copy that ended after the copy standing
+/// for the attempt so far (`standing`), takes its place as the attempt's outcome — the one the caller records.
+/// The later copy stands unless the standing one says more may have reached the tool (classified under
+/// `revision`, `None` for unknown: [`classify_under`]). So when every copy failed alike the last to end
+/// stands (its recovery step is the freshest), and a copy that may have run is never replaced by one that
+/// provably never left: a copy refused at connect cannot make the attempt read `not_processed` — and the call
+/// `failed` — while another copy of it may have been delivered. Pure and total.
+pub fn copy_stands(standing: &AttemptOutcome, later: &AttemptOutcome, revision: Option<Revision>) -> bool {
+    reach(classify_under(later, revision).delivery) >= reach(classify_under(standing, revision).delivery)
 }

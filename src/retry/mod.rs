@@ -30,7 +30,10 @@ pub use decide::{
 };
 pub use ends::{decide_list_recovery, decide_status, decide_task_end, OperationStatus, TaskStatus};
 pub use engine::Engine;
-pub use hedge::{HedgeAdmission, HedgeConfig, HedgeError, HedgeField, HedgeOptions, HedgeRefusal, MAX_HEDGES};
+pub use hedge::{
+    copy_stands, HedgeAdmission, HedgeConfig, HedgeError, HedgeField, HedgeOptions, HedgeRefusal, HEDGE_SUBREQUESTS,
+    MAX_HEDGES,
+};
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
 pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyField, PolicyOptions, MAX_DURATION_MS};
 pub use prng::SplitMix64;

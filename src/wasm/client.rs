@@ -285,7 +285,7 @@ pub fn engine_new(
 }
 
 /// A revision setting from its code: `REVISIONS`' index, or their count for "unknown" (`None`).
-fn revision_setting(code_: f64) -> Result<Option<Revision>, Fail> {
+pub(super) fn revision_setting(code_: f64) -> Result<Option<Revision>, Fail> {
     if code_ == Revision::ALL.len() as f64 {
         Ok(None)
     } else {
@@ -449,7 +449,7 @@ pub fn admit(engine: f64, call: f64, now_ms: f64, has_room: f64, room: f64) -> f
 }
 
 /// The outgoing requests a call may still make (`has_room` 1), a whole number; else they are not counted.
-fn subrequest_room(has_room: f64, room: f64) -> Result<Option<u32>, Fail> {
+pub(super) fn subrequest_room(has_room: f64, room: f64) -> Result<Option<u32>, Fail> {
     if has_room != 1.0 {
         return Ok(None);
     }

@@ -4,12 +4,12 @@
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use super::client::{time, with_call, with_engine, FailKind, Field};
+use super::client::{revision_setting, subrequest_room, time, with_call, with_engine, FailKind, Field};
 use super::fail::{run, Fail};
 use super::out::put;
-use super::packed::unpack_safety;
+use super::packed::{unpack_outcome, unpack_safety};
 use crate::input::MAX_DURATION_MS;
-use crate::retry::hedge::{HedgeConfig, HedgeField, HedgeOptions, MAX_HEDGES};
+use crate::retry::hedge::{copy_stands, HedgeConfig, HedgeField, HedgeOptions, MAX_HEDGES};
 use crate::seam::Out;
 
 /// Sets the engine's hedging: `hedge_after_ms` when bit 1 of `present` is set, `max_hedges` when bit 2 is
@@ -45,15 +45,18 @@ pub fn engine_hedging(engine: f64, present: f64, hedge_after_ms: f64, max_hedges
 }
 
 /// Asks to send a hedge of `call`'s attempt in flight (`safety` its code) at `now_ms`, into the out slots:
-/// `refusal` `NaN` and the hedge's `timeoutMs` for a go-ahead, else the `HEDGE_REFUSALS` code.
+/// `refusal` `NaN` and the hedge's `timeoutMs` for a go-ahead, else the `HEDGE_REFUSALS` code. `room`: the
+/// outgoing requests the call may still make, when `has_room` is 1 (else only what the engine counted since
+/// the attempt's admission bounds them).
 #[wasm_bindgen]
-pub fn hedge(engine: f64, call: f64, safety: f64, now_ms: f64) -> f64 {
+pub fn hedge(engine: f64, call: f64, safety: f64, now_ms: f64, has_room: f64, room: f64) -> f64 {
     run(|| {
         let safety = unpack_safety(safety)?;
         let now = time(now_ms)?;
+        let room = subrequest_room(has_room, room)?;
         with_engine(engine, |e| {
             with_call(call, Field::Call, |c| {
-                match e.engine.hedge(c, safety, now) {
+                match e.engine.hedge_within(c, safety, now, room) {
                     Ok(a) => {
                         put(Out::Refusal, f64::NAN);
                         put(Out::TimeoutMs, a.timeout_ms as f64);
@@ -66,6 +69,32 @@ pub fn hedge(engine: f64, call: f64, safety: f64, now_ms: f64) -> f64 {
                 Ok(0.0)
             })
         })
+    })
+}
+
+/// A hedged attempt in which no copy answered: whether the later copy's outcome (`k2`…`d2`) stands for the
+/// attempt instead of the one standing so far (`k1`…`d1`), both classified under `revision` (a revision
+/// setting code, as `engineRevision` gives): 1 or 0 ([`copy_stands`]).
+#[wasm_bindgen(js_name = hedgeCopyStands)]
+#[allow(clippy::too_many_arguments)]
+pub fn hedge_copy_stands(
+    revision: f64,
+    k1: f64,
+    a1: f64,
+    b1: f64,
+    c1: f64,
+    d1: f64,
+    k2: f64,
+    a2: f64,
+    b2: f64,
+    c2: f64,
+    d2: f64,
+) -> f64 {
+    run(|| {
+        let revision = revision_setting(revision)?;
+        let standing = unpack_outcome(k1, a1, b1, c1, d1)?;
+        let later = unpack_outcome(k2, a2, b2, c2, d2)?;
+        Ok(f64::from(u8::from(copy_stands(&standing, &later, revision))))
     })
 }
 

@@ -553,6 +553,7 @@ fn the_end_tables_answer_through_the_numeric_exports() {
 
 #[wasm_bindgen_test]
 fn hedge_exports_take_any_number_and_refuse_by_name() {
+    use mcp_retry_policy::retry::HedgeRefusal;
     use mcp_retry_policy::wasm::hedge as hg;
     let h = engine(&[], 5.0);
     // Bad settings are named; a refused setting leaves hedging as it was (off).
@@ -572,16 +573,30 @@ fn hedge_exports_take_any_number_and_refuse_by_name() {
     assert_eq!(hg::engine_hedging(h, 1.0, 100.0, 0.0), 1.0);
     let call = c::call_begin(h, 1000.0, 1.0);
     let read_only = Safety::ALL.iter().position(|s| *s == Safety::ReadOnly).unwrap() as f64;
-    assert_eq!(hg::hedge(h, call, read_only, 1100.0), 0.0);
+    assert_eq!(hg::hedge(h, call, read_only, 1100.0, 0.0, 0.0), 0.0);
     assert_eq!(slot(Out::Refusal), 2.0, "not_in_flight: nothing admitted yet");
     assert_eq!(c::admit(h, call, 1000.0, 0.0, 0.0), 0.0);
     assert_eq!(slot(Out::Admitted), 1.0);
-    assert_eq!(hg::hedge(h, call, read_only, 1100.0), 0.0);
+    assert_eq!(hg::hedge(h, call, read_only, 1100.0, 0.0, 0.0), 0.0);
     assert!(slot(Out::Refusal).is_nan());
     assert_eq!(slot(Out::TimeoutMs), 60_000.0);
     assert_eq!(hg::hedge_ended(h, call, 1.0), 0.0);
     assert_eq!(hg::engine_hedges(h), 0.0);
     assert_eq!((slot(Out::HedgesSent), slot(Out::HedgesWon)), (1.0, 1.0));
+    // Counted subrequests: the room given at the admission (or at the hedge) must pay for a hedge.
+    let sub = HedgeRefusal::ALL.iter().position(|r| *r == HedgeRefusal::SubrequestBudget).unwrap() as f64;
+    let counted = c::call_begin(h, 1000.0, 1.0);
+    assert_eq!(c::admit(h, counted, 1000.0, 1.0, 2.0), 0.0);
+    assert_eq!(hg::hedge(h, counted, read_only, 1100.0, 0.0, 0.0), 0.0);
+    assert_eq!(slot(Out::Refusal), sub, "room 2: the attempt takes 1, a hedge needs 2");
+    assert_eq!(hg::hedge(h, counted, read_only, 1100.0, 1.0, 9.0), 0.0);
+    assert_eq!(slot(Out::Refusal), sub, "the smaller of the two binds");
+    assert!(c::call_free(counted) >= 0.0);
+    // Which failed copy stands: a network failure that may have been sent, then one refused at connect.
+    let network = f64::from(KIND_NETWORK);
+    let (no, maybe) = (0.0, 1.0);
+    assert_eq!(hg::hedge_copy_stands(3.0, network, maybe, 0.0, 0.0, 0.0, network, no, 0.0, 0.0, 0.0), 0.0);
+    assert_eq!(hg::hedge_copy_stands(3.0, network, no, 0.0, 0.0, 0.0, network, maybe, 0.0, 0.0, 0.0), 1.0);
     // Every weird number in every slot: a result or a named failure, never a trap.
     let weird = weird_numbers();
     for &x in &weird {
@@ -590,10 +605,15 @@ fn hedge_exports_take_any_number_and_refuse_by_name() {
             hg::engine_hedging(h, x, 10.0, 1.0),
             hg::engine_hedging(h, 3.0, x, 1.0),
             hg::engine_hedging(h, 3.0, 10.0, x),
-            hg::hedge(x, call, read_only, 1100.0),
-            hg::hedge(h, x, read_only, 1100.0),
-            hg::hedge(h, call, x, 1100.0),
-            hg::hedge(h, call, read_only, x),
+            hg::hedge(x, call, read_only, 1100.0, 0.0, 0.0),
+            hg::hedge(h, x, read_only, 1100.0, 0.0, 0.0),
+            hg::hedge(h, call, x, 1100.0, 0.0, 0.0),
+            hg::hedge(h, call, read_only, x, 0.0, 0.0),
+            hg::hedge(h, call, read_only, 1100.0, x, 5.0),
+            hg::hedge(h, call, read_only, 1100.0, 1.0, x),
+            hg::hedge_copy_stands(x, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+            hg::hedge_copy_stands(3.0, x, x, x, x, x, 0.0, 0.0, 0.0, 0.0, 0.0),
+            hg::hedge_copy_stands(3.0, 0.0, 0.0, 0.0, 0.0, 0.0, x, x, x, x, x),
             hg::hedge_ended(x, call, 1.0),
             hg::hedge_ended(h, x, 1.0),
             hg::hedge_ended(h, call, x),

@@ -83,3 +83,14 @@ test('an executed ledger write crosses once per rule: admit, claim, finish', asy
   assert.deepEqual(await crossings(async () => { replay = await ledger.begin(key, 'fp'); }), { ledgerAdmit: 1 });
   assert.equal(replay.action, 'replay');
 });
+
+test('a hedged attempt no copy answered: which copy stands is one crossing per copy after the first, and the revision', async () => {
+  const { standingCopy } = await import('../../pkg/client/engine-hedge.js');
+  const engine = new RetryEngine({ hedgeAfterMs: 50 });
+  const copies = [{ kind: 'network', sent: 'maybe' }, { kind: 'network', sent: 'no' }];
+  standingCopy(engine, copies); // warm
+  let standing;
+  assert.deepEqual(await crossings(() => { standing = standingCopy(engine, copies); }), { engineRevision: 1, hedgeCopyStands: 1 });
+  assert.equal(standing, 0, 'the copy that may have been sent stands');
+  engine.free();
+});

@@ -49,3 +49,25 @@ test('hedge: read_only and idempotent only, within maxHedges, paid from the retr
   off.admit(d, 0);
   assert.deepEqual(off.hedge(d, 'read_only', 100), { admitted: false, refusal: 'off' });
 });
+
+test('hedge: where subrequests are counted, the room given at admission must pay the hedge (2: its request and a cancellation)', () => {
+  const e = new RetryEngine({ hedgeAfterMs: 50, maxHedges: 2 });
+  for (const [room, refusal] of [[1, 'subrequest_budget'], [2, 'subrequest_budget'], [3, undefined]]) {
+    const c = e.begin(0);
+    e.admit(c, 0, { subrequests: room });
+    assert.equal(e.hedge(c, 'read_only', 60).refusal, refusal, `room ${room}`);
+    e.hedgeEnded(c, false);
+    e.record(c, { kind: 'result' }, 'read_only', 90);
+    c.free();
+  }
+  assert.deepEqual(e.hedgeCounts, { sent: 1, won: 0, requestsInFlight: 0, hedgesInFlight: 0 });
+  // The room now, when another call has spent from the same budget since this one was admitted: the smaller pays.
+  const c = e.begin(0);
+  e.admit(c, 0, { subrequests: 10 });
+  assert.equal(e.hedge(c, 'read_only', 60, { subrequests: 1 }).refusal, 'subrequest_budget', 'another call spent it meanwhile');
+  assert.equal(e.hedge(c, 'read_only', 61, { subrequests: 5 }).admitted, true);
+  assert.throws(() => e.hedge(c, 'read_only', 62, { subrequests: -1 }), (err) => err instanceof RangeError && err.field === 'options.subrequests');
+  assert.throws(() => e.hedge(c, 'read_only', 62, { rooms: 1 }), (err) => err instanceof TypeError && err.code === 'unknown_option');
+  c.free();
+  e.free();
+});

@@ -173,7 +173,7 @@ void checkStaging;
   const e = new RetryEngine(hedged);
   const c = e.begin(0);
   const h = e.hedge(c, 'read_only', 10);
-  if (h.admitted) { const t: number = h.timeoutMs; void t; } else { const r: 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency' = h.refusal; void r; }
+  if (h.admitted) { const t: number = h.timeoutMs; void t; } else { const r: 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency' | 'subrequest_budget' = h.refusal; void r; }
   e.hedgeEnded(c, true);
   const counts: { sent: number; won: number; requestsInFlight: number; hedgesInFlight: number } = e.hedgeCounts;
   const on: { hedgeAfterMs: number; maxHedges: number } | undefined = e.hedging;
