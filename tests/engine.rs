@@ -554,30 +554,33 @@ fn input_rounds_a_lost_continuation_is_unknown_for_an_unsafe_tool_and_resent_for
 
 #[test]
 fn an_attempt_the_invocation_cannot_pay_for_is_never_started() {
-    // Subrequests counted (a Worker's limit): an attempt costs its request, plus the recovery it follows.
+    // Subrequests counted (a Worker's limit): an attempt costs its request and the cancellation the SDK sends
+    // if it times out (ATTEMPT_REQUESTS), plus the recovery it follows.
     let lost_session = O::Http { status: 404, retry_after_ms: None, had_session: true, jsonrpc_code: None };
     let mut e = Engine::new(Policy::default());
     let mut call = e.begin(0);
-    assert_eq!(
-        e.admit_within(&mut call, 0, Some(0)),
-        Err(Decision::stop(FinalStatus::Failed, Reason::SubrequestBudget)),
-        "no room for the first request: failed, nothing was sent"
-    );
+    for room in [0, 1] {
+        assert_eq!(
+            e.admit_within(&mut call, 0, Some(room)),
+            Err(Decision::stop(FinalStatus::Failed, Reason::SubrequestBudget)),
+            "room {room}: not enough for the request and its cancellation: failed, nothing was sent"
+        );
+    }
     assert_eq!(call.attempts, 0, "the refused attempt is not counted");
-    assert!(e.admit_within(&mut call, 0, Some(1)).is_ok());
+    assert!(e.admit_within(&mut call, 0, Some(2)).is_ok());
     let d = e.record(&mut call, &lost_session, Safety::Unsafe, Revision::V2025_11_25, 1, 7).decision;
     assert!(d.is_retry(), "a lost session: re-initialize, then re-send");
     assert_eq!(
-        e.admit_within(&mut call, 2, Some(3)),
+        e.admit_within(&mut call, 2, Some(4)),
         Err(Decision::stop(FinalStatus::Failed, Reason::SubrequestBudget)),
-        "re-initializing is three requests before the re-send: three left is not enough"
+        "re-initializing is three requests before the re-send and its cancellation: four left is not enough"
     );
-    assert!(e.admit_within(&mut call, 2, Some(4)).is_ok(), "four is");
+    assert!(e.admit_within(&mut call, 2, Some(5)).is_ok(), "five is");
     // Once an attempt may have been delivered, running out of room is unknown.
     let mut call = e.begin(0);
     assert!(attempt(&mut e, &mut call, &O::Timeout, Safety::ReadOnly, 0, 7).is_retry());
     assert_eq!(
-        e.admit_within(&mut call, 10, Some(0)),
+        e.admit_within(&mut call, 10, Some(1)),
         Err(Decision::stop(FinalStatus::Unknown, Reason::SubrequestBudget))
     );
     // Uncounted (`None`) is `admit`.

@@ -5,7 +5,7 @@
 
 use mcp_retry_policy::retry::{
     copy_stands, AttemptOutcome as O, CallState, Decision, Engine, FinalStatus, HedgeConfig, HedgeError, HedgeField,
-    HedgeOptions, HedgeRefusal, Policy, ResultType, Revision, Safety, Sent, HEDGE_SUBREQUESTS, MAX_HEDGES,
+    HedgeOptions, HedgeRefusal, Policy, Recover, ResultType, Revision, Safety, Sent, HEDGE_SUBREQUESTS, MAX_HEDGES,
 };
 
 const OK: O = O::Result { is_error: false, result_type: ResultType::Complete };
@@ -205,24 +205,26 @@ fn copy_stands_a_copy_refused_at_connect_never_replaces_one_that_may_have_run() 
 fn a_hedge_needs_hedge_subrequests_of_the_calls_room_and_never_the_apps_reserve() {
     assert_eq!(HEDGE_SUBREQUESTS, 2, "its tools/call, and the notifications/cancelled of the copy that loses");
     let policy = Policy { budget: None, ..Policy::default() };
-    // The room given at admission, less the attempt's request, is what a hedge may spend.
-    for (room, admitted) in [(1, false), (2, false), (3, true), (10, true)] {
+    // The room given at admission, less the attempt's (its request and its cancellation), is what a hedge may
+    // spend.
+    let attempt_cost = Recover::attempt_subrequests(None);
+    for (room, admitted) in [(2, false), (3, false), (4, true), (10, true)] {
         let mut e = engine(policy, 1);
         let mut call = e.begin(0);
         e.admit_within(&mut call, 0, Some(room)).unwrap();
         let got = e.hedge(&mut call, Safety::ReadOnly, 100);
         if admitted {
             assert!(got.is_ok(), "room {room}: {got:?}");
-            assert_eq!(call.room, Some(room - 1 - HEDGE_SUBREQUESTS));
+            assert_eq!(call.room, Some(room - attempt_cost - HEDGE_SUBREQUESTS));
         } else {
             assert_eq!(got, Err(HedgeRefusal::SubrequestBudget), "room {room}");
             assert_eq!((call.hedges, e.in_flight()), (0, (1, 0)), "room {room}: nothing sent, nothing counted");
         }
     }
-    // Each hedge spends from what is left: room 5 pays the attempt and two hedges, not three.
+    // Each hedge spends from what is left: room 6 pays the attempt and two hedges, not three.
     let mut e = engine(policy, 3);
     let mut call = e.begin(0);
-    e.admit_within(&mut call, 0, Some(5)).unwrap();
+    e.admit_within(&mut call, 0, Some(6)).unwrap();
     assert!(e.hedge(&mut call, Safety::ReadOnly, 100).is_ok());
     assert!(e.hedge(&mut call, Safety::ReadOnly, 200).is_ok());
     assert_eq!(e.hedge(&mut call, Safety::ReadOnly, 300), Err(HedgeRefusal::SubrequestBudget));
@@ -238,7 +240,7 @@ fn a_hedge_needs_hedge_subrequests_of_the_calls_room_and_never_the_apps_reserve(
     assert_eq!(call.room, None);
     assert!(e.hedge(&mut call, Safety::ReadOnly, 100).is_ok());
     let mut call = e.begin(0);
-    e.admit_within(&mut call, 0, Some(1)).unwrap();
+    e.admit_within(&mut call, 0, Some(2)).unwrap();
     e.record(&mut call, &TIMEOUT, Safety::ReadOnly, Revision::LATEST, 50, 0);
     e.admit(&mut call, 2_000).unwrap();
     assert_eq!(call.room, None);

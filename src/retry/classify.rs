@@ -65,6 +65,9 @@ pub enum Recover {
     Reauthenticate,
 }
 
+/// An attempt's own requests where they are counted: its `tools/call`, and the cancellation that may follow it.
+pub const ATTEMPT_REQUESTS: u32 = 2;
+
 impl Recover {
     /// Whether the action provably follows a request that was not processed (a lost session, a changed tool
     /// list, a version mismatch): it is taken at once, at most once per call, and neither it nor its re-send
@@ -85,13 +88,15 @@ impl Recover {
         }
     }
 
-    /// What an attempt costs in outgoing requests when it follows `recover` (none: a plain re-send): its own
-    /// request plus the step's ([`Recover::subrequests`]). The engine's admission counts with it
-    /// ([`super::engine::Engine::admit_within`]); the JS layer's table of it is generated from it.
+    /// What an attempt may cost in outgoing requests when it follows `recover` (none: a plain re-send): the
+    /// step's ([`Recover::subrequests`]), its own request, and the `notifications/cancelled` the MCP SDK
+    /// clients send for it when it times out or is aborted (a POST of its own on Streamable HTTP — counted, so
+    /// that a last attempt that times out cannot spend the app's reserve on it). The engine's admission counts
+    /// with it ([`super::engine::Engine::admit_within`]); the JS layer's table of it is generated from it.
     pub const fn attempt_subrequests(recover: Option<Recover>) -> u32 {
         match recover {
-            Some(r) => r.subrequests().saturating_add(1),
-            None => 1,
+            Some(r) => r.subrequests().saturating_add(ATTEMPT_REQUESTS),
+            None => ATTEMPT_REQUESTS,
         }
     }
 

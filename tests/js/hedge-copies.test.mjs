@@ -112,9 +112,9 @@ test('a SubrequestBudget: a hedge is paid from the room, never from the app\'s r
     subrequestBudget: () => budget, onEvent: (e) => events.push(e),
   });
   await mcp.refreshTools(); // the tool list is fetched once, before the invocations below
-  // room = remaining − reserve: 1 and 2 pay the attempt but not a hedge (its request and the cancellation of
-  // the copy that loses); 3 pays both.
-  for (const [remaining, hedged] of [[2, false], [3, false], [4, true]]) {
+  // room = remaining − reserve: 2 and 3 pay the attempt (its request and the cancellation the SDK sends if it
+  // times out) but not a hedge (its request and the cancellation of the copy that loses); 4 pays both.
+  for (const [remaining, hedged] of [[3, false], [4, false], [5, true]]) {
     runs.clear();
     events = [];
     budget = new SubrequestBudget({ limit: 10, reserve: 1, spent: 10 - remaining });

@@ -52,7 +52,8 @@ test('hedge: read_only and idempotent only, within maxHedges, paid from the retr
 
 test('hedge: where subrequests are counted, the room given at admission must pay the hedge (2: its request and a cancellation)', () => {
   const e = new RetryEngine({ hedgeAfterMs: 50, maxHedges: 2 });
-  for (const [room, refusal] of [[1, 'subrequest_budget'], [2, 'subrequest_budget'], [3, undefined]]) {
+  // The attempt takes 2 of its room (its request, and the cancellation if it times out); the hedge 2 more.
+  for (const [room, refusal] of [[2, 'subrequest_budget'], [3, 'subrequest_budget'], [4, undefined]]) {
     const c = e.begin(0);
     e.admit(c, 0, { subrequests: room });
     assert.equal(e.hedge(c, 'read_only', 60).refusal, refusal, `room ${room}`);

@@ -65,3 +65,31 @@ test('fetch counts each request, and refuses without fetching once none are left
     await server.close();
   }
 });
+
+test('an attempt that times out: the cancellation the SDK sends for it is paid from the room, never the app\'s reserve', async () => {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { withRetry } = await import('../../pkg/node.js');
+  const { startMcpServer } = await import('../support/mcp-server.mjs');
+  const server = await startMcpServer();
+  let budget = new SubrequestBudget({ limit: 1_000, reserve: 0 }); // the connect's requests
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: (u, i) => budget.fetch(u, i) }));
+  const mcp = withRetry(client, { trusted: true, seed: 1, subrequestBudget: () => budget, policy: { maxAttempts: 1, attemptTimeoutMs: 200 } });
+  await mcp.refreshTools();
+  try {
+    // room 1: before, the attempt went out, timed out, and its notifications/cancelled took the reserve (0 left).
+    for (const [room, sent] of [[1, false], [2, true]]) {
+      budget = new SubrequestBudget({ limit: 10, reserve: 1, spent: 10 - 1 - room });
+      const out = await mcp.call({ name: 'build_report', arguments: { steps: 10 } });
+      await new Promise((r) => setTimeout(r, 100)); // the cancellation, if any, has gone out
+      const seen = `room ${room}: ${out.status}/${out.reason}, ${budget.remaining} left (reserve 1)`;
+      assert.equal(out.attempts.length, sent ? 1 : 0, seen);
+      assert.equal(out.reason, sent ? 'max_attempts' : 'subrequest_budget', seen);
+      assert.ok(budget.remaining >= budget.reserve, seen);
+    }
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});

@@ -9,6 +9,7 @@ import { Miniflare } from 'miniflare';
 import { bundleWorker, modules } from '../support/workerd-bundle.mjs';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
+import { ATTEMPT_SUBREQUESTS } from '../../pkg/generated/names.js';
 
 const WORKERS = 4;
 const OUTAGE_MS = 2_500;
@@ -139,10 +140,10 @@ test('a Durable Object request is a subrequest: with a SubrequestBudget the shar
   assert.equal(res.status, 200, detail);
   for (const c of body.calls) assert.equal(c.spent, c.counted, `every request counted, the object's too: ${detail}`);
   assert.ok(body.asked >= 3 && body.sent >= 3, detail);
-  assert.equal(body.remaining, 1, `the app's reserve is left: ${detail}`);
+  const cost = ATTEMPT_SUBREQUESTS['']; // an attempt's request, and the cancellation if it times out
+  assert.ok(body.remaining >= 1 && body.remaining - 1 < cost, `the app's reserve (1) is left, and less than an attempt more: ${detail}`);
   const last = body.calls.at(-1);
-  assert.deepEqual([last.room, last.status, last.reason, last.attempts], [0, 'failed', 'subrequest_budget', 0], detail);
-  const one = body.calls.find((c) => c.room === 1);
-  assert.ok(one && one.status === 'succeeded' && one.attempts === 1, `the last unit went to the call: ${detail}`);
+  assert.deepEqual([last.room < cost, last.status, last.reason, last.attempts], [true, 'failed', 'subrequest_budget', 0], detail);
+  for (const c of body.calls.slice(0, -1)) assert.ok(c.room >= cost && c.attempts >= 1 && c.status === 'succeeded', `the object never took what a call needed: ${detail}`);
   assert.ok(body.stats.unpaid >= 1, detail);
 });
