@@ -629,8 +629,15 @@ impl TaskServer {
              rl.on('line', () => console.log(JSON.stringify({{ runs: s.runs, methods: s.methods, stopped: [...s.stopped], calls: s.calls }})));
              rl.on('close', async () => {{ await s.close(); process.exit(0); }});"
         );
+        TaskServer::run(&script).await
+    }
+
+    /// [`TaskServer`] for `script` (an ES module run in the crate's root): it prints `{ url }` first, then one
+    /// state line per line it reads.
+    async fn run(script: &str) -> TaskServer {
+        let root = env!("CARGO_MANIFEST_DIR");
         let mut child = Command::new("node")
-            .args(["--input-type=module", "-e", &script])
+            .args(["--input-type=module", "-e", script])
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -857,6 +864,101 @@ async fn a_task_still_working_at_the_deadline_is_pending_with_its_id() {
     assert!(out.message.contains("still in progress"), "{}", out.message);
     assert_eq!(s.count("tools/call").await, 1);
     assert_eq!(s.count("tasks/result").await, 0);
+}
+
+/// The TS SDK's task server (McpServer, InMemoryTaskStore, `experimental.tasks.registerToolTask`) with keyed
+/// tools run as tasks whose work is wrapped in the server ledger (`withIdempotency`): the task ends with the
+/// ledger's own error-flagged answer — `in_progress` (the same operation id is already running elsewhere) or
+/// `unknown` — as its result. The answers are written here in the ledger's wire shape (`_meta` under the
+/// ledger's key, as `src/rmcp/ledger.rs` `reply` builds them); no status tool is listed, so it cannot be asked.
+async fn ledger_task_server() -> TaskServer {
+    let key = mcp_retry_policy::vocab::LEDGER_META_KEY;
+    let script = format!(
+        r#"import http from 'node:http';
+        import {{ randomUUID }} from 'node:crypto';
+        import readline from 'node:readline';
+        import {{ McpServer }} from '@modelcontextprotocol/sdk/server/mcp.js';
+        import {{ StreamableHTTPServerTransport }} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+        import {{ InMemoryTaskStore }} from '@modelcontextprotocol/sdk/experimental/tasks';
+        import {{ isInitializeRequest }} from '@modelcontextprotocol/sdk/types.js';
+        import {{ z }} from 'zod';
+        const taskStore = new InMemoryTaskStore();
+        const methods = [];
+        const runs = {{}};
+        const ledger = (status, id, extra) => ({{ content: [{{ type: 'text', text: `ledger: ${{status}}` }}], isError: true,
+          _meta: {{ '{key}': {{ status, operationId: id, ...extra }} }} }});
+        const tools = (server) => {{
+          for (const [name, taskStatus, answer] of [
+            ['busy_write', 'completed', (id) => ledger('in_progress', id, {{ retryAfterMs: 100 }})],
+            ['lost_write', 'failed', (id) => ledger('unknown', id, {{}})],
+          ]) server.experimental.tasks.registerToolTask(name,
+            {{ description: name, inputSchema: {{ operation_id: z.string(), n: z.number().optional() }} }},
+            {{
+              async createTask({{ operation_id }}, extra) {{
+                runs[name] = (runs[name] ?? 0) + 1;
+                const t = await extra.taskStore.createTask({{ ttl: 60_000, pollInterval: 50 }});
+                setTimeout(() => extra.taskStore.storeTaskResult(t.taskId, taskStatus, answer(operation_id)).catch(() => {{}}), 100);
+                return {{ task: t }};
+              }},
+              getTask: (_a, extra) => extra.taskStore.getTask(extra.taskId),
+              getTaskResult: (_a, extra) => extra.taskStore.getTaskResult(extra.taskId),
+            }});
+        }};
+        const transports = new Map();
+        const httpServer = http.createServer(async (req, res) => {{
+          let body = '';
+          for await (const chunk of req) body += chunk;
+          const parsed = body ? JSON.parse(body) : undefined;
+          for (const m of [parsed].flat()) if (m?.method) methods.push(m.method);
+          const sid = req.headers['mcp-session-id'];
+          let transport = sid ? transports.get(sid) : undefined;
+          if (!transport && isInitializeRequest(parsed)) {{
+            transport = new StreamableHTTPServerTransport({{ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => transports.set(id, transport) }});
+            const server = new McpServer({{ name: 'ledger-task-server', version: '1.0.0' }},
+              {{ capabilities: {{ tasks: {{ list: {{}}, cancel: {{}}, requests: {{ tools: {{ call: {{}} }} }} }} }}, taskStore }});
+            tools(server);
+            await server.connect(transport);
+          }}
+          if (!transport) {{ res.writeHead(404).end(); return; }}
+          await transport.handleRequest(req, res, parsed);
+        }});
+        await new Promise((r) => httpServer.listen(0, '127.0.0.1', r));
+        console.log(JSON.stringify({{ url: `http://127.0.0.1:${{httpServer.address().port}}/mcp` }}));
+        const rl = readline.createInterface({{ input: process.stdin }});
+        rl.on('line', () => console.log(JSON.stringify({{ runs, methods }})));
+        rl.on('close', async () => {{
+          for (const t of transports.values()) await t.close().catch(() => {{}});
+          taskStore.cleanup();
+          httpServer.closeAllConnections?.();
+          httpServer.close(() => process.exit(0));
+        }});"#
+    );
+    TaskServer::run(&script).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_ends_with_the_ledgers_in_progress_or_unknown_is_open_never_succeeded() {
+    let mut s = ledger_task_server().await;
+    let url: Arc<str> = s.url.as_str().into();
+    let first = ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap_or_else(|e| panic!("connect: {e}"));
+    let options = ["busy_write", "lost_write"]
+        .into_iter()
+        .fold(RetryOptions::default(), |o, t| o.task(t, None).tool(t, Safety::Keyed));
+    let c = RetryClient::new(first, options.policy(policy()).seed(7));
+    // The task completed with the ledger's "still running": the operation is open — pending, with its id to
+    // check — never the task's "completed" read as the tool's success.
+    let out = run(&c, "busy_write", json!({ "n": 1 })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Pending, Reason::StatusInProgress), "{out:?}");
+    assert!(out.operation_id.is_some() && out.task_id.is_some(), "{out:?}");
+    // The task failed with the ledger's "unknown": unknown, never the tool's own error.
+    let out = run(&c, "lost_write", json!({ "n": 2 })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Unknown, Reason::StatusUnknown), "{out:?}");
+    assert!(out.result.is_none(), "{out:?}");
+    // Each call was sent once: a task is followed, never re-sent.
+    assert_eq!(s.count("tools/call").await, 2);
+    assert_eq!(s.count("tasks/result").await, 2);
+    let state = s.state().await;
+    assert_eq!((state["runs"]["busy_write"].clone(), state["runs"]["lost_write"].clone()), (json!(1), json!(1)));
 }
 
 /// A real rmcp 3.11 server (2026-07-28) whose `confirm_order` tool asks for input first (`input_required`: one

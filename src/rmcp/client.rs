@@ -28,9 +28,9 @@ use super::tasks::{created_task, task_look, TaskLook};
 use super::telemetry::{CallSpan, TraceContext};
 use crate::ledger::record::OPERATION_STATUSES;
 use crate::retry::{
-    decide_task_end, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions, CallState, Cause,
-    Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety, Sent as Delivered,
-    SplitMix64, TaskStatus, ToolFacts,
+    decide_task_end, decide_task_result, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions,
+    CallState, Cause, Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety,
+    Sent as Delivered, SplitMix64, TaskStatus, ToolFacts,
 };
 
 /// An error a reconnect factory returns.
@@ -731,10 +731,15 @@ impl<H: ClientHandler> RetryClient<H> {
             if let Some(r) = result {
                 let (now, random) = (self.now(), self.random());
                 let step = lock(&self.engine).record(state, &result_outcome(&r), safety, revision, now, random);
+                telemetry.task(&task_id, task.status.as_str(), None);
                 if let Decision::Stop { .. } = step.decision {
-                    telemetry.task(&task_id, task.status.as_str(), None);
                     return Followed { decision: step.decision, result: Some(r), error: None };
                 }
+                // A result the engine would send the call again for (the server ledger's in_progress or
+                // unknown answer, run as a task): the task ended, the operation's outcome did not; the core
+                // says what the call is — never the task's status read as the tool's answer.
+                let end = decide_task_result(step.classification.cause, step.decision);
+                return Followed { decision: end, result: Some(r), error: None };
             }
             // No result the engine stopped on: the core says what the task's own status means.
             let end = decide_task_end(task.status);
