@@ -409,6 +409,42 @@ async fn a_keyed_write_left_unknown_is_closed_by_the_status_tool_not_resent() {
     h.close().await;
 }
 
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operation_id_journaled_for_another_tool_is_refused_and_the_status_tool_is_never_keyed() {
+    let (mut h, proxy, url) = rust_server_behind_proxy().await;
+    // No status tool configured: the write's answers are lost, it stays unknown, its id journaled.
+    let c = client(&url, RetryOptions { status_tool: None, ..RetryOptions::default() }.trusted(true)).await;
+    h.faults(&proxy, json!(["drop", "drop", "drop"])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "lost" })).await;
+    assert_eq!(out.status, FinalStatus::Unknown, "{out:?}");
+    let id = out.operation_id.clone().unwrap_or_default();
+    let sent = h.calls(&proxy).await;
+    // The app asks the ledger's status tool by hand: a lookup, read-only, not a keyed call of its own — the
+    // write's journal entry is not taken over and not settled with the lookup's status.
+    let status = run(&c, "operation_status", json!({ "action": "create_ticket", "operation_id": id })).await;
+    assert_eq!(
+        (status.status, status.safety, status.operation_id.clone()),
+        (FinalStatus::Succeeded, Safety::ReadOnly, None)
+    );
+    let sc = status.result.and_then(|r| r.structured_content).unwrap_or_default();
+    assert_eq!(sc["status"], json!("succeeded"), "{sc}");
+    let entry = c.journal_ref().get(&id).ok().flatten().unwrap_or_else(|| panic!("{id} journaled"));
+    assert_eq!((entry.tool.as_str(), entry.settled), ("create_ticket", Some(FinalStatus::Unknown)), "{entry:?}");
+    // Another keyed tool given the write's operation id: refused, typed, nothing sent.
+    let other = c.call_tool(call("open_ticket", json!({ "title": "x", "operation_id": id }))).await;
+    match other {
+        Err(mcp_retry_policy::rmcp::CallError::OperationIdReused { operation_id, tool }) => {
+            assert_eq!((operation_id.as_str(), tool.as_str()), (id.as_str(), "create_ticket"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(h.calls(&proxy).await, sent + 1, "only the status lookup was sent");
+    let entry = c.journal_ref().get(&id).ok().flatten().unwrap_or_else(|| panic!("{id} journaled"));
+    assert_eq!((entry.tool.as_str(), entry.settled), ("create_ticket", Some(FinalStatus::Unknown)), "{entry:?}");
+    h.close().await;
+}
+
 /// What a real `tracing_subscriber` layer saw: every span (name, parent, fields as text, events) in creation order.
 mod recorded {
     use std::collections::BTreeMap;

@@ -189,6 +189,14 @@ pub enum CallError {
         /// The tool it names.
         tool: String,
     },
+    /// The operation id the arguments carry is already journaled for a call of another tool or another
+    /// server: a call of its own must not share (and settle) that operation.
+    OperationIdReused {
+        /// The operation id.
+        operation_id: String,
+        /// The tool it was journaled for.
+        tool: String,
+    },
 }
 
 impl fmt::Display for CallError {
@@ -198,6 +206,10 @@ impl fmt::Display for CallError {
             CallError::IntentReused { intent, tool } => write!(
                 f,
                 "intent {intent:?} already names a call of {tool}: give each intended call its own intent; the call was not sent"
+            ),
+            CallError::OperationIdReused { operation_id, tool } => write!(
+                f,
+                "operation id {operation_id:?} is already journaled for a call of {tool}: give each call its own operation id; the call was not sent"
             ),
         }
     }
@@ -463,8 +475,11 @@ impl<H: ClientHandler> RetryClient<H> {
             idempotent_hint: annotations.and_then(|a| a.idempotent_hint),
             declares_operation_id: declares,
         };
-        // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise.
-        let is_status = self.options.status_tool.as_deref() == Some(name.as_str());
+        // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise,
+        // and never keyed — its `operation_id` names another call's operation, not one of its own (also when
+        // the wrapper was told not to ask it, `status_tool: None`, and the app calls it by hand).
+        let is_status =
+            self.options.status_tool.as_deref() == Some(name.as_str()) || name == super::ledger::STATUS_TOOL_NAME;
         let override_ = self.options.tools.get(&name).copied().or(is_status.then_some(Safety::ReadOnly));
         let safety = safety(&facts, self.options.trusted, override_);
         let mut arguments = params.arguments.clone();
@@ -487,10 +502,15 @@ impl<H: ClientHandler> RetryClient<H> {
                 settled_at_ms: None,
             })?;
             let other_server = entry.server.is_some() && entry.server != self.options.server;
-            if let Some(intent) = intent {
-                if entry.tool != name || other_server {
-                    return Err(CallError::IntentReused { intent: intent.to_string(), tool: entry.tool });
-                }
+            if entry.tool != name || other_server {
+                // The id (or the intent) names a call of another tool or server: this call would share its
+                // operation id, and settle that entry with its own status. Refused; nothing is sent.
+                return Err(match intent {
+                    Some(intent) if entry.intent.as_deref() == Some(intent) => {
+                        CallError::IntentReused { intent: intent.to_string(), tool: entry.tool }
+                    }
+                    _ => CallError::OperationIdReused { operation_id: entry.operation_id, tool: entry.tool },
+                });
             }
             args.insert(arg.to_string(), Value::String(entry.operation_id.clone()));
             operation_id = Some(entry.operation_id);
@@ -886,6 +906,7 @@ impl<H: ClientHandler> RetryClient<H> {
                 let kind = match e {
                     CallError::Journal(_) => "journal",
                     CallError::IntentReused { .. } => "intent_reused",
+                    CallError::OperationIdReused { .. } => "operation_id_reused",
                 };
                 telemetry.fail(kind, &e.to_string());
             }
