@@ -814,11 +814,23 @@ async fn a_sqlite_transaction_commits_the_write_with_its_record_or_neither() {
     let r = open("op-tx-00004", false).await;
     assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
     assert_eq!(tickets(), 2);
+    // A handler that ends the transaction itself (COMMIT), then fails: its ticket and the claim are committed
+    // — no proof of "nothing took effect": unknown, never rejected (rolled_back).
+    let a = args(json!({ "title": "committed early", "operation_id": "op-tx-00005" }));
+    let early = store.transact(|tx| {
+        tx.execute("INSERT INTO tickets (title) VALUES (?)", ["committed early"])?;
+        tx.execute_batch("COMMIT")?;
+        Err("the printer API said no".into())
+    });
+    let r = with_idempotency_atomic(&ledger, &opts, Some("t"), &a, early).await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"), "{r:?}");
+    assert_eq!(tickets(), 3, "its ticket was committed");
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
 /// The write and its record in one Postgres transaction: committed together, rolled back together (a failing
-/// handler, a connection killed before the commit), and two concurrent first calls running it once.
+/// handler, a connection killed before the commit), two concurrent first calls running it once, and a handler
+/// that committed itself and then failed answered unknown.
 async fn postgres_transactions(store: &Arc<PostgresLedgerStore>, config: &str) {
     let (app, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
@@ -848,6 +860,10 @@ async fn postgres_transactions(store: &Arc<PostgresLedgerStore>, config: &str) {
                                 tx.batch_execute("SELECT pg_terminate_backend(pg_backend_pid())").await?;
                             }
                             3 => tokio::time::sleep(std::time::Duration::from_millis(300)).await,
+                            4 => {
+                                tx.batch_execute("COMMIT").await?;
+                                return Err("the printer API said no".into());
+                            }
                             _ => {}
                         }
                         Ok(ticket(&format!("opened T-{id}")))
@@ -878,6 +894,12 @@ async fn postgres_transactions(store: &Arc<PostgresLedgerStore>, config: &str) {
     });
     assert_eq!(text_of(&r1), text_of(&r2), "{r1:?} {r2:?}");
     assert_eq!(tickets().await, 2, "one ticket for the two");
+    // A handler that ends the transaction itself (COMMIT), then fails: its ticket and the claim are committed
+    // — no proof of "nothing took effect": unknown, never rejected (rolled_back).
+    let r = open("op-pgtx-0006", 4).await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"), "{r:?}");
+    assert_eq!(tickets().await, 3, "its ticket was committed");
+    assert_eq!(store.get(&k("op-pgtx-0006")).await.unwrap().unwrap().record.state, RecordState::Pending);
     // A store made over a client (no config for transaction connections) refuses: nothing runs.
     let (c, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
