@@ -609,7 +609,7 @@ async fn the_spans_session_id_follows_a_reinitialized_session() {
     let (url, kept): (Arc<str>, SessionId) = (url.as_str().into(), ids.clone());
     let connect = move || {
         let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).reinit_on_expired_session(false);
-        let http = SessionIdClient::new(reqwest::Client::default(), kept.clone());
+        let http = SessionIdClient::new(mcp_retry_policy::rmcp::http_client().unwrap(), kept.clone());
         ().serve(StreamableHttpClientTransport::with_client(http, config))
     };
     let first = connect().await.unwrap();
@@ -826,7 +826,7 @@ async fn opentelemetry_gets_the_duration_histogram_the_session_id_and_the_server
 
     let mut s = TaskServer::start().await;
     let ids = SessionId::default();
-    let http = SessionIdClient::new(reqwest::Client::default(), ids.clone());
+    let http = SessionIdClient::new(mcp_retry_policy::rmcp::http_client().unwrap(), ids.clone());
     let config = StreamableHttpClientTransportConfig::with_uri(s.url.as_str());
     let first = ().serve(StreamableHttpClientTransport::with_client(http, config)).await.unwrap();
     let options = RetryOptions::default().task("render_report", None).trace_context(propagator);
@@ -1210,4 +1210,149 @@ async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
     let out = c.call_tool(call("summarize", json!({}))).await.unwrap();
     assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
     assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(2), "each asked once, never continued");
+}
+
+/// A real rmcp 3.11 server whose keyed `book_room` always answers the server ledger's `unknown` (the wire shape
+/// `with_idempotency` answers, error-flagged, `_meta` under the ledger's key), and whose `operation_status`
+/// says the write `succeeded` with a recorded `result` that is not a tool result — a stand-in for a ledger
+/// whose record's result cannot be read (the real ledger writes only results it can read back).
+mod unreadable {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, JsonObject, ListToolsResult,
+        MetaObject, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    };
+    use rmcp::service::RequestContext;
+    use rmcp::transport::streamable_http_server::{session::local::LocalSessionManager, StreamableHttpService};
+    use rmcp::transport::StreamableHttpServerConfig;
+    use rmcp::{RoleServer, ServerHandler};
+    use serde_json::json;
+
+    #[derive(Clone, Default)]
+    pub struct Rooms {
+        /// tools/call of `book_room` received.
+        pub writes: Arc<AtomicU64>,
+    }
+
+    impl ServerHandler for Rooms {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        }
+
+        async fn list_tools(
+            &self,
+            _: Option<PaginatedRequestParams>,
+            _: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let schema = |props: serde_json::Value| {
+                Arc::new(json!({ "type": "object", "properties": props }).as_object().cloned().unwrap_or_default())
+            };
+            Ok(ListToolsResult::with_all_items(vec![
+                Tool::new("book_room", "Book a room.", schema(json!({ "operation_id": { "type": "string" } }))),
+                Tool::new(
+                    "operation_status",
+                    "What the ledger recorded.",
+                    schema(json!({ "action": { "type": "string" }, "operation_id": { "type": "string" } })),
+                ),
+            ]))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            _: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let args = request.arguments.clone().unwrap_or_default();
+            let id = args.get("operation_id").cloned().unwrap_or_default();
+            if request.name == "book_room" {
+                self.writes.fetch_add(1, Ordering::SeqCst);
+                let mut r = CallToolResult::error(vec![ContentBlock::text("ledger: unknown")]);
+                let mut meta = MetaObject(JsonObject::new());
+                meta.0.insert(
+                    mcp_retry_policy::vocab::LEDGER_META_KEY.to_string(),
+                    json!({ "status": "unknown", "operationId": id }),
+                );
+                r.meta = Some(meta);
+                return Ok(r.into());
+            }
+            let sc =
+                json!({ "status": "succeeded", "action": args.get("action"), "operation_id": id, "result": "garbled" });
+            Ok(CallToolResult::structured(sc).into())
+        }
+    }
+
+    /// Serves `rooms` on 127.0.0.1: its url.
+    pub async fn serve(rooms: Rooms) -> String {
+        let service: StreamableHttpService<Rooms, LocalSessionManager> = StreamableHttpService::new(
+            move || Ok(rooms.clone()),
+            Default::default(),
+            StreamableHttpServerConfig::default(),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let serve = axum::serve(listener, axum::Router::new().nest_service("/mcp", service));
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(60), serve).await;
+        });
+        url
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_answer_whose_result_cannot_be_read_carries_no_result() {
+    let rooms = unreadable::Rooms::default();
+    let url: Arc<str> = unreadable::serve(rooms.clone()).await.into();
+    let first = ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap_or_else(|e| panic!("connect: {e}"));
+    let options = RetryOptions::default().tool("book_room", Safety::Keyed).policy(policy()).seed(7);
+    let c = RetryClient::new(first, options);
+    // Every attempt hears the ledger's `unknown`; the status tool then says `succeeded`, its result unreadable.
+    let out = run(&c, "book_room", json!({})).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::ResolvedByStatus), "{out:?}");
+    assert_eq!(rooms.writes.load(std::sync::atomic::Ordering::SeqCst), 3, "{out:?}");
+    // Not the last attempt's answer (the ledger's error-flagged `unknown`) passed off as the succeeded write's.
+    assert!(out.result.is_none(), "{:?}", out.result);
+}
+
+/// A server on 127.0.0.1 that answers every request `303 See Other` (to itself) after reading it: a server that
+/// processed the POST and redirects. Its url and the requests it got ("METHOD path").
+async fn redirecting() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        for _ in 0..8 {
+            let Ok(Ok((mut socket, _))) =
+                tokio::time::timeout(std::time::Duration::from_secs(20), listener.accept()).await
+            else {
+                return;
+            };
+            let mut buf = vec![0u8; 8192];
+            let n = socket.read(&mut buf).await.unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let line = head.lines().next().unwrap_or_default().split(' ').take(2).collect::<Vec<_>>().join(" ");
+            log.lock().unwrap().push(line);
+            let answer =
+                "HTTP/1.1 303 See Other\r\nlocation: /elsewhere\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+            let _ = socket.write_all(answer.as_bytes()).await;
+        }
+    });
+    (url, seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_documented_http_client_does_not_turn_a_post_into_a_get() {
+    let (url, seen) = redirecting().await;
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call" }).to_string();
+    let answer = mcp_retry_policy::rmcp::http_client().unwrap().post(&url).body(body.clone()).send().await.unwrap();
+    // The POST's own answer, the one request the server got: never followed by a GET.
+    assert_eq!(answer.status().as_u16(), 303);
+    assert_eq!(seen.lock().unwrap().clone(), ["POST /mcp"]);
+    // reqwest's default client (what `SessionIdClient::new(reqwest::Client::new(), …)` did) follows it as a GET.
+    // (This server redirects every request: the client ends on its redirect limit or the closed listener.)
+    let _ = reqwest::Client::new().post(&url).body(body).send().await;
+    assert_eq!(seen.lock().unwrap()[..3], ["POST /mcp", "POST /mcp", "GET /elsewhere"]);
 }

@@ -1028,10 +1028,9 @@ impl<H: ClientHandler> RetryClient<H> {
         let open = matches!(status, FinalStatus::Unknown | FinalStatus::Pending) && !cancel.is_cancelled();
         if let (Some(id), true) = (op.operation_id.as_deref(), open) {
             if let Some((s, r, found)) = self.resolve_status(&op.name, id, state.deadline_ms).await {
-                (status, reason) = (s, r);
-                if found.is_some() {
-                    result = found;
-                }
+                // The status answer's result, or none when it could not be read: never the last attempt's
+                // answer (the ledger's in_progress / unknown) passed off as the write's.
+                (status, reason, result) = (s, r, found);
             }
         }
         let breaker_open_for_ms = match lock(&self.engine).breaker_state() {
