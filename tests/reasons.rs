@@ -6,9 +6,9 @@ use std::collections::HashSet;
 
 use mcp_retry_policy::retry::decide::MAX_INPUT_ROUNDS;
 use mcp_retry_policy::retry::{
-    decide, decide_list_recovery, decide_poll, decide_status, decide_task_end, decide_unanswered, AttemptOutcome as O,
-    CallState, Cause, Classification, Decision, DecisionInput, Delivery, Engine, FinalStatus, OperationStatus, Policy,
-    Reason, Recover, Revision, Safety, TaskStatus, Verdict, MAX_POLLS,
+    decide, decide_list_recovery, decide_poll, decide_status, decide_task_end, decide_task_result, decide_unanswered,
+    AttemptOutcome as O, CallState, Cause, Classification, Decision, DecisionInput, Delivery, Engine, FinalStatus,
+    OperationStatus, Policy, Reason, Recover, Revision, Safety, TaskStatus, Verdict, MAX_POLLS,
 };
 
 const STOP: fn(FinalStatus, Reason) -> Decision = Decision::stop;
@@ -71,6 +71,49 @@ fn the_task_end_table() {
     for (status, want) in rows {
         assert_eq!(decide_task_end(status), want, "{status:?}");
     }
+}
+
+/// A followed task whose `tasks/result` the engine would not stop on — the server ledger's error-flagged
+/// answer, for a keyed tool wrapped in `withIdempotency` run as a task — never ends as the task's status says
+/// (`completed` → succeeded): the engine's own reading of that result, through the real engine.
+#[test]
+fn a_task_result_the_engine_would_retry_ends_open_never_succeeded() {
+    use mcp_retry_policy::retry::{LedgerStatus, ResultType};
+    let policy = Policy::default();
+    let created = O::Result { is_error: false, result_type: ResultType::Task };
+    let ledger = |status| O::Ledger { status, retry_after_ms: Some(100) };
+    let rows = [
+        (ledger(LedgerStatus::InProgress), STOP(FinalStatus::Pending, Reason::StatusInProgress)),
+        (ledger(LedgerStatus::Unknown), STOP(FinalStatus::Unknown, Reason::StatusUnknown)),
+        // What the engine stops on stands: the tool's answer, the ledger's refusal (unknown: the task ran).
+        (
+            O::Result { is_error: false, result_type: ResultType::Complete },
+            STOP(FinalStatus::Succeeded, Reason::Succeeded),
+        ),
+        (
+            O::Result { is_error: true, result_type: ResultType::Complete },
+            STOP(FinalStatus::ToolError, Reason::ToolError),
+        ),
+    ];
+    for (result, want) in rows {
+        let mut e = Engine::new(policy);
+        let mut call = e.begin(1);
+        e.admit(&mut call, 1).unwrap();
+        let first = e.record(&mut call, &created, Safety::Keyed, Revision::LATEST, 2, 0).decision;
+        assert_eq!(first, STOP(FinalStatus::Pending, Reason::TaskPending));
+        let step = e.record(&mut call, &result, Safety::Keyed, Revision::LATEST, 3, 0);
+        let end = decide_task_result(step.classification.cause, step.decision);
+        assert_eq!(end, want, "{result:?}: the engine said {:?}", step.decision);
+        for status in TaskStatus::ALL {
+            // Whatever the task's own status, a retry of its result is never the task's end.
+            if step.decision.is_retry() {
+                assert_ne!(decide_task_end(status), end, "{result:?} {status:?}");
+            }
+        }
+    }
+    // Any other retry is unknown with the retry's reason, never a success or a failure.
+    let retry = Decision::Retry { delay_ms: 5, recover: None, reason: Reason::Transient };
+    assert_eq!(decide_task_result(Cause::Timeout, retry), STOP(FinalStatus::Unknown, Reason::Transient));
 }
 
 #[test]

@@ -409,6 +409,42 @@ async fn a_keyed_write_left_unknown_is_closed_by_the_status_tool_not_resent() {
     h.close().await;
 }
 
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operation_id_journaled_for_another_tool_is_refused_and_the_status_tool_is_never_keyed() {
+    let (mut h, proxy, url) = rust_server_behind_proxy().await;
+    // No status tool configured: the write's answers are lost, it stays unknown, its id journaled.
+    let c = client(&url, RetryOptions { status_tool: None, ..RetryOptions::default() }.trusted(true)).await;
+    h.faults(&proxy, json!(["drop", "drop", "drop"])).await;
+    let out = run(&c, "create_ticket", json!({ "title": "lost" })).await;
+    assert_eq!(out.status, FinalStatus::Unknown, "{out:?}");
+    let id = out.operation_id.clone().unwrap_or_default();
+    let sent = h.calls(&proxy).await;
+    // The app asks the ledger's status tool by hand: a lookup, read-only, not a keyed call of its own — the
+    // write's journal entry is not taken over and not settled with the lookup's status.
+    let status = run(&c, "operation_status", json!({ "action": "create_ticket", "operation_id": id })).await;
+    assert_eq!(
+        (status.status, status.safety, status.operation_id.clone()),
+        (FinalStatus::Succeeded, Safety::ReadOnly, None)
+    );
+    let sc = status.result.and_then(|r| r.structured_content).unwrap_or_default();
+    assert_eq!(sc["status"], json!("succeeded"), "{sc}");
+    let entry = c.journal_ref().get(&id).ok().flatten().unwrap_or_else(|| panic!("{id} journaled"));
+    assert_eq!((entry.tool.as_str(), entry.settled), ("create_ticket", Some(FinalStatus::Unknown)), "{entry:?}");
+    // Another keyed tool given the write's operation id: refused, typed, nothing sent.
+    let other = c.call_tool(call("open_ticket", json!({ "title": "x", "operation_id": id }))).await;
+    match other {
+        Err(mcp_retry_policy::rmcp::CallError::OperationIdReused { operation_id, tool }) => {
+            assert_eq!((operation_id.as_str(), tool.as_str()), (id.as_str(), "create_ticket"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(h.calls(&proxy).await, sent + 1, "only the status lookup was sent");
+    let entry = c.journal_ref().get(&id).ok().flatten().unwrap_or_else(|| panic!("{id} journaled"));
+    assert_eq!((entry.tool.as_str(), entry.settled), ("create_ticket", Some(FinalStatus::Unknown)), "{entry:?}");
+    h.close().await;
+}
+
 /// What a real `tracing_subscriber` layer saw: every span (name, parent, fields as text, events) in creation order.
 mod recorded {
     use std::collections::BTreeMap;
@@ -573,7 +609,7 @@ async fn the_spans_session_id_follows_a_reinitialized_session() {
     let (url, kept): (Arc<str>, SessionId) = (url.as_str().into(), ids.clone());
     let connect = move || {
         let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).reinit_on_expired_session(false);
-        let http = SessionIdClient::new(reqwest::Client::default(), kept.clone());
+        let http = SessionIdClient::new(mcp_retry_policy::rmcp::http_client().unwrap(), kept.clone());
         ().serve(StreamableHttpClientTransport::with_client(http, config))
     };
     let first = connect().await.unwrap();
@@ -629,8 +665,15 @@ impl TaskServer {
              rl.on('line', () => console.log(JSON.stringify({{ runs: s.runs, methods: s.methods, stopped: [...s.stopped], calls: s.calls }})));
              rl.on('close', async () => {{ await s.close(); process.exit(0); }});"
         );
+        TaskServer::run(&script).await
+    }
+
+    /// [`TaskServer`] for `script` (an ES module run in the crate's root): it prints `{ url }` first, then one
+    /// state line per line it reads.
+    async fn run(script: &str) -> TaskServer {
+        let root = env!("CARGO_MANIFEST_DIR");
         let mut child = Command::new("node")
-            .args(["--input-type=module", "-e", &script])
+            .args(["--input-type=module", "-e", script])
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -783,7 +826,7 @@ async fn opentelemetry_gets_the_duration_histogram_the_session_id_and_the_server
 
     let mut s = TaskServer::start().await;
     let ids = SessionId::default();
-    let http = SessionIdClient::new(reqwest::Client::default(), ids.clone());
+    let http = SessionIdClient::new(mcp_retry_policy::rmcp::http_client().unwrap(), ids.clone());
     let config = StreamableHttpClientTransportConfig::with_uri(s.url.as_str());
     let first = ().serve(StreamableHttpClientTransport::with_client(http, config)).await.unwrap();
     let options = RetryOptions::default().task("render_report", None).trace_context(propagator);
@@ -857,6 +900,101 @@ async fn a_task_still_working_at_the_deadline_is_pending_with_its_id() {
     assert!(out.message.contains("still in progress"), "{}", out.message);
     assert_eq!(s.count("tools/call").await, 1);
     assert_eq!(s.count("tasks/result").await, 0);
+}
+
+/// The TS SDK's task server (McpServer, InMemoryTaskStore, `experimental.tasks.registerToolTask`) with keyed
+/// tools run as tasks whose work is wrapped in the server ledger (`withIdempotency`): the task ends with the
+/// ledger's own error-flagged answer — `in_progress` (the same operation id is already running elsewhere) or
+/// `unknown` — as its result. The answers are written here in the ledger's wire shape (`_meta` under the
+/// ledger's key, as `src/rmcp/ledger.rs` `reply` builds them); no status tool is listed, so it cannot be asked.
+async fn ledger_task_server() -> TaskServer {
+    let key = mcp_retry_policy::vocab::LEDGER_META_KEY;
+    let script = format!(
+        r#"import http from 'node:http';
+        import {{ randomUUID }} from 'node:crypto';
+        import readline from 'node:readline';
+        import {{ McpServer }} from '@modelcontextprotocol/sdk/server/mcp.js';
+        import {{ StreamableHTTPServerTransport }} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+        import {{ InMemoryTaskStore }} from '@modelcontextprotocol/sdk/experimental/tasks';
+        import {{ isInitializeRequest }} from '@modelcontextprotocol/sdk/types.js';
+        import {{ z }} from 'zod';
+        const taskStore = new InMemoryTaskStore();
+        const methods = [];
+        const runs = {{}};
+        const ledger = (status, id, extra) => ({{ content: [{{ type: 'text', text: `ledger: ${{status}}` }}], isError: true,
+          _meta: {{ '{key}': {{ status, operationId: id, ...extra }} }} }});
+        const tools = (server) => {{
+          for (const [name, taskStatus, answer] of [
+            ['busy_write', 'completed', (id) => ledger('in_progress', id, {{ retryAfterMs: 100 }})],
+            ['lost_write', 'failed', (id) => ledger('unknown', id, {{}})],
+          ]) server.experimental.tasks.registerToolTask(name,
+            {{ description: name, inputSchema: {{ operation_id: z.string(), n: z.number().optional() }} }},
+            {{
+              async createTask({{ operation_id }}, extra) {{
+                runs[name] = (runs[name] ?? 0) + 1;
+                const t = await extra.taskStore.createTask({{ ttl: 60_000, pollInterval: 50 }});
+                setTimeout(() => extra.taskStore.storeTaskResult(t.taskId, taskStatus, answer(operation_id)).catch(() => {{}}), 100);
+                return {{ task: t }};
+              }},
+              getTask: (_a, extra) => extra.taskStore.getTask(extra.taskId),
+              getTaskResult: (_a, extra) => extra.taskStore.getTaskResult(extra.taskId),
+            }});
+        }};
+        const transports = new Map();
+        const httpServer = http.createServer(async (req, res) => {{
+          let body = '';
+          for await (const chunk of req) body += chunk;
+          const parsed = body ? JSON.parse(body) : undefined;
+          for (const m of [parsed].flat()) if (m?.method) methods.push(m.method);
+          const sid = req.headers['mcp-session-id'];
+          let transport = sid ? transports.get(sid) : undefined;
+          if (!transport && isInitializeRequest(parsed)) {{
+            transport = new StreamableHTTPServerTransport({{ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => transports.set(id, transport) }});
+            const server = new McpServer({{ name: 'ledger-task-server', version: '1.0.0' }},
+              {{ capabilities: {{ tasks: {{ list: {{}}, cancel: {{}}, requests: {{ tools: {{ call: {{}} }} }} }} }}, taskStore }});
+            tools(server);
+            await server.connect(transport);
+          }}
+          if (!transport) {{ res.writeHead(404).end(); return; }}
+          await transport.handleRequest(req, res, parsed);
+        }});
+        await new Promise((r) => httpServer.listen(0, '127.0.0.1', r));
+        console.log(JSON.stringify({{ url: `http://127.0.0.1:${{httpServer.address().port}}/mcp` }}));
+        const rl = readline.createInterface({{ input: process.stdin }});
+        rl.on('line', () => console.log(JSON.stringify({{ runs, methods }})));
+        rl.on('close', async () => {{
+          for (const t of transports.values()) await t.close().catch(() => {{}});
+          taskStore.cleanup();
+          httpServer.closeAllConnections?.();
+          httpServer.close(() => process.exit(0));
+        }});"#
+    );
+    TaskServer::run(&script).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_ends_with_the_ledgers_in_progress_or_unknown_is_open_never_succeeded() {
+    let mut s = ledger_task_server().await;
+    let url: Arc<str> = s.url.as_str().into();
+    let first = ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap_or_else(|e| panic!("connect: {e}"));
+    let options = ["busy_write", "lost_write"]
+        .into_iter()
+        .fold(RetryOptions::default(), |o, t| o.task(t, None).tool(t, Safety::Keyed));
+    let c = RetryClient::new(first, options.policy(policy()).seed(7));
+    // The task completed with the ledger's "still running": the operation is open — pending, with its id to
+    // check — never the task's "completed" read as the tool's success.
+    let out = run(&c, "busy_write", json!({ "n": 1 })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Pending, Reason::StatusInProgress), "{out:?}");
+    assert!(out.operation_id.is_some() && out.task_id.is_some(), "{out:?}");
+    // The task failed with the ledger's "unknown": unknown, never the tool's own error.
+    let out = run(&c, "lost_write", json!({ "n": 2 })).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Unknown, Reason::StatusUnknown), "{out:?}");
+    assert!(out.result.is_none(), "{out:?}");
+    // Each call was sent once: a task is followed, never re-sent.
+    assert_eq!(s.count("tools/call").await, 2);
+    assert_eq!(s.count("tasks/result").await, 2);
+    let state = s.state().await;
+    assert_eq!((state["runs"]["busy_write"].clone(), state["runs"]["lost_write"].clone()), (json!(1), json!(1)));
 }
 
 /// A real rmcp 3.11 server (2026-07-28) whose `confirm_order` tool asks for input first (`input_required`: one
@@ -1072,4 +1210,149 @@ async fn an_input_round_is_answered_by_the_clients_handler_and_continued() {
     let out = c.call_tool(call("summarize", json!({}))).await.unwrap();
     assert_eq!((out.status, out.reason), (FinalStatus::Failed, Reason::InputRequiredUnhandled), "{out:?}");
     assert_eq!(orders.calls.lock().unwrap().len(), before.saturating_add(2), "each asked once, never continued");
+}
+
+/// A real rmcp 3.11 server whose keyed `book_room` always answers the server ledger's `unknown` (the wire shape
+/// `with_idempotency` answers, error-flagged, `_meta` under the ledger's key), and whose `operation_status`
+/// says the write `succeeded` with a recorded `result` that is not a tool result — a stand-in for a ledger
+/// whose record's result cannot be read (the real ledger writes only results it can read back).
+mod unreadable {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, JsonObject, ListToolsResult,
+        MetaObject, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    };
+    use rmcp::service::RequestContext;
+    use rmcp::transport::streamable_http_server::{session::local::LocalSessionManager, StreamableHttpService};
+    use rmcp::transport::StreamableHttpServerConfig;
+    use rmcp::{RoleServer, ServerHandler};
+    use serde_json::json;
+
+    #[derive(Clone, Default)]
+    pub struct Rooms {
+        /// tools/call of `book_room` received.
+        pub writes: Arc<AtomicU64>,
+    }
+
+    impl ServerHandler for Rooms {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        }
+
+        async fn list_tools(
+            &self,
+            _: Option<PaginatedRequestParams>,
+            _: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let schema = |props: serde_json::Value| {
+                Arc::new(json!({ "type": "object", "properties": props }).as_object().cloned().unwrap_or_default())
+            };
+            Ok(ListToolsResult::with_all_items(vec![
+                Tool::new("book_room", "Book a room.", schema(json!({ "operation_id": { "type": "string" } }))),
+                Tool::new(
+                    "operation_status",
+                    "What the ledger recorded.",
+                    schema(json!({ "action": { "type": "string" }, "operation_id": { "type": "string" } })),
+                ),
+            ]))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            _: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let args = request.arguments.clone().unwrap_or_default();
+            let id = args.get("operation_id").cloned().unwrap_or_default();
+            if request.name == "book_room" {
+                self.writes.fetch_add(1, Ordering::SeqCst);
+                let mut r = CallToolResult::error(vec![ContentBlock::text("ledger: unknown")]);
+                let mut meta = MetaObject(JsonObject::new());
+                meta.0.insert(
+                    mcp_retry_policy::vocab::LEDGER_META_KEY.to_string(),
+                    json!({ "status": "unknown", "operationId": id }),
+                );
+                r.meta = Some(meta);
+                return Ok(r.into());
+            }
+            let sc =
+                json!({ "status": "succeeded", "action": args.get("action"), "operation_id": id, "result": "garbled" });
+            Ok(CallToolResult::structured(sc).into())
+        }
+    }
+
+    /// Serves `rooms` on 127.0.0.1: its url.
+    pub async fn serve(rooms: Rooms) -> String {
+        let service: StreamableHttpService<Rooms, LocalSessionManager> = StreamableHttpService::new(
+            move || Ok(rooms.clone()),
+            Default::default(),
+            StreamableHttpServerConfig::default(),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let serve = axum::serve(listener, axum::Router::new().nest_service("/mcp", service));
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(60), serve).await;
+        });
+        url
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_answer_whose_result_cannot_be_read_carries_no_result() {
+    let rooms = unreadable::Rooms::default();
+    let url: Arc<str> = unreadable::serve(rooms.clone()).await.into();
+    let first = ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap_or_else(|e| panic!("connect: {e}"));
+    let options = RetryOptions::default().tool("book_room", Safety::Keyed).policy(policy()).seed(7);
+    let c = RetryClient::new(first, options);
+    // Every attempt hears the ledger's `unknown`; the status tool then says `succeeded`, its result unreadable.
+    let out = run(&c, "book_room", json!({})).await;
+    assert_eq!((out.status, out.reason), (FinalStatus::Succeeded, Reason::ResolvedByStatus), "{out:?}");
+    assert_eq!(rooms.writes.load(std::sync::atomic::Ordering::SeqCst), 3, "{out:?}");
+    // Not the last attempt's answer (the ledger's error-flagged `unknown`) passed off as the succeeded write's.
+    assert!(out.result.is_none(), "{:?}", out.result);
+}
+
+/// A server on 127.0.0.1 that answers every request `303 See Other` (to itself) after reading it: a server that
+/// processed the POST and redirects. Its url and the requests it got ("METHOD path").
+async fn redirecting() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        for _ in 0..8 {
+            let Ok(Ok((mut socket, _))) =
+                tokio::time::timeout(std::time::Duration::from_secs(20), listener.accept()).await
+            else {
+                return;
+            };
+            let mut buf = vec![0u8; 8192];
+            let n = socket.read(&mut buf).await.unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let line = head.lines().next().unwrap_or_default().split(' ').take(2).collect::<Vec<_>>().join(" ");
+            log.lock().unwrap().push(line);
+            let answer =
+                "HTTP/1.1 303 See Other\r\nlocation: /elsewhere\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+            let _ = socket.write_all(answer.as_bytes()).await;
+        }
+    });
+    (url, seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_documented_http_client_does_not_turn_a_post_into_a_get() {
+    let (url, seen) = redirecting().await;
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call" }).to_string();
+    let answer = mcp_retry_policy::rmcp::http_client().unwrap().post(&url).body(body.clone()).send().await.unwrap();
+    // The POST's own answer, the one request the server got: never followed by a GET.
+    assert_eq!(answer.status().as_u16(), 303);
+    assert_eq!(seen.lock().unwrap().clone(), ["POST /mcp"]);
+    // reqwest's default client (what `SessionIdClient::new(reqwest::Client::new(), …)` did) follows it as a GET.
+    // (This server redirects every request: the client ends on its redirect limit or the closed listener.)
+    let _ = reqwest::Client::new().post(&url).body(body).send().await;
+    assert_eq!(seen.lock().unwrap()[..3], ["POST /mcp", "POST /mcp", "GET /elsewhere"]);
 }

@@ -814,11 +814,23 @@ async fn a_sqlite_transaction_commits_the_write_with_its_record_or_neither() {
     let r = open("op-tx-00004", false).await;
     assert_eq!(ledger_status(&r).as_deref(), Some("unknown"));
     assert_eq!(tickets(), 2);
+    // A handler that ends the transaction itself (COMMIT), then fails: its ticket and the claim are committed
+    // — no proof of "nothing took effect": unknown, never rejected (rolled_back).
+    let a = args(json!({ "title": "committed early", "operation_id": "op-tx-00005" }));
+    let early = store.transact(|tx| {
+        tx.execute("INSERT INTO tickets (title) VALUES (?)", ["committed early"])?;
+        tx.execute_batch("COMMIT")?;
+        Err("the printer API said no".into())
+    });
+    let r = with_idempotency_atomic(&ledger, &opts, Some("t"), &a, early).await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"), "{r:?}");
+    assert_eq!(tickets(), 3, "its ticket was committed");
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
 /// The write and its record in one Postgres transaction: committed together, rolled back together (a failing
-/// handler, a connection killed before the commit), and two concurrent first calls running it once.
+/// handler, a connection killed before the commit), two concurrent first calls running it once, and a handler
+/// that committed itself and then failed answered unknown.
 async fn postgres_transactions(store: &Arc<PostgresLedgerStore>, config: &str) {
     let (app, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
@@ -848,6 +860,10 @@ async fn postgres_transactions(store: &Arc<PostgresLedgerStore>, config: &str) {
                                 tx.batch_execute("SELECT pg_terminate_backend(pg_backend_pid())").await?;
                             }
                             3 => tokio::time::sleep(std::time::Duration::from_millis(300)).await,
+                            4 => {
+                                tx.batch_execute("COMMIT").await?;
+                                return Err("the printer API said no".into());
+                            }
                             _ => {}
                         }
                         Ok(ticket(&format!("opened T-{id}")))
@@ -878,6 +894,12 @@ async fn postgres_transactions(store: &Arc<PostgresLedgerStore>, config: &str) {
     });
     assert_eq!(text_of(&r1), text_of(&r2), "{r1:?} {r2:?}");
     assert_eq!(tickets().await, 2, "one ticket for the two");
+    // A handler that ends the transaction itself (COMMIT), then fails: its ticket and the claim are committed
+    // — no proof of "nothing took effect": unknown, never rejected (rolled_back).
+    let r = open("op-pgtx-0006", 4).await;
+    assert_eq!(ledger_status(&r).as_deref(), Some("unknown"), "{r:?}");
+    assert_eq!(tickets().await, 3, "its ticket was committed");
+    assert_eq!(store.get(&k("op-pgtx-0006")).await.unwrap().unwrap().record.state, RecordState::Pending);
     // A store made over a client (no config for transaction connections) refuses: nothing runs.
     let (c, connection) = tokio_postgres::connect(config, tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
@@ -1502,6 +1524,122 @@ async fn the_hold_tells_a_late_renewal_and_a_lost_lease() {
     assert_eq!(held, claimed, "never renewed");
     // Given up, the renewals stopped: no store error after the loss (the run went on past it).
     assert!(ledger.finish(&k, &held, RecordState::Succeeded, Some("{}")).await.unwrap(), "nobody took it meanwhile");
+}
+
+/// A real memory store whose first `replace` once armed hangs `hang_ms`, then fails: a network store that
+/// stalled. A wrapper: no real store here can be made to hang on cue (everything else is the real store's).
+struct Hanging {
+    inner: MemoryLedgerStore,
+    hang_ms: u64,
+    armed: std::sync::atomic::AtomicBool,
+}
+
+impl LedgerStore for Hanging {
+    fn get<'a>(
+        &'a self,
+        key: &'a LedgerKey,
+    ) -> mcp_retry_policy::rmcp::StoreFuture<'a, Option<mcp_retry_policy::rmcp::StoredRecord>> {
+        self.inner.get(key)
+    }
+    fn insert<'a>(&'a self, key: &'a LedgerKey, record: &'a Record) -> mcp_retry_policy::rmcp::StoreFuture<'a, bool> {
+        self.inner.insert(key, record)
+    }
+    fn replace<'a>(
+        &'a self,
+        key: &'a LedgerKey,
+        expected_version: u64,
+        record: &'a Record,
+        result: Option<&'a str>,
+    ) -> mcp_retry_policy::rmcp::StoreFuture<'a, bool> {
+        if self.armed.swap(false, Ordering::SeqCst) {
+            let hang = self.hang_ms;
+            return Box::pin(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(hang)).await;
+                Err(mcp_retry_policy::rmcp::StoreError("stalled, then failed".into()))
+            });
+        }
+        self.inner.replace(key, expected_version, record, result)
+    }
+    fn purge(&self, now_ms: u64) -> mcp_retry_policy::rmcp::StoreFuture<'_, u64> {
+        self.inner.purge(now_ms)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_renewal_that_hangs_past_the_lease_gives_up_in_time_and_the_handler_runs_on() {
+    let ms = std::time::Duration::from_millis;
+    let store = Arc::new(Hanging { inner: MemoryLedgerStore::new(), hang_ms: 1_000, armed: Default::default() });
+    let start = tokio::time::Instant::now();
+    let elapsed = move || u64::try_from(start.elapsed().as_millis()).unwrap();
+    let events = Arc::new(Mutex::new(Vec::<(u64, LedgerEvent)>::new()));
+    let ev = events.clone();
+    // A 300 ms lease renewed every 100 ms, on a clock that moves with tokio's (paused) time.
+    let ledger = OperationLedger::new(store.clone())
+        .with_config(LedgerConfig::new(60_000, 300).unwrap())
+        .with_clock(move || 1_000_000 + elapsed())
+        .on_event(move |e| ev.lock().unwrap().push((elapsed(), e.clone())));
+    let k = key("op-renewal-hangs");
+    let mcp_retry_policy::rmcp::Begin::Execute(claimed) = ledger.begin(&k, "f").await.unwrap() else {
+        panic!("a claim")
+    };
+    store.armed.store(true, Ordering::SeqCst);
+    // The first renewal (at 100 ms) hangs until 1 100 ms, then fails. The handler works 600 ms in 10 ms steps.
+    let (ended_at, held) = ledger
+        .hold(&k, claimed.clone(), async {
+            for _ in 0..60 {
+                tokio::time::sleep(ms(10)).await;
+            }
+            elapsed()
+        })
+        .await;
+    // The handler was polled all along: it ended at 600 ms, not after the hung renewal answered.
+    assert_eq!(ended_at, 600, "the handler ran on while the renewal hung");
+    assert_eq!(held, claimed, "never renewed");
+    // Given up at the give-up point (lease end − period: 200 ms), without waiting for the renewal's answer.
+    let e = events.lock().unwrap().clone();
+    let lost: Vec<_> = e.iter().filter(|(_, e)| e.kind() == "lease_lost").collect();
+    assert_eq!(lost.len(), 1, "{e:?}");
+    assert_eq!(lost[0].1, LedgerEvent::LeaseLost { key: k.clone(), fence: claimed.version, reason: "not_renewed" });
+    assert!((200..=210).contains(&lost[0].0), "told lost at {} ms: {e:?}", lost[0].0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_lost_hold_does_not_unlist_the_later_hold_of_its_key() {
+    let ms = std::time::Duration::from_millis;
+    let store = Arc::new(MemoryLedgerStore::new());
+    let now = Arc::new(AtomicU64::new(1_000_000));
+    let asked = Arc::new(AtomicU32::new(0));
+    let (clock, a2) = (now.clone(), asked.clone());
+    let ledger = OperationLedger::new(store.clone())
+        .with_config(LedgerConfig::new(60_000, 300).unwrap())
+        .with_clock(move || clock.load(Ordering::SeqCst))
+        .with_reconcile(move |_req: ReconcileRequest| {
+            a2.fetch_add(1, Ordering::SeqCst);
+            std::future::ready(Ok::<_, BoxError>(Reconciled::NotDone))
+        });
+    let k = key("op-two-holds");
+    let mcp_retry_policy::rmcp::Begin::Execute(a) = ledger.begin(&k, "f").await.unwrap() else { panic!("a claim") };
+    // A holds its claim; at 5 ms the key is claimed again (released and re-run: version 2) and B holds that.
+    let b = Record { version: a.version + 1, ..a.clone() };
+    let hold_a = ledger.hold(&k, a.clone(), tokio::time::sleep(ms(400)));
+    let hold_b = async {
+        tokio::time::sleep(ms(5)).await;
+        assert!(store.replace(&k, a.version, &b, None).await.unwrap());
+        ledger.hold(&k, b.clone(), tokio::time::sleep(ms(400))).await
+    };
+    let look = async {
+        // A's renewal (100 ms) finds the record changed: A is lost. B still runs, its claim this process's.
+        tokio::time::sleep(ms(150)).await;
+        // The clock jumps past B's lease (a stall) before B renews: its record looks expired from outside.
+        now.fetch_add(10_000, Ordering::SeqCst);
+        let seen = ledger.begin(&k, "f").await.unwrap();
+        let status = ledger.status(&k).await.unwrap();
+        (seen, status)
+    };
+    let (_, _, (seen, status)) = tokio::join!(hold_a, hold_b, look);
+    assert!(matches!(seen, mcp_retry_policy::rmcp::Begin::InProgress { .. }), "B's live claim: {seen:?}");
+    assert_eq!(status.0, "in_progress", "{status:?}");
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "a live claim of this process is never reconciled");
 }
 
 // ── The ledger's counters through tracing (#21; the JS metrics.js answers and incidents) ─────────────────

@@ -1,10 +1,10 @@
 //! How a call ends when its own attempts did not say, each a table on one screen: what the server's status
 //! tool answered about a write ([`decide_status`]), how a followed task ended without a result to read
-//! ([`decide_task_end`]), and which failed `tools/list` is recovered from ([`decide_list_recovery`]). Pure and
-//! total, like [`decide`](super::decide()): the JS layer asks these and acts; it never picks a status or a
+//! ([`decide_task_end`]) or with a result the engine would not stop on ([`decide_task_result`]), and which
+//! failed `tools/list` is recovered from ([`decide_list_recovery`]). Pure and total, like [`decide`](super::decide()): the JS layer asks these and acts; it never picks a status or a
 //! reason of its own.
 
-use super::classify::Recover;
+use super::classify::{Cause, Recover};
 use super::decide::{Decision, FinalStatus, Reason};
 
 /// What the server's status tool (`registerStatusTool`, over the operation ledger) answers about an
@@ -141,6 +141,31 @@ pub fn decide_task_end(status: TaskStatus) -> Decision {
         TaskStatus::Completed => Decision::stop(FinalStatus::Succeeded, Reason::TaskResultUnavailable),
         TaskStatus::Failed => Decision::stop(FinalStatus::ToolError, Reason::TaskResultUnavailable),
         TaskStatus::Cancelled => Decision::stop(FinalStatus::Unknown, Reason::TaskCancelled),
+    }
+}
+
+/// What a followed task's call ends as when `tasks/result` gave a result and the engine, reading it like any
+/// result, would not stop on it (`decision`, the engine's for that result; `cause`, the result's cause): a
+/// retry means "send the call again", which a created task never is. The task's own terminal status does not
+/// speak then: the result the task ended with says the operation's outcome is open — the server ledger's
+/// error-flagged answer, run as a task.
+///
+/// | the engine on the result | decision |
+/// |---|---|
+/// | a stop | that stop |
+/// | a retry, the ledger's `in_progress` | **pending**, status_in_progress (the same operation is still running) |
+/// | a retry, the ledger's `unknown` | **unknown**, status_unknown |
+/// | any other retry | **unknown**, the retry's reason |
+///
+/// Never `succeeded`, `tool_error` or `failed`: the task completed, but not with the tool's answer.
+pub fn decide_task_result(cause: Cause, decision: Decision) -> Decision {
+    match decision {
+        Decision::Stop { .. } => decision,
+        Decision::Retry { reason, .. } => match cause {
+            Cause::LedgerInProgress => Decision::stop(FinalStatus::Pending, Reason::StatusInProgress),
+            Cause::LedgerUnknown => Decision::stop(FinalStatus::Unknown, Reason::StatusUnknown),
+            _ => Decision::stop(FinalStatus::Unknown, reason),
+        },
     }
 }
 

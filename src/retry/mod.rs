@@ -28,7 +28,7 @@ pub use decide::{
     decide, decide_poll, decide_unanswered, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason,
     MAX_POLLS, MIN_POLL_MS,
 };
-pub use ends::{decide_list_recovery, decide_status, decide_task_end, OperationStatus, TaskStatus};
+pub use ends::{decide_list_recovery, decide_status, decide_task_end, decide_task_result, OperationStatus, TaskStatus};
 pub use engine::Engine;
 pub use hedge::{
     copy_stands, HedgeAdmission, HedgeConfig, HedgeError, HedgeField, HedgeOptions, HedgeRefusal, HEDGE_SUBREQUESTS,

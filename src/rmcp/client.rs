@@ -28,9 +28,9 @@ use super::tasks::{created_task, task_look, TaskLook};
 use super::telemetry::{CallSpan, TraceContext};
 use crate::ledger::record::OPERATION_STATUSES;
 use crate::retry::{
-    decide_task_end, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions, CallState, Cause,
-    Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety, Sent as Delivered,
-    SplitMix64, TaskStatus, ToolFacts,
+    decide_task_end, decide_task_result, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions,
+    CallState, Cause, Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety,
+    Sent as Delivered, SplitMix64, TaskStatus, ToolFacts,
 };
 
 /// An error a reconnect factory returns.
@@ -189,6 +189,14 @@ pub enum CallError {
         /// The tool it names.
         tool: String,
     },
+    /// The operation id the arguments carry is already journaled for a call of another tool or another
+    /// server: a call of its own must not share (and settle) that operation.
+    OperationIdReused {
+        /// The operation id.
+        operation_id: String,
+        /// The tool it was journaled for.
+        tool: String,
+    },
 }
 
 impl fmt::Display for CallError {
@@ -198,6 +206,10 @@ impl fmt::Display for CallError {
             CallError::IntentReused { intent, tool } => write!(
                 f,
                 "intent {intent:?} already names a call of {tool}: give each intended call its own intent; the call was not sent"
+            ),
+            CallError::OperationIdReused { operation_id, tool } => write!(
+                f,
+                "operation id {operation_id:?} is already journaled for a call of {tool}: give each call its own operation id; the call was not sent"
             ),
         }
     }
@@ -463,8 +475,11 @@ impl<H: ClientHandler> RetryClient<H> {
             idempotent_hint: annotations.and_then(|a| a.idempotent_hint),
             declares_operation_id: declares,
         };
-        // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise.
-        let is_status = self.options.status_tool.as_deref() == Some(name.as_str());
+        // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise,
+        // and never keyed — its `operation_id` names another call's operation, not one of its own (also when
+        // the wrapper was told not to ask it, `status_tool: None`, and the app calls it by hand).
+        let is_status =
+            self.options.status_tool.as_deref() == Some(name.as_str()) || name == super::ledger::STATUS_TOOL_NAME;
         let override_ = self.options.tools.get(&name).copied().or(is_status.then_some(Safety::ReadOnly));
         let safety = safety(&facts, self.options.trusted, override_);
         let mut arguments = params.arguments.clone();
@@ -487,10 +502,15 @@ impl<H: ClientHandler> RetryClient<H> {
                 settled_at_ms: None,
             })?;
             let other_server = entry.server.is_some() && entry.server != self.options.server;
-            if let Some(intent) = intent {
-                if entry.tool != name || other_server {
-                    return Err(CallError::IntentReused { intent: intent.to_string(), tool: entry.tool });
-                }
+            if entry.tool != name || other_server {
+                // The id (or the intent) names a call of another tool or server: this call would share its
+                // operation id, and settle that entry with its own status. Refused; nothing is sent.
+                return Err(match intent {
+                    Some(intent) if entry.intent.as_deref() == Some(intent) => {
+                        CallError::IntentReused { intent: intent.to_string(), tool: entry.tool }
+                    }
+                    _ => CallError::OperationIdReused { operation_id: entry.operation_id, tool: entry.tool },
+                });
             }
             args.insert(arg.to_string(), Value::String(entry.operation_id.clone()));
             operation_id = Some(entry.operation_id);
@@ -731,10 +751,15 @@ impl<H: ClientHandler> RetryClient<H> {
             if let Some(r) = result {
                 let (now, random) = (self.now(), self.random());
                 let step = lock(&self.engine).record(state, &result_outcome(&r), safety, revision, now, random);
+                telemetry.task(&task_id, task.status.as_str(), None);
                 if let Decision::Stop { .. } = step.decision {
-                    telemetry.task(&task_id, task.status.as_str(), None);
                     return Followed { decision: step.decision, result: Some(r), error: None };
                 }
+                // A result the engine would send the call again for (the server ledger's in_progress or
+                // unknown answer, run as a task): the task ended, the operation's outcome did not; the core
+                // says what the call is — never the task's status read as the tool's answer.
+                let end = decide_task_result(step.classification.cause, step.decision);
+                return Followed { decision: end, result: Some(r), error: None };
             }
             // No result the engine stopped on: the core says what the task's own status means.
             let end = decide_task_end(task.status);
@@ -881,6 +906,7 @@ impl<H: ClientHandler> RetryClient<H> {
                 let kind = match e {
                     CallError::Journal(_) => "journal",
                     CallError::IntentReused { .. } => "intent_reused",
+                    CallError::OperationIdReused { .. } => "operation_id_reused",
                 };
                 telemetry.fail(kind, &e.to_string());
             }
@@ -1002,10 +1028,9 @@ impl<H: ClientHandler> RetryClient<H> {
         let open = matches!(status, FinalStatus::Unknown | FinalStatus::Pending) && !cancel.is_cancelled();
         if let (Some(id), true) = (op.operation_id.as_deref(), open) {
             if let Some((s, r, found)) = self.resolve_status(&op.name, id, state.deadline_ms).await {
-                (status, reason) = (s, r);
-                if found.is_some() {
-                    result = found;
-                }
+                // The status answer's result, or none when it could not be read: never the last attempt's
+                // answer (the ledger's in_progress / unknown) passed off as the write's.
+                (status, reason, result) = (s, r, found);
             }
         }
         let breaker_open_for_ms = match lock(&self.engine).breaker_state() {

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
@@ -224,7 +224,8 @@ impl FileJournal {
                 }
             }
         }
-        let mut file = OpenOptions::new().create(true).append(true).open(&path).map_err(io)?;
+        // Read as well: each write first looks at the file's last byte (`write`).
+        let mut file = OpenOptions::new().create(true).read(true).append(true).open(&path).map_err(io)?;
         if torn {
             // End the torn line, so that the next entry starts on a line of its own.
             file.write_all(b"\n").map_err(io)?;
@@ -238,12 +239,27 @@ impl FileJournal {
     }
 
     fn write(&self, file: &mut File, e: &JournalEntry) -> Result<(), JournalError> {
-        let mut line = e.to_json().to_string();
-        line.push('\n');
         let io = |err: std::io::Error| JournalError::new(format!("{}: {err}", self.path.display()));
+        // A write that failed half-way (a full disk, an I/O error) left a partial line: this entry starts on a
+        // line of its own, or it would be glued to that fragment and lost on the next open.
+        let mut line = if ends_mid_line(file).map_err(io)? { "\n".to_string() } else { String::new() };
+        line.push_str(&e.to_json().to_string());
+        line.push('\n');
         file.write_all(line.as_bytes()).map_err(io)?;
         file.sync_data().map_err(io)
     }
+}
+
+/// Whether `file` ends in the middle of a line (not empty, its last byte not a newline). Appends always go to
+/// the end whatever the read position.
+fn ends_mid_line(file: &mut File) -> std::io::Result<bool> {
+    if file.metadata()?.len() == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last != *b"\n")
 }
 
 impl Journal for FileJournal {
@@ -339,6 +355,34 @@ mod tests {
         assert_eq!(e.map(|e| e.operation_id), Some("a".to_string()), "the intent's id survives a restart");
         let pending = j.and_then(|j| j.pending().ok()).unwrap_or_default();
         assert_eq!(pending.len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_entry_after_a_write_that_failed_half_way_survives_a_reopen() {
+        let dir = std::env::temp_dir().join(format!("mrp-journal-half-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("j.jsonl");
+        let _ = std::fs::remove_file(&path);
+        let j = FileJournal::open(&path).ok();
+        assert!(j.as_ref().is_some_and(|j| j.begin(entry("a", Some("intent-a"))).is_ok()), "open, begin");
+        // A write that failed half-way while the journal is open: its partial line stays in the file.
+        let torn =
+            OpenOptions::new().append(true).open(&path).and_then(|mut f| f.write_all(b"{\"operationId\":\"x\",\"to"));
+        assert!(torn.is_ok(), "{torn:?}");
+        let b = j.as_ref().and_then(|j| j.begin(entry("b", Some("intent-b"))).ok());
+        assert_eq!(b.map(|e| e.operation_id), Some("b".to_string()));
+        drop(j);
+        // Reopened (a restart): the intent's id comes back — not a new one, which would be a second write.
+        let j = FileJournal::open(&path).ok();
+        let again = j.as_ref().and_then(|j| j.begin(entry("c", Some("intent-b"))).ok());
+        assert_eq!(again.map(|e| e.operation_id), Some("b".to_string()), "the intent's id survives the partial line");
+        assert!(j.as_ref().and_then(|j| j.settle("b", FinalStatus::Succeeded, 9).ok().flatten()).is_some());
+        drop(j);
+        let j = FileJournal::open(&path).ok();
+        let get = |id: &str| j.as_ref().and_then(|j| j.get(id).ok().flatten());
+        assert_eq!(get("b").and_then(|e| e.settled), Some(FinalStatus::Succeeded));
+        assert!(get("a").is_some());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

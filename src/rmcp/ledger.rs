@@ -15,7 +15,7 @@
 //! [`operators`](super::operators)) lets the key run again. A handler whose writes live in the ledger's own
 //! database can commit them with its record in one transaction ([`with_idempotency_atomic`](super::transaction::with_idempotency_atomic)).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use ::rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
+use futures_util::future::OptionFuture;
 use serde_json::{json, Map, Value};
 
 use super::client::BoxError;
@@ -405,7 +406,8 @@ pub struct OperationLedger {
     observer: Option<Observer>,
     max_result_bytes: usize,
     // The claims this process holds now (`hold`): the in-process guard — never reconciled here.
-    live: Arc<Mutex<HashSet<LedgerKey>>>,
+    // Each key's entry is the fence of the hold that listed it (the JS `live` map's `Lease`).
+    live: Arc<Mutex<HashMap<LedgerKey, u64>>>,
 }
 
 /// What the ledger made of a write ([`OperationLedger::begin`]).
@@ -454,17 +456,29 @@ fn wall_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// Removes a key from the live claims when its hold ends (or is dropped).
+/// `ms` from now on tokio's clock (a day from now if that overflows: never "already due").
+fn after(ms: u64) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    let later = |d| now.checked_add(d);
+    later(std::time::Duration::from_millis(ms)).or_else(|| later(std::time::Duration::from_secs(86_400))).unwrap_or(now)
+}
+
+/// Removes a key from the live claims when its hold ends (or is dropped) — only while the entry is its own
+/// (its fence): a later hold of the same key (this one lost it) stays listed.
 struct LiveGuard<'a> {
-    live: &'a Mutex<HashSet<LedgerKey>>,
+    live: &'a Mutex<HashMap<LedgerKey, u64>>,
     key: &'a LedgerKey,
+    fence: u64,
     listed: bool,
 }
 
 impl LiveGuard<'_> {
     fn unlist(&mut self) {
         if self.listed {
-            lock(self.live).remove(self.key);
+            let mut live = lock(self.live);
+            if live.get(self.key) == Some(&self.fence) {
+                live.remove(self.key);
+            }
             self.listed = false;
         }
     }
@@ -596,7 +610,7 @@ impl OperationLedger {
 
     /// A live claim of this process on `key` (its record pending): in progress, never reconciled.
     fn held(&self, key: &LedgerKey, record: &Record) -> Option<u64> {
-        (record.state == RecordState::Pending && lock(&self.live).contains(key))
+        (record.state == RecordState::Pending && lock(&self.live).contains_key(key))
             .then(|| IN_PROGRESS_POLL_MS.min(keep_alive_ms(&self.config)))
     }
 
@@ -758,7 +772,9 @@ impl OperationLedger {
     /// [`OperationLedger::finish`] then refuses to write over the new owner's record. A renewal the store fails
     /// is told (`store_error`, `renew`) and tried again after a quarter of the period; once only a third of
     /// the lease is left unrenewed, the claim is given up (`lease_lost`, `not_renewed`) before anyone may
-    /// reconcile it. A renewal made that late that still holds is told as [`LedgerEvent::LeaseLate`]. (The
+    /// reconcile it — also while a renewal is still in flight and has not answered (its answer then changes
+    /// nothing). A renewal that answers that late and still holds is told as [`LedgerEvent::LeaseLate`] (the
+    /// clock read when it answered). A renewal runs alongside the work: the handler is polled all along. (The
     /// handler is not cancelled: dropping it mid-write would be worse.)
     pub async fn hold<T>(&self, key: &LedgerKey, claimed: Record, work: impl Future<Output = T>) -> (T, Record) {
         self.hold_told(key, claimed, work, None).await
@@ -772,14 +788,20 @@ impl OperationLedger {
         work: impl Future<Output = T>,
         told: Option<&tokio::sync::watch::Sender<Option<&'static str>>>,
     ) -> (T, Record) {
+        use std::time::Duration;
+        use tokio::time::sleep;
         let every = keep_alive_ms(&self.config);
-        lock(&self.live).insert(key.clone());
-        let mut guard = LiveGuard { live: &self.live, key, listed: true };
         let fence = claimed.version;
+        lock(&self.live).insert(key.clone(), fence);
+        let mut guard = LiveGuard { live: &self.live, key, fence, listed: true };
         let mut current = claimed;
         let mut kept = true;
-        let mut wait = every;
         let mut work = std::pin::pin!(work);
+        // The next renewal; while one is in flight, the point past which the claim is given up whether or not
+        // it answered (a third of the lease left unrenewed: before anyone may reconcile it).
+        let mut tick = std::pin::pin!(sleep(Duration::from_millis(every)));
+        let mut give_up = std::pin::pin!(sleep(Duration::ZERO));
+        let mut renewal = None;
         let lose = |reason: &'static str, guard: &mut LiveGuard<'_>| {
             guard.unlist();
             self.emit(LedgerEvent::LeaseLost { key: key.clone(), fence, reason });
@@ -788,26 +810,54 @@ impl OperationLedger {
             }
         };
         loop {
+            // The handler is polled all along, a renewal in flight or not: each is its own branch.
             tokio::select! {
                 out = &mut work => return (out, current),
-                () = tokio::time::sleep(std::time::Duration::from_millis(wait)), if kept => {
-                    wait = every;
+                () = &mut tick, if kept && renewal.is_none() => {
                     let now = (self.now)();
-                    // Late: past two thirds of the lease (the process stalled). Still renewed if nobody took the
-                    // claim — the version check proves that — but operators hear the lease is too short.
-                    let late = now >= current.lease_until_ms.saturating_sub(every);
                     let Some(next) = renew(&current, now, &self.config) else {
                         kept = false;
                         guard.unlist();
                         continue;
                     };
-                    match self.store.replace(key, current.version, &next, None).await {
+                    let until = current.lease_until_ms.saturating_sub(every);
+                    give_up.as_mut().reset(after(until.saturating_sub(now)));
+                    let (store, version) = (&self.store, current.version);
+                    renewal = Some(Box::pin(async move {
+                        let answer = store.replace(key, version, &next, None).await;
+                        (next, answer)
+                    }));
+                }
+                () = &mut give_up, if kept && renewal.is_some() => {
+                    let now = (self.now)();
+                    let until = current.lease_until_ms.saturating_sub(every);
+                    if now >= until {
+                        // The renewal has not answered and only a third of the lease is left: give up now.
+                        kept = false;
+                        lose("not_renewed", &mut guard);
+                    } else {
+                        give_up.as_mut().reset(after(until.saturating_sub(now)));
+                    }
+                }
+                Some((next, answer)) = OptionFuture::from(renewal.as_mut()), if renewal.is_some() => {
+                    renewal = None;
+                    if !kept {
+                        continue; // given up while it was in flight: its answer changes nothing
+                    }
+                    // The clock read after the renewal answered: a store that took long counts.
+                    let now = (self.now)();
+                    // Late: past two thirds of the lease (the process stalled, or the store was slow). Still
+                    // renewed if nobody took the claim — the version check proves that — but operators hear
+                    // the lease is too short.
+                    let late = now >= current.lease_until_ms.saturating_sub(every);
+                    match answer {
                         Ok(true) => {
                             if late {
                                 let left_ms = current.lease_until_ms.saturating_sub(now);
                                 self.emit(LedgerEvent::LeaseLate { key: key.clone(), fence, left_ms });
                             }
                             current = next;
+                            tick.as_mut().reset(after(every));
                         }
                         Ok(false) => {
                             kept = false;
@@ -821,7 +871,7 @@ impl OperationLedger {
                                 kept = false;
                                 lose("not_renewed", &mut guard);
                             } else {
-                                wait = (every / 4).max(1);
+                                tick.as_mut().reset(after((every / 4).max(1)));
                             }
                         }
                     }

@@ -67,7 +67,7 @@ pub use message::{message_for, MessageParts};
 pub use operators::{OperatorError, Released, ReleasedAll, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresLedgerStore;
-pub use session::{SessionId, SessionIdClient};
+pub use session::{http_client, SessionId, SessionIdClient};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteLedgerStore;
 pub use status::{status_tool, Authorize, AuthorizeFuture, StatusAsk, StatusTool};

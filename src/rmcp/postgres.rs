@@ -223,9 +223,20 @@ where
         let _ = tx.rollback().await;
         return Ok(None);
     }
+    // This transaction's id (the claim's write assigned it), to tell later whether the handler ended it.
+    let ours: i64 = tx.query_one("SELECT txid_current()", &[]).await.map_err(store)?.try_get(0).map_err(store)?;
     let result = match work(&tx).await {
         Ok(r) => r,
         Err(e) => {
+            // Still in this transaction? `txid_current_if_assigned()` (PostgreSQL ≥ 10) is this one's id while
+            // it is open. A handler that ran COMMIT itself committed the claim and its writes, and what it did
+            // after ran in autocommit (another transaction, or none): no rollback undoes it — unknown. A probe
+            // that fails (an aborted transaction refuses it, a broken connection) leaves the rollback's reading.
+            let probe = tx.query_one("SELECT txid_current_if_assigned()", &[]).await;
+            let now = probe.ok().map(|row| row.try_get::<_, Option<i64>>(0));
+            if matches!(now, Some(Ok(id)) if id != Some(ours)) {
+                return Err(TxFailure::CommitUnknown(format!("{e} (after the handler's transaction had ended)")));
+            }
             let _ = tx.rollback().await;
             return Err(TxFailure::RolledBack(e.to_string()));
         }

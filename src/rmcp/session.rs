@@ -13,7 +13,8 @@
 //! use rmcp::ServiceExt;
 //!
 //! let ids = SessionId::default();
-//! let http = SessionIdClient::new(reqwest::Client::new(), ids.clone());
+//! // Redirects not followed (`http_client`): a 303 stays the POST's answer, never a GET's.
+//! let http = SessionIdClient::new(mcp_retry_policy::rmcp::http_client()?, ids.clone());
 //! let config = StreamableHttpClientTransportConfig::with_uri("http://127.0.0.1:8080/mcp");
 //! let running = ().serve(StreamableHttpClientTransport::with_client(http, config)).await?;
 //! let client = RetryClient::new(running, RetryOptions::default()).session_id(ids);
@@ -31,6 +32,17 @@ use ::rmcp::transport::streamable_http_client::{
 use futures_core::stream::BoxStream;
 use http::{HeaderName, HeaderValue};
 use sse_stream::Sse;
+
+/// The HTTP client to build an rmcp Streamable HTTP transport on (`StreamableHttpClientTransport::with_client`,
+/// or inside [`SessionIdClient::new`]): reqwest's, with redirects **not followed**. reqwest's default policy
+/// follows up to 10, and a 301/302/303 turns the POST into a GET: a server (or a gateway) that processed the
+/// `tools/call` and answered 303 would surface the GET's 405/404/400 — read as the server refusing a request
+/// it never acted on. Unfollowed, the 3xx is the POST's own answer, which the core reads as unknown (no proof
+/// either way). (rmcp's `StreamableHttpClientTransport::from_uri` builds its own client, which follows only
+/// same-origin 307/308; like it, this one keeps no idle connections, against delayed-ACK stalls on reuse.)
+pub fn http_client() -> Result<reqwest::Client, reqwest::Error> {
+    reqwest::Client::builder().pool_max_idle_per_host(0).redirect(reqwest::redirect::Policy::none()).build()
+}
 
 /// The last Streamable HTTP session id the wrapped transport used (shared: clone it into each transport a
 /// reconnect factory makes, and into the `RetryClient`).

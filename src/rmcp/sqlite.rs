@@ -216,7 +216,9 @@ impl SqliteLedgerStore {
     /// gets this store's connection inside the transaction and writes the handler's rows through it; its
     /// result is recorded with them. It runs synchronously, holding the connection: the store's other calls
     /// wait meanwhile (SQLite has one writer per file; keep slow calls out of it). `work` must not end the
-    /// transaction itself (`COMMIT`/`ROLLBACK`): that is answered as a commit whose outcome is unknown; nor
+    /// transaction itself (`COMMIT`/`ROLLBACK`): that is answered as a commit whose outcome is unknown (whether
+    /// `work` then returns a result or an error; so is an error after SQLite ended the transaction on its
+    /// own); nor
     /// call this store (its connection is held: the call would wait for ever). Unlike the JS store, there is
     /// no `transactionTimeoutMs`: a synchronous handler cannot be stopped from outside.
     pub fn transact<W>(&self, work: W) -> SqliteTransact<'_, W>
@@ -256,6 +258,12 @@ impl SqliteLedgerStore {
         }
         let result = match work(&db) {
             Ok(r) => r,
+            // The transaction already ended before the handler's error (it ran COMMIT itself, or SQLite rolled
+            // back on its own and the handler went on writing in autocommit): no rollback undoes what it wrote
+            // since, nor the claim it may have committed. Not proof of "nothing took effect": unknown.
+            Err(e) if db.is_autocommit() => {
+                return Err(TxFailure::CommitUnknown(format!("{e} (after the handler's transaction had ended)")));
+            }
             Err(e) => {
                 roll_back(&db);
                 return Err(TxFailure::RolledBack(e.to_string()));
