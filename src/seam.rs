@@ -394,6 +394,10 @@ error_fields! {
     Before = "before",
     /// A task's status (`taskEnd`).
     TaskStatus = "task.status",
+    /// A task result's cause (`taskResultEnd`).
+    TaskResultCause = "step.classification.cause",
+    /// The retry a task result was given (`taskResultEnd`).
+    TaskResultReason = "step.decision.reason",
     /// `options.subrequests` of `admit` and `poll`: the outgoing requests the call may still make.
     Subrequests = "options.subrequests",
     /// A shared breaker snapshot's `state` (`adoptShared`).

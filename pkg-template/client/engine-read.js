@@ -6,7 +6,7 @@ import * as w from '../mcp_retry_policy_client.js';
 import { rangeError, typeError, typeName } from '../errors.js';
 import { wasmFailure } from '../wasm-failure.js';
 import {
-  BOUNDARY_FIELDS, JITTERS, OPERATION_STATUSES, POLICY_VALUES, TASK_STATUSES, REASONS, REVISIONS, STATUSES,
+  BOUNDARY_FIELDS, CAUSES, JITTERS, OPERATION_STATUSES, POLICY_VALUES, TASK_STATUSES, REASONS, REVISIONS, STATUSES,
   UNKNOWN_REVISION,
 } from '../generated/names.js';
 
@@ -16,6 +16,7 @@ export const OPERATION_CODES = codes(OPERATION_STATUSES);
 export const TASK_CODES = codes(TASK_STATUSES);
 export const STATUS_CODES = codes(STATUSES);
 export const REASON_CODES = codes(REASONS);
+export const CAUSE_CODES = codes(CAUSES);
 export const REVISION_SETTINGS = [...REVISIONS, UNKNOWN_REVISION];
 export const REVISION_CODES = codes(REVISION_SETTINGS);
 export const oneOf = (names) => names.join(', ');

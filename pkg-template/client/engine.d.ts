@@ -148,6 +148,9 @@ export declare class RetryEngine {
   statusAnswer(answer: OperationStatus | undefined, before?: { status: FinalStatus; reason: Reason }): Decision;
   /** What a followed task's status means when no result was read: a stop, or a `poll_task` retry while it runs. */
   taskEnd(status: TaskStatus): Decision;
+  /** What a followed task's result means when `record` would not stop on it (`cause`, `reason`: that step's
+   * classification cause and decision reason): an open end, `pending` or `unknown`, never `succeeded`. */
+  taskResultEnd(cause: Cause, reason: Reason): Decision;
   /** `record` under the name the design gives the step: classify the outcome, then decide. */
   decide(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
   /** Frees the engine. Later use is a `freed` TypeError. */

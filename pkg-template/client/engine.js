@@ -12,7 +12,7 @@ import {
 } from '../generated/names.js';
 import { O_BREAKER_ON, O_BUDGET_ON, readBreaker, readBudget, readClassification, readTop } from '../generated/seam.js';
 import {
-  ARGS, OPERATION_CODES, REASON_CODES, REVISION_SETTINGS, STATUS_CODES, TASK_CODES,
+  ARGS, CAUSE_CODES, OPERATION_CODES, REASON_CODES, REVISION_SETTINGS, STATUS_CODES, TASK_CODES,
   bool, code, failure, fields, foreign, inUse, number, ok, ours, readPolicy, readRevision, required, revisionCode, stagePolicy,
 } from './engine-read.js';
 import { A, B, C, D, K, admission, breakerOf, decision, encode, out, safetyCode } from './engine-codec.js';
@@ -290,6 +290,19 @@ export class RetryEngine {
   taskEnd(status) {
     engineHandle(this);
     ok(w.taskEnd(code(required(status, 'task.status', TASK_STATUSES), 'task.status', TASK_CODES, TASK_STATUSES)));
+    return decision(out());
+  }
+
+  /**
+   * What a followed task's result means when `record` would not stop on it (a retry, which a created task never
+   * is): `cause` and `reason` are that step's `classification.cause` and `decision.reason`. An open end —
+   * `pending` (the server ledger's `in_progress`), `unknown` — never the task's own `completed`.
+   */
+  taskResultEnd(cause, reason) {
+    engineHandle(this);
+    const c = code(required(cause, 'step.classification.cause', CAUSES), 'step.classification.cause', CAUSE_CODES, CAUSES);
+    const r = code(required(reason, 'step.decision.reason', REASONS), 'step.decision.reason', REASON_CODES, REASONS);
+    ok(w.taskResultEnd(c, r));
     return decision(out());
   }
 

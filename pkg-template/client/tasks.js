@@ -78,7 +78,10 @@ export async function followTask(ctx, state, created, { tool, safety, signal }) 
         const step = engine.record(state, resultOutcome(r.value), safety, now());
         emit({ type: 'task', tool, taskId, status: task.status === TASK_INPUT_REQUIRED ? TASK_COMPLETED : task.status });
         if (step.decision.action === ACTION_STOP) return { decision: step.decision, result: r.value };
-        // A result the engine would not stop on (a transport-like answer): the task ended; its own status speaks.
+        // A result the engine would not stop on (the server ledger's in_progress or unknown, run as a task): the
+        // task completed, but not with the tool's answer — an open end, the engine's, never `completed`'s
+        // succeeded. Nothing is sent again: a created task is never re-sent.
+        return { decision: engine.taskResultEnd(step.classification.cause, step.decision.reason), result: r.value };
       }
       if (signal?.aborted) return cancel();
       lastError = r.error ?? lastError;

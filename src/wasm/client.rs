@@ -20,8 +20,9 @@ use super::packed::{code, put_admission, put_classification, put_decision, put_s
 use crate::input::MAX_DURATION_MS;
 use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, PolicyField, Section};
 use crate::retry::{
-    classify_under, decide_status, decide_task_end, safety, CallOptions, CallState, Engine, FinalStatus, Jitter,
-    OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision, SplitMix64, TaskStatus, ToolFacts,
+    classify_under, decide_status, decide_task_end, decide_task_result, safety, CallOptions, CallState, Cause,
+    Decision, Engine, FinalStatus, Jitter, OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision,
+    SplitMix64, TaskStatus, ToolFacts,
 };
 use crate::seam::{Out, POLICY};
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
@@ -562,6 +563,19 @@ pub fn status_answer(answer: f64, before_status: f64, before_reason: f64) -> f64
 pub fn task_end(status: f64) -> f64 {
     run(|| {
         put_decision(&decide_task_end(code(&TaskStatus::ALL, status, Field::TaskStatus)?));
+        Ok(0.0)
+    })
+}
+
+/// What a followed task's result means when the engine would not stop on it (its `record` was a retry, which
+/// a created task never is): [`decide_task_result`] of the result's cause (`CAUSES` code) and the retry's reason
+/// (`REASONS` code), into the out slots — an open end (`pending`, `unknown`), never the task's own `completed`.
+#[wasm_bindgen(js_name = taskResultEnd)]
+pub fn task_result_end(cause: f64, reason: f64) -> f64 {
+    run(|| {
+        let cause = code(Cause::ALL, cause, Field::TaskResultCause)?;
+        let reason = code(Reason::ALL, reason, Field::TaskResultReason)?;
+        put_decision(&decide_task_result(cause, Decision::Retry { delay_ms: 0, recover: None, reason }));
         Ok(0.0)
     })
 }

@@ -3,7 +3,7 @@
 // `wasm-pack test --headless --chrome` runs). Included, not a test target of its own.
 
 use js_sys::Reflect;
-use mcp_retry_policy::retry::{FinalStatus, Reason, Revision, Safety};
+use mcp_retry_policy::retry::{Cause, FinalStatus, Reason, Revision, Safety};
 use mcp_retry_policy::seam::{LedgerOut, Out};
 use mcp_retry_policy::vocab::{
     BOUNDARY_FIELDS, C_B_PRESENT, C_D_PRESENT, ERROR_KINDS, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
@@ -259,6 +259,7 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
         count(c::status_answer(6.0, n, 0.0));
         count(c::status_answer(6.0, 3.0, n));
         count(c::task_end(n));
+        count(c::task_result_end(n, n));
         count(c::list_failed(n, f64::from(KIND_TIMEOUT), 0.0, 0.0, 0.0, 0.0, 0.0));
         count(c::list_failed(h, f64::from(KIND_HTTP), 404.0, 0.0, 1.0, 0.0, n));
         for kind in 0..9 {
@@ -542,6 +543,13 @@ fn the_end_tables_answer_through_the_numeric_exports() {
     let working = c::task_end(f64::from(TaskStatus::Working as u32));
     assert_eq!((stop_status(working), reason()), (None, "still_running"));
     assert_eq!(failure(c::task_end(5.0)), Some(("invalid_value", "task.status")));
+    // A task result the engine would retry: open, never the task's `completed`.
+    let in_progress = f64::from(Cause::LedgerInProgress as u32);
+    let retried = f64::from(Reason::Throttled as u32);
+    let open = c::task_result_end(in_progress, retried);
+    assert_eq!((stop_status(open), reason()), (Some(FinalStatus::Pending), "status_in_progress"));
+    assert_eq!(failure(c::task_result_end(1e9, retried)), Some(("invalid_value", "step.classification.cause")));
+    assert_eq!(failure(c::task_result_end(in_progress, -1.0)), Some(("invalid_value", "step.decision.reason")));
     let h = engine(&[], 3.0);
     c::engine_set_revision(h, f64::from(Revision::V2025_11_25 as u32));
     let lost = c::list_failed(h, f64::from(KIND_HTTP), 404.0, 0.0, f64::from(mcp_retry_policy::vocab::C_HAD_SESSION), 0.0, 0.0);

@@ -206,6 +206,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'statusAnswer': (p) => engine.statusAnswer(p.rnd() < 0.5 ? p() : 'succeeded', p.rnd() < 0.5 ? p() : { status: p(), reason: p() }),
     'statusAnswer (hostile this)': (p) => EP.statusAnswer.call(p(), 'unknown'),
     'taskEnd': (p) => engine.taskEnd(p()),
+    'taskResultEnd': (p) => engine.taskResultEnd(p.rnd() < 0.3 ? 'ledger_in_progress' : p(), p.rnd() < 0.3 ? 'ledger_in_progress' : p()),
     'taskEnd (hostile this)': (p) => EP.taskEnd.call(p(), 'working'),
     'RetryEngine getters (hostile this)': (p) => engineGetters[Math.floor(p.rnd() * 4)].call(p.rnd() < 0.1 ? engine : p()),
     'RetryEngine free / dispose (hostile this)': (p) => {
@@ -255,6 +256,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw listFailed': raw('listFailed', 7),
     'raw statusAnswer': raw('statusAnswer', 3),
     'raw taskEnd': raw('taskEnd', 1),
+    'raw taskResultEnd': raw('taskResultEnd', 2),
     'raw safetyOf': raw('safetyOf', 2),
     'raw errorDetail': raw('errorDetail', 1),
     'new RetryEngine({ hedgeAfterMs, maxHedges: hostile })': (p) => new RetryEngine({ [p.rnd() < 0.5 ? 'hedgeAfterMs' : 'maxHedges']: p() }),
@@ -286,7 +288,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
   // Every method and every raw export is covered above, so one added later is noticed here.
   assert.deepEqual(Object.getOwnPropertyNames(EP).sort(), ['admit', 'adoptShared', 'begin', 'breakerState', 'budgetTokens', 'classify', 'constructor',
     'decide', 'free', 'hedge', 'hedgeCounts', 'hedgeEnded', 'hedging', 'inputUnanswered', 'listFailed', 'policy', 'poll', 'probeDue', 'record',
-    'revision', 'safety', 'setProtocolVersion', 'sharedSnapshot', 'statusAnswer', 'taskEnd']);
+    'revision', 'safety', 'setProtocolVersion', 'sharedSnapshot', 'statusAnswer', 'taskEnd', 'taskResultEnd']);
   assert.deepEqual(Object.getOwnPropertyNames(CP).sort(), ['attempts', 'constructor', 'deadlineMs', 'free', 'maybeDelivered', 'polls']);
   const exported = Object.keys(rawClient).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).filter((k) => k.startsWith('raw ')).flatMap((k) => k.slice(4).split(' / ')).sort();

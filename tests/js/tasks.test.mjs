@@ -123,6 +123,18 @@ test('the AI SDK tool of a task still working at the deadline tells the model th
   await server.taskStore.updateTaskStatus(taskId, 'cancelled');
 });
 
+test('a task that completes with the server ledger\'s in_progress or unknown answer is open (pending, unknown), never succeeded; sent once', async () => {
+  // Idempotent (the app says so): the engine would wait and send it again on the ledger's answer — which a
+  // created task never is. (An unsafe tool stops there on its own: pending / unknown either way.)
+  const { mcp } = await connect({ policy: { totalTimeoutMs: 5_000 }, tools: { ledgered_job: 'idempotent' } });
+  for (const [label, status, reason] of [['in_progress', 'pending', 'status_in_progress'], ['unknown', 'unknown', 'status_unknown']]) {
+    const calls = count('tools/call');
+    const out = await mcp.call({ name: 'ledgered_job', arguments: { ms: 100, label } });
+    assert.deepEqual([out.status, out.reason], [status, reason], `${label}: before, succeeded (the task's own "completed") — ${out.message}`);
+    assert.equal(count('tools/call') - calls, 1, 'the created task is never sent again');
+  }
+});
+
 test('bad task options are refused by name before anything is sent; engine.poll refuses bad hints by name', async () => {
   const { mcp } = await connect();
   const calls = count('tools/call');

@@ -9,6 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { MemoryLedgerStore, OperationLedger, OutcomeUnknown, withIdempotency } from '../../pkg/node.js';
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 
@@ -63,6 +64,21 @@ export async function startTaskServer() {
     task('flaky_job', undefined, (store, id) => store.storeTaskResult(id, 'failed', { ...text('the job failed: disk full'), isError: true }));
     task('self_cancelling', undefined, (store, id) => store.updateTaskStatus(id, 'cancelled', 'the operator stopped it'));
     task('optional_echo', { taskSupport: 'optional' }, (store, id, label) => store.storeTaskResult(id, 'completed', text(`echo ${label}`)));
+    // A keyed write behind the real operation ledger, run as a task: the task completes with the ledger's own
+    // answer — `in_progress` (another request holds the operation's claim) or `unknown` (the handler could not
+    // tell whether its write happened) — not with the tool's.
+    const ledger = new OperationLedger({ store: new MemoryLedgerStore() });
+    const write = withIdempotency(ledger, async ({ label }) => {
+      if (label === 'unknown') throw new OutcomeUnknown('the downstream API timed out after the request was sent');
+      await new Promise((r) => later(2_000, r)); // holds its claim meanwhile
+      return text(`wrote ${label}`);
+    }, { action: 'ledgered_write', tenant: () => 'tenant-a' });
+    task('ledgered_job', undefined, async (store, id, label) => {
+      const operationId = `op-task-${id}`;
+      if (label === 'in_progress') write({ label, operation_id: operationId }).catch(() => {}); // the claim's holder
+      const answer = await write({ label, operation_id: operationId });
+      await store.storeTaskResult(id, 'completed', answer);
+    });
   }
 
   const transports = new Map();
