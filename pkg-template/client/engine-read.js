@@ -181,3 +181,18 @@ function readHedge(hedge, key, v, field) {
   hedge[1 + i] = number(v, field);
   hedge[0] |= 1 << i;
 }
+
+/** `options.subrequests` (the invocation's room, `admit`'s and `hedge`'s), checked by name; `undefined` if absent. */
+export function roomOf(options) {
+  let room;
+  let at = 'options';
+  try {
+    fields(options, 'options', ['subrequests'], (_, v, field) => {
+      at = field;
+      if (v !== undefined) room = number(v, field);
+    });
+  } catch (e) {
+    throw ours(e, at);
+  }
+  return room;
+}

@@ -7,16 +7,17 @@
 import * as w from '../mcp_retry_policy_client.js';
 import { typeError } from '../errors.js';
 import {
-  BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS, DELIVERIES, OPERATION_STATUSES, TASK_STATUSES,
+  BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS, DELIVERIES,
   REASONS, RECOVERS, REVISIONS, STATUSES, VERDICTS,
 } from '../generated/names.js';
 import { O_BREAKER_ON, O_BUDGET_ON, readBreaker, readBudget, readClassification, readTop } from '../generated/seam.js';
 import {
-  ARGS, CAUSE_CODES, OPERATION_CODES, REASON_CODES, REVISION_SETTINGS, STATUS_CODES, TASK_CODES,
-  bool, code, failure, fields, foreign, inUse, number, ok, ours, readPolicy, readRevision, required, revisionCode, stagePolicy,
+  ARGS, REVISION_SETTINGS, bool, code, failure, fields, foreign, inUse, number, ok, ours, readPolicy, readRevision,
+  revisionCode, roomOf, stagePolicy,
 } from './engine-read.js';
 import { A, B, C, D, K, admission, breakerOf, decision, encode, out, safetyCode } from './engine-codec.js';
 import { safetyOf } from './engine-safety.js';
+import { statusAnswerOf, taskEndOf, taskResultEndOf } from './engine-ends.js';
 import { adopt, probeDueOf, snapshotOf } from './engine-shared.js';
 import { freshSeed, newOperationId } from './ids.js';
 import { hedgeCountsOf, hedgeEnd, hedgeStep, hedgingOf, setHedging } from './engine-hedge.js';
@@ -33,21 +34,6 @@ export function revisionFor(protocolVersion) {
 const finalizeEngines = new FinalizationRegistry((h) => w.engineFree(h));
 
 let engineHandle;
-
-/** `options.subrequests` (the invocation's room, `admit`'s and `hedge`'s), checked by name; `undefined` if absent. */
-function roomOf(options) {
-  let room;
-  let at = 'options';
-  try {
-    fields(options, 'options', ['subrequests'], (_, v, field) => {
-      at = field;
-      if (v !== undefined) room = number(v, field);
-    });
-  } catch (e) {
-    throw ours(e, at);
-  }
-  return room;
-}
 
 /** Per-server retry engine: policy, retry budget and circuit breaker (the core's `Engine`). */
 export class RetryEngine {
@@ -265,21 +251,7 @@ export class RetryEngine {
    */
   statusAnswer(answer, before) {
     engineHandle(this);
-    const a = answer === undefined ? OPERATION_STATUSES.length : code(answer, 'answer', OPERATION_CODES, OPERATION_STATUSES);
-    let s = STATUSES.length;
-    let r = 0;
-    let at = 'before';
-    try {
-      fields(before, 'before', ['action', 'status', 'reason', 'delayMs', 'recover'], (key, v, field) => {
-        at = field;
-        if (key === 'status') s = code(required(v, field, STATUSES), field, STATUS_CODES, STATUSES);
-        else if (key === 'reason') r = code(required(v, field, REASONS), field, REASON_CODES, REASONS);
-      });
-    } catch (e) {
-      throw ours(e, at);
-    }
-    ok(w.statusAnswer(a, s, r));
-    return decision(out());
+    return statusAnswerOf(answer, before);
   }
 
   /**
@@ -289,8 +261,7 @@ export class RetryEngine {
    */
   taskEnd(status) {
     engineHandle(this);
-    ok(w.taskEnd(code(required(status, 'task.status', TASK_STATUSES), 'task.status', TASK_CODES, TASK_STATUSES)));
-    return decision(out());
+    return taskEndOf(status);
   }
 
   /**
@@ -300,10 +271,7 @@ export class RetryEngine {
    */
   taskResultEnd(cause, reason) {
     engineHandle(this);
-    const c = code(required(cause, 'step.classification.cause', CAUSES), 'step.classification.cause', CAUSE_CODES, CAUSES);
-    const r = code(required(reason, 'step.decision.reason', REASONS), 'step.decision.reason', REASON_CODES, REASONS);
-    ok(w.taskResultEnd(c, r));
-    return decision(out());
+    return taskResultEndOf(cause, reason);
   }
 
   /** `record` under the name the design gives the step: classify the outcome, then decide. */
