@@ -6,6 +6,8 @@ import { optionError as optError } from '../errors.js';
 import { LedgerRules } from './rules.js';
 import { countUnresolved, purge, release, releaseAll, unresolved } from './operators.js';
 import { ClaimHold } from './lease.js';
+import { LedgerStoreError, OutcomeUnknown } from './ledger-errors.js';
+import { keyString } from './store-common.js';
 import { checkUnresolvedCacheMs, ledgerInstruments } from './metrics.js';
 import { checkMaxResultBytes, decodeResult, storedText, unstoredResult } from './result.js';
 import {
@@ -22,35 +24,7 @@ export const INTERNALS = new WeakMap();
 const RACED = Symbol('raced');
 
 /** The `_meta` key of the ledger's own answers (in progress, unknown, conflict, rejected, result not stored). */
-export { LEDGER_META_KEY };
-
-const keyString = (k) => JSON.stringify([k.tenant, k.action, k.operationId]);
-
-/**
- * A ledger store failed (threw) during `during` (get, insert, replace, transaction): `code` is
- * `store_unavailable`, `cause` the store's own error. What the caller (and the model) is told never includes
- * the store's message; the `store_error` event carries it for operators.
- */
-export class LedgerStoreError extends Error {
-  constructor(during, cause) {
-    super(`the ledger store failed during ${during}`, { cause });
-    this.name = 'LedgerStoreError';
-    this.code = 'store_unavailable';
-    this.during = during;
-  }
-}
-
-/**
- * Thrown by a handler that submitted work downstream and cannot tell whether it committed (a timeout after
- * the request left). The ledger records `unknown` — never success, never a clean failure. Its message is
- * yours and is shown to the model (any other error's message is not).
- */
-export class OutcomeUnknown extends Error {
-  constructor(message = 'the downstream outcome is unknown', options) {
-    super(message, options);
-    this.name = 'OutcomeUnknown';
-  }
-}
+export { LEDGER_META_KEY, LedgerStoreError, OutcomeUnknown };
 
 /**
  * `new OperationLedger({ store, ttlMs?, leaseMs?, reconcile?, now?, onEvent?, maxResultBytes?, opentelemetry?, unresolvedCacheMs? })`.
