@@ -52,18 +52,15 @@ export async function resolveTool(ctx, params, intent) {
     if (entry === null || typeof entry !== 'object' || typeof entry.operationId !== 'string' || entry.operationId === '' || typeof entry.tool !== 'string') {
       throw typeError('journal', 'journal.begin must resolve to the entry (with its operationId and tool)');
     }
-    // An intent is one intended call: the same intent for another tool, or for another server, is a caller's
-    // mistake (a tool-call id reused across conversations, one journal shared by two servers' wrappers), refused
-    // by name rather than sent under the other call's id.
+    // The entry names another tool's (or server's) call: sent, this call would go out under that call's id and
+    // settle its entry with its own outcome. Refused by name, nothing sent — as the intent reused (a tool-call id
+    // reused across conversations, one journal shared by two servers' wrappers) or as the operation id reused.
     const otherServer = entry.server !== undefined && entry.server !== server;
-    if (intent !== undefined && (entry.tool !== name || otherServer)) {
-      const of = otherServer ? `${entry.tool} on another server (${String(entry.server).slice(0, 120)})` : entry.tool;
-      throw rangeError('intent', `intent ${JSON.stringify(String(intent)).slice(0, 80)} already names a call of ${of}: give each intended call its own intent (prefix tool-call ids with a conversation id if they repeat)`, 'intent_reused');
-    }
-    // An operation id the journal holds for another tool (or server): sent, this call would settle that call's
-    // entry with its own outcome. Refused, nothing sent.
     if (entry.tool !== name || otherServer) {
-      const of = otherServer ? `${entry.tool} on another server` : entry.tool;
+      const of = otherServer ? `${entry.tool} on another server (${String(entry.server).slice(0, 120)})` : entry.tool;
+      if (intent !== undefined) {
+        throw rangeError('intent', `intent ${JSON.stringify(String(intent)).slice(0, 80)} already names a call of ${of}: give each intended call its own intent (prefix tool-call ids with a conversation id if they repeat)`, 'intent_reused');
+      }
       throw rangeError(ctx.idArg, `${ctx.idArg} ${JSON.stringify(String(entry.operationId)).slice(0, 80)} already names a call of ${of}: give this call its own`, 'operation_id_reused');
     }
     operationId = entry.operationId;
