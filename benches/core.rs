@@ -62,7 +62,7 @@ mod native {
                     safety: Safety::Keyed,
                     now_ms: 10,
                     random: 12345,
-                    breaker_open: false,
+                    breaker_open_until_ms: None,
                     budget_milli: Some(10_000),
                 }))
             })

@@ -127,6 +127,8 @@ slots! {
         BudgetTimeoutCost = "timeoutCost", Read::Number;
         /// Policy: `budget.successRefill` (tokens).
         BudgetSuccessRefill = "successRefill", Read::Number;
+        /// Policy: `budget.refillPerSecond` (tokens a second).
+        BudgetRefillPerSecond = "refillPerSecond", Read::Number;
         /// Policy: 1 when the circuit breaker is on.
         BreakerOn = "breakerOn", Read::Flag;
         /// Policy: `breaker.consecutiveFailures`.
@@ -254,6 +256,7 @@ pub const CLIENT_SHAPES: &[Shape] = &[
             ("retryCost", Key::Slot("retryCost")),
             ("timeoutCost", Key::Slot("timeoutCost")),
             ("successRefill", Key::Slot("successRefill")),
+            ("refillPerSecond", Key::Slot("refillPerSecond")),
         ],
     },
     Shape {
@@ -332,6 +335,8 @@ error_fields! {
     BudgetTimeoutCost = "budget.timeoutCost",
     /// `budget.successRefill`.
     BudgetSuccessRefill = "budget.successRefill",
+    /// `budget.refillPerSecond`.
+    BudgetRefillPerSecond = "budget.refillPerSecond",
     /// `breaker.consecutiveFailures`.
     BreakerConsecutiveFailures = "breaker.consecutiveFailures",
     /// `breaker.failureRatio`.
@@ -443,7 +448,7 @@ impl Unit {
 
 /// The policy values `engineNew` takes, in argument order (`BOUNDARY_FIELDS` 0–15): the field and its unit,
 /// and the out slot `enginePolicy` answers it in.
-pub const POLICY: [(ErrorField, Unit, Out); 16] = [
+pub const POLICY: [(ErrorField, Unit, Out); 17] = [
     (ErrorField::MaxAttempts, Unit::Count, Out::MaxAttempts),
     (ErrorField::BaseDelayMs, Unit::Ms, Out::BaseDelayMs),
     (ErrorField::MaxDelayMs, Unit::Ms, Out::MaxDelayMs),
@@ -455,6 +460,7 @@ pub const POLICY: [(ErrorField, Unit, Out); 16] = [
     (ErrorField::BudgetRetryCost, Unit::Thousandths, Out::BudgetRetryCost),
     (ErrorField::BudgetTimeoutCost, Unit::Thousandths, Out::BudgetTimeoutCost),
     (ErrorField::BudgetSuccessRefill, Unit::Thousandths, Out::BudgetSuccessRefill),
+    (ErrorField::BudgetRefillPerSecond, Unit::Thousandths, Out::BudgetRefillPerSecond),
     (ErrorField::BreakerConsecutiveFailures, Unit::Count, Out::BreakerConsecutiveFailures),
     (ErrorField::BreakerFailureRatio, Unit::Thousandths, Out::BreakerFailureRatio),
     (ErrorField::BreakerMinimumCalls, Unit::Count, Out::BreakerMinimumCalls),

@@ -4,8 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
 
 use mcp_retry_policy::retry::{
-    AttemptOutcome as O, Decision, Engine, FinalStatus, Policy, Reason, ResultType, Revision, Safety, Sent, SplitMix64,
+    AttemptOutcome as O, BudgetConfig, Decision, Engine, FinalStatus, Policy, Reason, ResultType, Revision, Safety,
+    Sent, SplitMix64,
 };
+
+/// The default policy with a budget that refills only on success (the gRPC bucket alone).
+fn no_time_refill(p: Policy) -> Policy {
+    Policy { budget: Some(BudgetConfig { refill_per_second_milli: 0, ..BudgetConfig::default() }), ..p }
+}
 
 const OK: O = O::Result { is_error: false, result_type: ResultType::Complete };
 const NOT_SENT: O = O::Network { sent: Sent::No };
@@ -29,7 +35,7 @@ fn attempt(
 
 #[test]
 fn a_retry_spends_budget_tokens_and_a_timeout_spends_more() {
-    let mut e = Engine::new(Policy::default());
+    let mut e = Engine::new(no_time_refill(Policy::default()));
     let full = e.budget_milli().unwrap();
     let mut call = e.begin(0);
     assert!(attempt(&mut e, &mut call, &NOT_SENT, Safety::ReadOnly, 0, 7).is_retry());
@@ -41,7 +47,7 @@ fn a_retry_spends_budget_tokens_and_a_timeout_spends_more() {
 #[test]
 fn a_retry_that_succeeds_is_not_refunded() {
     // gRPC-style throttling: the cost of a retry stays spent; a success returns 0.1 token.
-    let mut e = Engine::new(Policy { breaker: None, ..Policy::default() });
+    let mut e = Engine::new(no_time_refill(Policy { breaker: None, ..Policy::default() }));
     let full = e.budget_milli().unwrap();
     let mut call = e.begin(0);
     assert!(attempt(&mut e, &mut call, &NOT_SENT, Safety::Unsafe, 0, 7).is_retry());
@@ -61,9 +67,9 @@ fn a_retry_that_succeeds_is_not_refunded() {
 }
 
 #[test]
-fn an_empty_budget_stops_the_retry() {
+fn an_empty_budget_with_no_time_refill_stops_the_retry() {
     // No breaker, so that only the budget can stop these retries.
-    let mut e = Engine::new(Policy { breaker: None, ..Policy::default() });
+    let mut e = Engine::new(no_time_refill(Policy { breaker: None, ..Policy::default() }));
     let mut stops = 0;
     for i in 0..30u64 {
         let mut call = e.begin(i * 100_000);
@@ -129,6 +135,9 @@ fn storm_client(policy: Policy, phase: u64, outage_end: u64, until: u64, seed: u
     while start < until {
         let mut call = e.begin(start);
         let (mut t, mut sent, mut first_ok) = (start, 0, false);
+        // A held call (`Err(Retry)`, or a `BreakerHold`/`BudgetHold` retry) is not followed here: this model runs the
+        // calls one after another, and a held one would run ahead of those after it (the engine would see time go
+        // back). The event-driven simulator (www/sim.js) follows held calls; so does `held_calls_ride_out_a_blip`.
         while e.admit(&mut call, t).is_ok() {
             sent += 1;
             let answered = t >= outage_end;
@@ -136,6 +145,7 @@ fn storm_client(policy: Policy, phase: u64, outage_end: u64, until: u64, seed: u
             let step =
                 e.record(&mut call, if answered { &OK } else { &down }, Safety::ReadOnly, REV, t + 20, rng.next_u64());
             match step.decision {
+                Decision::Retry { reason: Reason::BreakerHold | Reason::BudgetHold, .. } => break, // held: see above
                 Decision::Retry { delay_ms, .. } => t += 20 + delay_ms,
                 Decision::Stop { .. } => break,
             }
@@ -292,6 +302,8 @@ fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u3
                     }
                 }
             }
+            // A held call (`Err(Retry)`) is not followed here: this model runs the calls one after another, and a
+            // held one would run ahead of those after it. The event-driven simulator (www/sim.js) follows them.
             if e.admit(&mut call, t).is_err() {
                 break;
             }
@@ -323,6 +335,7 @@ fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u3
                 through[i as usize] = through[i as usize].min(start);
             }
             match step.decision {
+                Decision::Retry { reason: Reason::BreakerHold | Reason::BudgetHold, .. } => break, // held: see above
                 Decision::Retry { delay_ms, .. } => t += 20 + delay_ms,
                 Decision::Stop { .. } => break,
             }
@@ -595,4 +608,118 @@ fn an_attempt_the_invocation_cannot_pay_for_is_never_started() {
     );
     assert_eq!(call.polls, 0);
     assert!(e.poll_within(&mut call, Some(50), 0, 0, Some(1)).is_retry());
+}
+
+/// Calls in flight together, event by event: `(start, safety)` each; an attempt is answered 100 ms after it was
+/// sent, and every attempt sent during `[0, down_until)` is reset then instead (delivery unknown). Returns each
+/// call's final decision, and when each attempt was sent.
+fn in_flight(policy: Policy, calls: &[(u64, Safety)], down_until: u64) -> (Vec<Decision>, Vec<u64>) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut e = Engine::new(policy);
+    let mut rng = SplitMix64::new(11);
+    let mut states: Vec<_> = calls.iter().map(|&(start, _)| e.begin(start)).collect();
+    let mut ends = vec![None; calls.len()];
+    let mut sends = Vec::new();
+    // (time, answered when sent (u64::MAX: an admission), call)
+    let mut q: BinaryHeap<Reverse<(u64, u64, usize)>> =
+        calls.iter().enumerate().map(|(i, c)| Reverse((c.0, u64::MAX, i))).collect();
+    let reset = O::Network { sent: Sent::Maybe };
+    while let Some(Reverse((t, sent_at, i))) = q.pop() {
+        if sent_at != u64::MAX {
+            let outcome = if sent_at < down_until { &reset } else { &OK };
+            match e.record(&mut states[i], outcome, calls[i].1, REV, t, rng.next_u64()).decision {
+                Decision::Retry { delay_ms, .. } => q.push(Reverse((t + delay_ms, u64::MAX, i))),
+                stop => ends[i] = Some(stop),
+            }
+            continue;
+        }
+        match e.admit_with(&mut states[i], t, rng.next_u64(), None) {
+            Ok(_) => {
+                sends.push(t);
+                q.push(Reverse((t + 100, t, i)));
+            }
+            Err(Decision::Retry { delay_ms, .. }) => q.push(Reverse((t + delay_ms, u64::MAX, i))), // held: ask again
+            Err(stop) => ends[i] = Some(stop),
+        }
+    }
+    (ends.into_iter().map(|d| d.unwrap()).collect(), sends)
+}
+
+#[test]
+fn held_calls_ride_out_a_blip() {
+    // A 1.2 s blip with 30 calls in flight (20 keyed writes, 10 reads), `maxAttempts: 6`, `totalTimeoutMs: 20 000`:
+    // the breaker opens, the budget runs dry, and every call that may be re-sent waits for the probe and the
+    // budget instead of ending `unknown (breaker_open)`. An unsafe write in flight still stops at once, and a call
+    // that starts while the breaker is open fails fast (nothing was sent).
+    let policy = Policy { max_attempts: 6, total_timeout_ms: 20_000, ..Policy::default() };
+    let mut calls: Vec<(u64, Safety)> =
+        (0..30).map(|i| (i * 3, if i % 3 == 0 { Safety::ReadOnly } else { Safety::Keyed })).collect();
+    calls.push((5, Safety::Unsafe));
+    calls.push((400, Safety::ReadOnly)); // starts once the breaker is open (the answers came at 100–190 ms)
+    let (ends, sends) = in_flight(policy, &calls, 1_200);
+    let ok = Decision::stop(FinalStatus::Succeeded, Reason::Succeeded);
+    for (i, d) in ends.iter().take(30).enumerate() {
+        assert_eq!(*d, ok, "call {i} ({:?})", calls[i].1);
+    }
+    assert_eq!(ends[30], Decision::stop(FinalStatus::Unknown, Reason::UnsafeAfterUnknown), "the unsafe write");
+    assert_eq!(ends[31], Decision::stop(FinalStatus::Failed, Reason::BreakerOpen), "nothing sent: fails fast");
+    // Released with jitter and at a bounded rate, never all at once: after the blip, no 100 ms holds more than a
+    // third of the held calls' sends.
+    let after: Vec<u64> = sends.iter().copied().filter(|&t| t >= 1_200).collect();
+    assert_eq!(after.len(), 30, "one answered send each after the blip");
+    let most = after.iter().map(|&a| after.iter().filter(|&&b| b >= a && b < a + 100).count()).max().unwrap();
+    assert!(most <= 10, "{most} of 30 sends in one 100 ms: {after:?}");
+}
+
+#[test]
+fn a_held_call_ends_at_its_deadline_with_what_held_it() {
+    // The server never comes back: a held read ends at its deadline, `unknown` (its attempts may have landed),
+    // named by the breaker; its probes count as its attempts, so it never waits past `maxAttempts` failed probes.
+    let policy = Policy { total_timeout_ms: 60_000, ..Policy::default() };
+    let calls: Vec<(u64, Safety)> = (0..6).map(|i| (i, Safety::ReadOnly)).collect();
+    let (ends, sends) = in_flight(policy, &calls, u64::MAX);
+    for d in &ends {
+        match *d {
+            Decision::Stop { status: FinalStatus::Unknown, reason: Reason::BreakerOpen | Reason::MaxAttempts } => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(ends.contains(&Decision::stop(FinalStatus::Unknown, Reason::BreakerOpen)), "{ends:?}");
+    assert!(sends.len() <= 6 * 3, "{} attempts: held calls never send past their attempts", sends.len());
+}
+
+#[test]
+fn a_429_never_moves_the_breaker() {
+    // One tenant's bursts rate-limited: a throttled answer is this caller told to slow down, not a failing server.
+    let mut e = Engine::new(Policy::default());
+    let throttled = O::Http { status: 429, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    for i in 0..50u64 {
+        let mut call = e.begin(i);
+        let _ = attempt(&mut e, &mut call, &throttled, Safety::ReadOnly, i, 7);
+    }
+    assert_eq!(e.breaker_state().map(|s| s.as_str()), Some("closed"));
+    let mut quiet = e.begin(100);
+    assert!(e.admit(&mut quiet, 100).is_ok(), "another caller's call goes through");
+}
+
+#[test]
+fn the_budget_refills_with_time() {
+    // No success at all (a full outage, no breaker): the gRPC bucket alone would stay empty forever; the refill
+    // with time gives a quiet client a retry a second.
+    let mut e = Engine::new(Policy { breaker: None, ..Policy::default() });
+    for i in 0..10u64 {
+        let mut call = e.begin(i);
+        assert!(attempt(&mut e, &mut call, &NOT_SENT, Safety::ReadOnly, i, 7).is_retry());
+    }
+    assert!(e.budget_milli().unwrap() < 1_000, "ten retries spent it");
+    let mut call = e.begin(20);
+    match attempt(&mut e, &mut call, &NOT_SENT, Safety::ReadOnly, 20, 7) {
+        Decision::Retry { reason: Reason::BudgetHold, delay_ms, .. } => assert!(delay_ms >= 900, "{delay_ms}"),
+        d => panic!("{d:?}"),
+    }
+    assert_eq!(call.owed_milli, 1_000, "held: the cost is paid when it goes");
+    assert!(e.admit(&mut call, 300).is_err(), "too early: held again");
+    assert!(e.admit(&mut call, 1_100).is_ok(), "a token later it goes");
+    assert_eq!(call.owed_milli, 0);
 }

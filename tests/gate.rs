@@ -2,8 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use mcp_retry_policy::retry::{
-    classify, decide, AttemptOutcome as O, CallState, Decision, DecisionInput, FinalStatus as F, Jitter, LedgerStatus,
-    Policy, Reason, Recover, ResultType, Revision, Safety, Sent,
+    classify, decide, hold_wait, AttemptOutcome as O, BudgetConfig, CallState, Decision, DecisionInput,
+    FinalStatus as F, Jitter, LedgerStatus, Policy, Reason, Recover, ResultType, Revision, Safety, Sent,
 };
 
 const NOW: u64 = 10_000;
@@ -21,7 +21,7 @@ struct Case {
     safety: Safety,
     call: CallState,
     policy: Policy,
-    breaker_open: bool,
+    breaker_open_until_ms: Option<u64>,
     budget: Option<u64>,
     revision: Revision,
 }
@@ -32,7 +32,7 @@ fn case(outcome: O, safety: Safety) -> Case {
         safety,
         call: call(),
         policy: policy(),
-        breaker_open: false,
+        breaker_open_until_ms: None,
         budget: Some(10_000),
         revision: Revision::LATEST,
     }
@@ -47,7 +47,7 @@ fn run(c: &Case) -> Decision {
         safety: c.safety,
         now_ms: NOW,
         random: 0,
-        breaker_open: c.breaker_open,
+        breaker_open_until_ms: c.breaker_open_until_ms,
         budget_milli: c.budget,
     })
 }
@@ -80,6 +80,9 @@ fn the_gate() {
 fn every_stop() {
     let transient = O::Network { sent: Sent::No };
     let lost = O::Network { sent: Sent::Maybe };
+    let held = |wait: u64, reason| Decision::Retry { delay_ms: hold_wait(&policy(), wait, 0), recover: None, reason };
+    let no_refill =
+        Policy { budget: Some(BudgetConfig { refill_per_second_milli: 0, ..BudgetConfig::default() }), ..policy() };
     let mut rows: Vec<(&str, Case, Decision)> = Vec::new();
     rows.push((
         "tool error",
@@ -132,18 +135,51 @@ fn every_stop() {
         Decision::stop(F::Unknown, Reason::MaxAttempts),
     ));
     rows.push((
-        "breaker open",
-        Case { breaker_open: true, ..case(transient, Safety::ReadOnly) },
+        "breaker open: held until its probe",
+        Case { breaker_open_until_ms: Some(NOW + 2_000), ..case(transient, Safety::ReadOnly) },
+        held(2_000, Reason::BreakerHold),
+    ));
+    rows.push((
+        "breaker open: a keyed write held with its key after an unknown delivery",
+        Case { breaker_open_until_ms: Some(NOW + 2_000), ..case(lost, Safety::Keyed) },
+        held(2_000, Reason::BreakerHold),
+    ));
+    rows.push((
+        "breaker open, its probe past the deadline",
+        Case {
+            breaker_open_until_ms: Some(NOW + 2_000),
+            call: CallState { deadline_ms: NOW + 2_000, ..call() },
+            ..case(transient, Safety::ReadOnly)
+        },
         Decision::stop(F::Failed, Reason::BreakerOpen),
     ));
     rows.push((
-        "budget empty",
-        Case { budget: Some(999), ..case(transient, Safety::ReadOnly) },
+        "breaker open: an unsafe tool after an unknown delivery still stops",
+        Case { breaker_open_until_ms: Some(NOW + 2_000), ..case(lost, Safety::Unsafe) },
+        Decision::stop(F::Unknown, Reason::UnsafeAfterUnknown),
+    ));
+    rows.push((
+        "budget empty: held until it refills (one token a second)",
+        Case { budget: Some(500), ..case(transient, Safety::ReadOnly) },
+        held(500, Reason::BudgetHold),
+    ));
+    rows.push((
+        "budget empty, no refill with time",
+        Case { budget: Some(999), policy: no_refill, ..case(transient, Safety::ReadOnly) },
         Decision::stop(F::Failed, Reason::BudgetExhausted),
     ));
     rows.push((
-        "budget empty after a timeout (costs 2)",
-        Case { budget: Some(1_999), ..case(O::Timeout, Safety::ReadOnly) },
+        "budget empty after a timeout (costs 2), no refill with time",
+        Case { budget: Some(1_999), policy: no_refill, ..case(O::Timeout, Safety::ReadOnly) },
+        Decision::stop(F::Unknown, Reason::BudgetExhausted),
+    ));
+    rows.push((
+        "budget empty, its refill past the deadline",
+        Case {
+            budget: Some(0),
+            call: CallState { deadline_ms: NOW + 1_000, ..call() },
+            ..case(O::Timeout, Safety::ReadOnly)
+        },
         Decision::stop(F::Unknown, Reason::BudgetExhausted),
     ));
     rows.push((

@@ -5,7 +5,8 @@
 
 use mcp_retry_policy::retry::{
     copy_stands, AttemptOutcome as O, CallState, Decision, Engine, FinalStatus, HedgeConfig, HedgeError, HedgeField,
-    HedgeOptions, HedgeRefusal, Policy, Recover, ResultType, Revision, Safety, Sent, HEDGE_SUBREQUESTS, MAX_HEDGES,
+    HedgeOptions, HedgeRefusal, Policy, Reason, Recover, ResultType, Revision, Safety, Sent, HEDGE_SUBREQUESTS,
+    MAX_HEDGES,
 };
 
 const OK: O = O::Result { is_error: false, result_type: ResultType::Complete };
@@ -95,10 +96,11 @@ fn a_hedge_spends_the_retry_budget_and_an_empty_budget_stops_hedges() {
         e.hedge_ended(&mut call, false); // (no success recorded: that would refill a tenth of a token)
     }
     assert_eq!(spent, 10);
-    // Retries see the same bucket: a timeout's retry (2 tokens) is refused by the hedges' spending.
+    // Retries see the same bucket: a timeout's retry (2 tokens) waits for the bucket to refill, the hedges having
+    // spent it.
     let mut call = in_flight(&mut e);
     let step = e.record(&mut call, &TIMEOUT, Safety::ReadOnly, Revision::LATEST, 200, 0);
-    assert!(!step.decision.is_retry(), "the hedges spent the budget the retry needed: {:?}", step.decision);
+    assert_eq!(step.decision.reason(), Reason::BudgetHold, "the hedges spent the budget the retry needed");
     // No budget configured: hedges are bounded by the other rules only.
     let mut e = engine(Policy { budget: None, ..Policy::default() }, 1);
     let mut call = in_flight(&mut e);

@@ -146,11 +146,11 @@ proptest! {
     #[test]
     fn decide_respects_the_gate_and_the_deadline(p in policy(), call in call_state(), o in outcome(), rev in revision(),
                                                   s in safety(), offset in 0u64..600_000, random in any::<u64>(),
-                                                  breaker_open in any::<bool>(), tokens in prop::option::of(0u64..20_000)) {
+                                                  breaker_open in prop::option::of(0u64..700_000), tokens in prop::option::of(0u64..20_000)) {
         let c = classify(&o, rev);
         let now = call.started_ms + offset;
         let d = decide(&DecisionInput { policy: &p, call: &call, classification: &c, safety: s, now_ms: now,
-                                        random, breaker_open, budget_milli: tokens });
+                                        random, breaker_open_until_ms: breaker_open, budget_milli: tokens });
         let ambiguous = c.delivery == Delivery::Unknown || call.maybe_delivered;
         match d {
             Decision::Retry { delay_ms, recover, .. } => {
@@ -161,7 +161,10 @@ proptest! {
                 }
                 if recover.is_none() || recover == Some(Recover::ResumeStream) {
                     prop_assert!(call.attempts < p.max_attempts);
-                    prop_assert!(!breaker_open);
+                    // Held by an open breaker: never before it lets a probe go.
+                    if let Some(until) = breaker_open {
+                        prop_assert!(now + delay_ms >= until, "a held retry before the probe: {d:?}");
+                    }
                 }
             }
             Decision::Stop { status, .. } => {

@@ -161,7 +161,7 @@ fn every_reason_has_a_core_producer() {
                 safety,
                 now_ms,
                 random: 0,
-                breaker_open,
+                breaker_open_until_ms: breaker_open.then_some(now_ms + 2_000),
                 budget_milli: budget,
             })
         };
@@ -203,8 +203,10 @@ fn every_reason_has_a_core_producer() {
         ),
         (d(transient, CallState { attempts: policy.max_attempts, ..call }, ro, 0, false, None), Reason::MaxAttempts),
         (d(transient, call, ro, 60_000, false, None), Reason::Deadline),
-        (d(transient, call, ro, 0, false, Some(0)), Reason::BudgetExhausted),
-        (d(transient, call, ro, 0, true, None), Reason::BreakerOpen),
+        (d(transient, call, ro, 59_500, false, Some(0)), Reason::BudgetExhausted),
+        (d(transient, call, ro, 59_000, true, None), Reason::BreakerOpen),
+        (d(transient, call, ro, 0, false, Some(0)), Reason::BudgetHold),
+        (d(transient, call, ro, 0, true, None), Reason::BreakerHold),
         (
             d(Classification { retry_after_ms: Some(120_000), ..transient }, call, ro, 0, false, None),
             Reason::RetryAfterBeyondDeadline,

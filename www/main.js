@@ -62,12 +62,17 @@ export function runCall(form) {
   const rows = [];
   let now = 0;
   let final;
-  for (const outcome of outcomes) {
+  for (let next = 0; next < outcomes.length; ) {
     const adm = engine.admit(call, now);
+    if (!adm.admitted && adm.decision.action === 'retry') {
+      now += adm.decision.delayMs; // held by the breaker or the budget: wait, then ask again
+      continue;
+    }
     if (!adm.admitted) {
       final = adm.decision;
       break;
     }
+    const outcome = outcomes[next++];
     const step = engine.record(call, outcome, f.get('safety'), now + ATTEMPT_MS);
     rows.push({ at: now, outcome, ...step });
     if (step.decision.action === 'stop') {

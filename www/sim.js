@@ -55,6 +55,10 @@ class Heap {
   }
 }
 
+/** An admission as the simulator takes it: `true` (send), a number (held: ask again after that many ms), or
+ * `false` (the call ends without this attempt). */
+const admitted = (a) => (a.admitted ? true : a.decision.action === 'retry' ? a.decision.delayMs : false);
+
 /** Our engine, for real. `policy` as RetryEngine takes it. */
 export function oursStrategy(RetryEngine, policy, label) {
   return {
@@ -64,7 +68,7 @@ export function oursStrategy(RetryEngine, policy, label) {
       const engine = new RetryEngine(policy, { seed: index + 1 });
       return {
         begin: (t) => engine.begin(t),
-        admit: (call, t) => engine.admit(call, t).admitted,
+        admit: (call, t) => admitted(engine.admit(call, t)),
         failed: (call, t) => {
           const d = engine.record(call, { kind: 'http', status: 503 }, 'read_only', t).decision;
           return d.action === 'retry' ? d.delayMs : null;
@@ -137,7 +141,7 @@ export function sharedStrategy(RetryEngine, policy, label, { syncMs = 1_000 } = 
           } else if (now - synced >= (engine.breakerState === 'closed' ? syncMs : syncMs / 4)) {
             adopt(report(engine.sharedSnapshot()), now);
           }
-          return engine.admit(call, t).admitted;
+          return admitted(engine.admit(call, t));
         },
         failed: (call, t) => {
           const d = recorded(call, { kind: 'http', status: 503 }, t);
@@ -289,7 +293,13 @@ export function simulate(strategy, { clients = 100, ratePerClient = 1, durationS
       calls++;
       perS[s].started++;
     }
-    if (!c.admit(ev.call, ev.t)) {
+    const go = c.admit(ev.call, ev.t);
+    if (typeof go === 'number') {
+      // Held by the breaker or the budget: the same call asks again later.
+      q.push({ t: ev.t + go, client: ev.client, call: ev.call, first: false, seq: seq++ });
+      continue;
+    }
+    if (!go) {
       perS[s].shed++;
       continue;
     }

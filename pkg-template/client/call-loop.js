@@ -46,6 +46,15 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
     // A shared breaker (shared-breaker.js): the fleet's newest state adopted, a probe only under its lease.
     if (ctx.options.sharedBreaker) await ctx.options.sharedBreaker.beforeAdmit(engine, now(), payFrom(ctx.options, attemptCost(recover)));
     const admission = engine.admit(run.state, now(), subrequestRoom(ctx.options));
+    if (!admission.admitted && admission.decision.action !== ACTION_STOP) {
+      // Held by an open breaker or an empty budget: wait as long as the engine says, then ask again.
+      const held = admission.decision;
+      recover = held.recover; // what the next attempt does after the wait (a held resumption may become a re-send)
+      say({ type: 'hold', tool: op.name, delayMs: held.delayMs, reason: held.reason });
+      if (await sleep(held.delayMs, signal)) continue;
+      decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
+      break;
+    }
     if (!admission.admitted) {
       decision = admission.decision;
       break;

@@ -86,8 +86,8 @@ export function out() {
 /** The decision in the out slots `o`: a stop when it has a status, else a retry. */
 export const decision = (o) => (o[O_STOP] >= 0 ? readStop(o) : readRetry(o));
 
-/** The admission in the out slots `o`. */
-export const admission = (o) => (o[O_ADMITTED] === 1 ? readAdmitted(o) : { admitted: false, decision: readStop(o) });
+/** The admission in the out slots `o`: admitted, or the decision instead (a stop, or a held retry to wait out). */
+export const admission = (o) => (o[O_ADMITTED] === 1 ? readAdmitted(o) : { admitted: false, decision: decision(o) });
 
 /** The breaker transition in the out slots `o`. */
 export const breakerOf = (o) => transition(o[O_BREAKER]);

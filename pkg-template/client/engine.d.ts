@@ -14,7 +14,7 @@ export interface PolicyOptions {
   maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number;
   jitter?: Jitter;
   attemptTimeoutMs?: number; totalTimeoutMs?: number; maxRetryAfterMs?: number;
-  budget?: boolean | { capacity?: number; retryCost?: number; timeoutCost?: number; successRefill?: number };
+  budget?: boolean | { capacity?: number; retryCost?: number; timeoutCost?: number; successRefill?: number; refillPerSecond?: number };
   breaker?: boolean | { consecutiveFailures?: number; failureRatio?: number; minimumCalls?: number; windowMs?: number; openMs?: number };
   /** Hedged reads (read_only and idempotent tools only): send a concurrent copy after this long without an answer. Default: off. */
   hedgeAfterMs?: number;
@@ -23,7 +23,7 @@ export interface PolicyOptions {
 }
 /** The validated policy (sections are `false` when switched off). */
 export type Policy = Required<Omit<PolicyOptions, 'budget' | 'breaker' | 'hedgeAfterMs' | 'maxHedges'>> & {
-  budget: false | { capacity: number; retryCost: number; timeoutCost: number; successRefill: number };
+  budget: false | { capacity: number; retryCost: number; timeoutCost: number; successRefill: number; refillPerSecond: number };
   breaker: false | { consecutiveFailures: number; failureRatio: number; minimumCalls: number; windowMs: number; openMs: number };
 };
 /** A revision, or `"unknown"` when the negotiated version is not visible (stdio, a hidden transport). */
@@ -45,7 +45,8 @@ export type HedgeAdmission = { admitted: true; timeoutMs: number } | { admitted:
 export interface HedgeCounts { sent: number; won: number; requestsInFlight: number; hedgesInFlight: number }
 export type Admission =
   | { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }
-  | { admitted: false; decision: Decision & { action: typeof ACTION_STOP } };
+  /** Not now: a stop to report, or a held retry (`reason` `breaker_hold` / `budget_hold`): wait `delayMs`, then admit again. */
+  | { admitted: false; decision: Decision };
 /** What the caller says about one call when it begins. */
 export interface BeginOptions { /** Whether the caller can answer an `input_required` result (default true). */ answersInput?: boolean }
 /** What the app says about a tool's safety. */

@@ -120,6 +120,8 @@ export interface EventContext {
 export type RetryEvent = EventContext & (
   | ({ type: 'attempt'; tool: string; attempt: number; durationMs: number; outcome: AttemptOutcome; classification: Classification; decision: Decision; breaker?: BreakerTransition })
   | { type: 'retry'; tool: string; delayMs: number; recover?: Recover; reason: Reason }
+  /** A re-send held by an open breaker or an empty retry budget (`reason` `breaker_hold` / `budget_hold`): it waits `delayMs`, then asks again. */
+  | { type: 'hold'; tool: string; delayMs: number; reason: Reason }
   | ({ type: 'breaker'; tool: string } & BreakerTransition)
   | { type: 'give_up'; tool: string; status: Exclude<CallStatus, 'succeeded' | 'tool_error'>; reason: Reason; operationId?: string }
   | { type: 'done'; tool: string; status: CallStatus; reason: Reason; attempts: number; durationMs: number }

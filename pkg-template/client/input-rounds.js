@@ -10,6 +10,7 @@
 // elicitation/sampling checks included) a JSON-RPC-shaped request and a context from `buildContext`. It has no
 // public equivalent; without it (the v1 client, which never negotiates 2026-07-28, or an adapter's face) the
 // caller answers no input and the engine stops the call `input_required_unhandled`, as before.
+import { ACTION_STOP } from '../generated/names.js';
 import { subrequestRoom } from './options.js';
 
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
@@ -105,7 +106,8 @@ export async function continueInput(ctx, run, payload, { safety, signal, say }) 
   if (got.aborted) return { decision: engine.record(run.state, { kind: 'aborted', sent: 'no' }, safety, now()).decision };
   if (got.timedOut) {
     const admission = engine.admit(run.state, now(), subrequestRoom(ctx.options));
-    if (!admission.admitted) return { decision: admission.decision };
+    // Past the deadline it stops; a held answer (not a stop) leaves the round unanswered below.
+    if (!admission.admitted && admission.decision.action === ACTION_STOP) return { decision: admission.decision };
   }
   if (got.missing !== undefined || got.error !== undefined || got.timedOut) {
     return { decision: engine.inputUnanswered(run.state, { handlerMissing: got.missing !== undefined }), ...(got.error !== undefined ? { error: got.error } : {}) };

@@ -31,7 +31,7 @@ export declare const STATUS_FAILED: 'failed';
 export declare const STATUS_UNKNOWN: 'unknown';
 export declare const STATUS_PENDING: 'pending';
 /** Why a decision was taken. */
-export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'input_not_given' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown' | 'status_not_asked' | 'still_running' | 'polls_exhausted' | 'task_cancelled' | 'task_result_unavailable' | 'subrequest_budget';
+export type Reason = 'succeeded' | 'tool_error' | 'task_pending' | 'permanent' | 'unsafe_after_unknown' | 'max_attempts' | 'deadline' | 'budget_exhausted' | 'breaker_open' | 'retry_after_beyond_deadline' | 'aborted' | 'recover_exhausted' | 'reauthentication_required' | 'transient' | 'throttled' | 'recover' | 'continue_input' | 'breaker_hold' | 'budget_hold' | 'input_rounds_exceeded' | 'input_required_unhandled' | 'input_not_given' | 'resolved_by_status' | 'status_in_progress' | 'status_not_found' | 'status_unknown' | 'status_not_asked' | 'still_running' | 'polls_exhausted' | 'task_cancelled' | 'task_result_unavailable' | 'subrequest_budget';
 export declare const REASONS: readonly Reason[];
 export declare const REASON_SUCCEEDED: 'succeeded';
 export declare const REASON_TOOL_ERROR: 'tool_error';
@@ -50,6 +50,8 @@ export declare const REASON_TRANSIENT: 'transient';
 export declare const REASON_THROTTLED: 'throttled';
 export declare const REASON_RECOVER: 'recover';
 export declare const REASON_CONTINUE_INPUT: 'continue_input';
+export declare const REASON_BREAKER_HOLD: 'breaker_hold';
+export declare const REASON_BUDGET_HOLD: 'budget_hold';
 export declare const REASON_INPUT_ROUNDS_EXCEEDED: 'input_rounds_exceeded';
 export declare const REASON_INPUT_REQUIRED_UNHANDLED: 'input_required_unhandled';
 export declare const REASON_INPUT_NOT_GIVEN: 'input_not_given';
@@ -209,7 +211,7 @@ export declare const JITTERS: readonly Jitter[];
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a numbers-only export's error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges';
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';

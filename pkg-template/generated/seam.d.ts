@@ -38,6 +38,7 @@ export declare const O_BUDGET_CAPACITY: number;
 export declare const O_BUDGET_RETRY_COST: number;
 export declare const O_BUDGET_TIMEOUT_COST: number;
 export declare const O_BUDGET_SUCCESS_REFILL: number;
+export declare const O_BUDGET_REFILL_PER_SECOND: number;
 export declare const O_BREAKER_ON: number;
 export declare const O_BREAKER_CONSECUTIVE_FAILURES: number;
 export declare const O_BREAKER_FAILURE_RATIO: number;

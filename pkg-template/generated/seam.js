@@ -12,7 +12,7 @@ export const t = (c) => {
 
 // ── The client face (src/wasm/client.rs, src/wasm/hedge.rs) ──
 /** How many out slots this face has. */
-export const O_SLOTS = 42;
+export const O_SLOTS = 43;
 /** `stop` */
 export const O_STOP = 0;
 /** `reason` */
@@ -85,18 +85,20 @@ export const O_BUDGET_RETRY_COST = 33;
 export const O_BUDGET_TIMEOUT_COST = 34;
 /** `successRefill` */
 export const O_BUDGET_SUCCESS_REFILL = 35;
+/** `refillPerSecond` */
+export const O_BUDGET_REFILL_PER_SECOND = 36;
 /** `breakerOn` */
-export const O_BREAKER_ON = 36;
+export const O_BREAKER_ON = 37;
 /** `consecutiveFailures` */
-export const O_BREAKER_CONSECUTIVE_FAILURES = 37;
+export const O_BREAKER_CONSECUTIVE_FAILURES = 38;
 /** `failureRatio` */
-export const O_BREAKER_FAILURE_RATIO = 38;
+export const O_BREAKER_FAILURE_RATIO = 39;
 /** `minimumCalls` */
-export const O_BREAKER_MINIMUM_CALLS = 39;
+export const O_BREAKER_MINIMUM_CALLS = 40;
 /** `windowMs` */
-export const O_BREAKER_WINDOW_MS = 40;
+export const O_BREAKER_WINDOW_MS = 41;
 /** `openMs` */
-export const O_BREAKER_OPEN_MS = 41;
+export const O_BREAKER_OPEN_MS = 42;
 /** A retry decision. */
 export function readRetry(o) {
   return { action: 'retry', delayMs: o[3], recover: o[2] >= 0 ? RECOVERS[o[2] | 0] : undefined, reason: o[1] >= 0 ? REASONS[o[1] | 0] : undefined };
@@ -123,11 +125,11 @@ export function readTop(o) {
 }
 /** The policy's retry budget (when on). */
 export function readBudget(o) {
-  return { capacity: o[32], retryCost: o[33], timeoutCost: o[34], successRefill: o[35] };
+  return { capacity: o[32], retryCost: o[33], timeoutCost: o[34], successRefill: o[35], refillPerSecond: o[36] };
 }
 /** The policy's circuit breaker (when on). */
 export function readBreaker(o) {
-  return { consecutiveFailures: o[37], failureRatio: o[38], minimumCalls: o[39], windowMs: o[40], openMs: o[41] };
+  return { consecutiveFailures: o[38], failureRatio: o[39], minimumCalls: o[40], windowMs: o[41], openMs: o[42] };
 }
 
 // ── The server face (src/wasm/ledger.rs) ──

@@ -97,6 +97,8 @@ pub struct Breaker {
     probe_out: bool,
     since_ms: u64,
     seen: bool,
+    /// How many times it has opened (wrapping): a held call compares it to learn that a probe failed meanwhile.
+    openings: u32,
 }
 
 /// A breaker's state as it is shared with other processes (other isolates, other Node instances calling the same
@@ -142,6 +144,7 @@ impl Breaker {
             probe_out: false,
             since_ms: 0,
             seen: false,
+            openings: 0,
         }
     }
 
@@ -185,6 +188,11 @@ impl Breaker {
             }
             BreakerState::HalfOpen { .. } => (false, None),
         }
+    }
+
+    /// How many times it has opened (wrapping), by its own failures or by adopting a shared state.
+    pub const fn openings(&self) -> u32 {
+        self.openings
     }
 
     /// When an open breaker will next admit a probe (`None` when closed or half-open).
@@ -258,6 +266,9 @@ impl Breaker {
 
     fn move_to(&mut self, to: BreakerState, since_ms: u64) -> Option<Transition> {
         let from = self.state;
+        if matches!(to, BreakerState::Open { .. }) {
+            self.openings = self.openings.wrapping_add(1);
+        }
         self.state = to;
         self.since_ms = since_ms;
         Some(Transition { from, to })

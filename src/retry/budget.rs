@@ -16,6 +16,13 @@
 //! retry's cost is never refunded; an attempt the tool answered returns `success_refill` (0.1 token). So in
 //! steady state **retries ≤ capacity + successes / 10**, which is what the README promises.
 //!
+//! ## A floor that grows with time
+//! A bucket that refills only on success stays empty through an outage with no success at all, so after a
+//! one-second blip every call still in flight would be refused its retry. The bucket also refills with time:
+//! `refill_per_second_milli` thousandths of a token a second, up to its capacity (Finagle's `RetryBudget`: a
+//! share of requests plus `minRetriesPerSec`; Envoy's retry budget: at least three concurrent retries). So a quiet
+//! client can always retry a few, and **retries ≤ capacity + successes / 10 + refill × seconds** over any window.
+//!
 //! Tokens are kept in thousandths, in integers: no float drift, no overflow (saturating), never negative.
 
 /// Budget settings, in thousandths of a token.
@@ -29,32 +36,85 @@ pub struct BudgetConfig {
     pub timeout_cost_milli: u64,
     /// Tokens a success returns.
     pub success_refill_milli: u64,
+    /// Tokens the bucket regains each second, whatever happens (0: only successes refill it).
+    pub refill_per_second_milli: u64,
 }
 
 impl Default for BudgetConfig {
-    /// 10 tokens, a retry costs 1, a retry after a timeout 2, a success returns 0.1: at most 10 retries
-    /// per client into a full outage, and in steady state at most one retry per ten successes.
+    /// 10 tokens, a retry costs 1, a retry after a timeout 2, a success returns 0.1, and one token comes back
+    /// a second: into a full outage at most 10 retries per client and one a second after that, and in steady
+    /// state one retry per ten successes plus one a second.
     fn default() -> Self {
         BudgetConfig {
             capacity_milli: 10_000,
             retry_cost_milli: 1_000,
             timeout_cost_milli: 2_000,
             success_refill_milli: 100,
+            refill_per_second_milli: DEFAULT_REFILL_PER_SECOND_MILLI,
         }
     }
 }
+
+/// The default refill with time, in thousandths of a token a second.
+pub const DEFAULT_REFILL_PER_SECOND_MILLI: u64 = 1_000;
 
 /// A token bucket. Starts full.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RetryBudget {
     config: BudgetConfig,
     tokens_milli: u64,
+    /// When the refill with time was last counted (`None`: never; the first [`RetryBudget::refill`] starts it).
+    refilled_ms: Option<u64>,
 }
 
 impl RetryBudget {
     /// A full bucket.
     pub const fn new(config: BudgetConfig) -> Self {
-        RetryBudget { config, tokens_milli: config.capacity_milli }
+        RetryBudget { config, tokens_milli: config.capacity_milli, refilled_ms: None }
+    }
+
+    /// Counts the refill with time up to `now_ms` (capped at capacity). A clock that goes back refills nothing.
+    /// Less than a thousandth of a token is carried to the next count, never lost.
+    pub fn refill(&mut self, now_ms: u64) {
+        let rate = self.config.refill_per_second_milli;
+        let Some(since) = self.refilled_ms else {
+            self.refilled_ms = Some(now_ms);
+            return;
+        };
+        if rate == 0 || now_ms <= since {
+            self.refilled_ms = Some(since.max(now_ms));
+            return;
+        }
+        let elapsed = now_ms.saturating_sub(since);
+        // Saturating: a product past u64 is far above any capacity, which caps it below.
+        let gained = elapsed.saturating_mul(rate).checked_div(1000).unwrap_or(0);
+        if gained == 0 {
+            return; // keep `since`: the time accrues until it is worth a thousandth
+        }
+        self.tokens_milli = self.tokens_milli.saturating_add(gained).min(self.config.capacity_milli);
+        self.refilled_ms = Some(now_ms);
+    }
+
+    /// How long from the last [`RetryBudget::refill`] until the bucket holds `cost_milli`: `Some(0)` when it does
+    /// now, `None` when it never will by time (no refill with time, or a cost above capacity).
+    pub fn wait_ms(&self, cost_milli: u64) -> Option<u64> {
+        if self.tokens_milli >= cost_milli {
+            return Some(0);
+        }
+        let rate = self.config.refill_per_second_milli;
+        if rate == 0 || cost_milli > self.config.capacity_milli {
+            return None;
+        }
+        let missing = cost_milli.saturating_sub(self.tokens_milli);
+        // ceil(missing * 1000 / rate), rate > 0 (missing ≤ capacity ≤ 10⁹: no overflow).
+        missing.saturating_mul(1000).checked_div(rate).map(|ms| {
+            let exact = ms.saturating_mul(rate) == missing.saturating_mul(1000);
+            if exact {
+                ms
+            } else {
+                ms.saturating_add(1)
+            }
+        })
     }
 
     /// The tokens left, in thousandths.
@@ -121,6 +181,34 @@ mod tests {
             b.on_success();
         }
         assert_eq!(b.tokens_milli(), 10_000);
+    }
+
+    #[test]
+    fn time_refills_the_bucket_up_to_capacity() {
+        let mut b = RetryBudget::new(BudgetConfig::default());
+        b.refill(1_000);
+        while b.try_withdraw(1_000) {}
+        assert_eq!(b.wait_ms(1_000), Some(1_000), "one token a second");
+        assert_eq!(b.wait_ms(2_000), Some(2_000));
+        b.refill(1_000);
+        assert_eq!(b.tokens_milli(), 0, "no time passed");
+        b.refill(1_500);
+        assert_eq!(b.tokens_milli(), 500);
+        for t in 1_501..=1_999 {
+            b.refill(t); // many small steps lose nothing
+        }
+        b.refill(2_000);
+        assert_eq!(b.tokens_milli(), 1_000);
+        b.refill(900);
+        assert_eq!(b.tokens_milli(), 1_000, "a clock that goes back refills nothing");
+        b.refill(3_000_000);
+        assert_eq!(b.tokens_milli(), 10_000, "capped at capacity");
+        assert_eq!(b.wait_ms(10_001), None, "above capacity: never");
+        let mut off = RetryBudget::new(BudgetConfig { refill_per_second_milli: 0, ..BudgetConfig::default() });
+        off.refill(0);
+        while off.try_withdraw(1_000) {}
+        off.refill(u64::MAX);
+        assert_eq!((off.tokens_milli(), off.wait_ms(1)), (0, None), "off: only successes refill");
     }
 
     #[test]

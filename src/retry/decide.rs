@@ -7,10 +7,22 @@
 //! | unknown | retry | retry | retry, same key | **stop: unknown** |
 //! | processed | stop | stop | stop | stop |
 //!
-//! A retry is also stopped by max attempts, the total deadline (now + delay past it), an empty retry budget,
-//! an open breaker, a `Retry-After` that passes the deadline, or a caller abort. **Once any attempt of a call
-//! may have been delivered, every stop of that call is [`FinalStatus::Unknown`]** unless a later attempt got
-//! an answer from the tool: whatever stopped it, the first attempt may have acted.
+//! A retry is also stopped by max attempts, the total deadline (now + delay past it), a `Retry-After` that
+//! passes the deadline, or a caller abort. **Once any attempt of a call may have been delivered, every stop of
+//! that call is [`FinalStatus::Unknown`]** unless a later attempt got an answer from the tool: whatever stopped
+//! it, the first attempt may have acted.
+//!
+//! ## Protections decide *when*, not *whether*
+//! An open breaker or an empty retry budget **holds** a retry the gate allows instead of ending the call: the
+//! retry waits until the breaker's next probe ([`Reason::BreakerHold`]) or the budget's next token
+//! ([`Reason::BudgetHold`], the bucket refilling with time), spread by jitter over [`hold_spread_ms`] so that held
+//! calls are never released all at once, and its budget cost is paid when it goes
+//! ([`Engine::admit`](super::Engine::admit)). It ends only when the wait would pass the deadline, with the
+//! reason that held it ([`Reason::BreakerOpen`], [`Reason::BudgetExhausted`]), or when a budget with no refill
+//! with time can never pay. A held call's `max_attempts` counts every probe that failed while it waited: the
+//! server was tried for it. A call that has sent nothing still fails fast at an open breaker (`failed`,
+//! nothing happened: that is the breaker's job — Polly's, resilience4j's and Envoy's breakers refuse new calls
+//! at once).
 //!
 //! [`decide`] is a pure function of its [`DecisionInput`]: same input (random bits included), same
 //! decision. [`Engine`](super::Engine) feeds it from the per-server budget and breaker.
@@ -98,7 +110,8 @@ reasons! {
     Deadline = "deadline", "the time allowed for this call ran out", None;
     /// The retry budget for this server is empty.
     BudgetExhausted = "budget_exhausted", "the retry budget for this server is spent (it has been failing)", None;
-    /// The circuit breaker for this server is open.
+    /// The circuit breaker for this server is open (a call that sent nothing, or a held call whose wait would
+    /// pass its deadline).
     BreakerOpen = "breaker_open", "the server has been failing and calls to it are paused", None;
     /// The server asked to wait past the total deadline.
     RetryAfterBeyondDeadline = "retry_after_beyond_deadline", "the server asked to wait longer than the time allowed",
@@ -118,6 +131,10 @@ reasons! {
     Recover = "recover", "the connection had to be re-established", None;
     /// Retry: answer the server's input request (a continuation, not a failure).
     ContinueInput = "continue_input", "the server asked for more input", None;
+    /// Retry, held: the breaker is open; wait for its next probe, then send again.
+    BreakerHold = "breaker_hold", "the server has been failing; the call waits for it to recover", None;
+    /// Retry, held: the retry budget is empty; wait for it to refill, then send again.
+    BudgetHold = "budget_hold", "the retry budget for this server is spent; the call waits for it to refill", None;
     /// The server asked for input more than [`MAX_INPUT_ROUNDS`] times in one call.
     InputRoundsExceeded = "input_rounds_exceeded", "the server kept asking for more input", None;
     /// The server asked for input and this caller cannot answer it ([`CallState::cannot_answer_input`]).
@@ -242,6 +259,15 @@ pub struct CallState {
     pub hedges: u32,
     /// Hedges of this call sent and not yet ended.
     pub hedges_in_flight: u32,
+    /// Whether the tool may be sent again after an unknown delivery (its safety, as last recorded): a held
+    /// stream resumption then goes as a fresh send once the hold is over (the stream it would resume is as
+    /// likely gone after a wait as the server that served it).
+    pub resend_safe: bool,
+    /// A held retry's budget cost (thousandths), paid when it is admitted; 0: nothing owed.
+    pub owed_milli: u64,
+    /// The breaker's count of openings when an open breaker held this call; `None`: not held by it. A probe
+    /// that failed meanwhile (the count moved) counts as one of this call's attempts.
+    pub held_opening: Option<u32>,
     /// Where outgoing requests are counted: how many this call may still make, as the engine last counted —
     /// the room given at its latest admission, less that attempt's cost and the hedges sent since
     /// ([`Engine::hedge_within`](super::Engine::hedge_within)). `None`: not counted.
@@ -335,10 +361,36 @@ pub struct DecisionInput<'a> {
     pub now_ms: u64,
     /// 64 random bits for jitter.
     pub random: u64,
-    /// Whether the server's breaker is open (after this attempt was recorded).
-    pub breaker_open: bool,
-    /// The server's budget tokens left (thousandths), or `None` without a budget.
+    /// When the server's breaker, open after this attempt was recorded, lets a probe go; `None`: not open.
+    pub breaker_open_until_ms: Option<u64>,
+    /// The server's budget tokens left (thousandths), refilled to now, or `None` without a budget.
     pub budget_milli: Option<u64>,
+}
+
+/// Over how long held calls are spread when they are released: half the breaker's open time (its default 2 s:
+/// 1 s), at least the base delay. A held call waits its hold plus a random share of this.
+pub fn hold_spread_ms(policy: &Policy) -> u64 {
+    policy.breaker.map_or(0, |b| b.open_ms / 2).max(policy.base_delay_ms).max(MIN_HOLD_SPREAD_MS)
+}
+
+/// The shortest spread of held calls (a base delay of 0 still spreads them).
+pub const MIN_HOLD_SPREAD_MS: u64 = 50;
+
+/// A held call's wait: `wait_ms` plus a random share of [`hold_spread_ms`] (the bits are mixed so that they
+/// are not the backoff's own jitter); at least 1 ms, so that a loop that waits it out always moves on.
+pub fn hold_wait(policy: &Policy, wait_ms: u64, random: u64) -> u64 {
+    let spread = hold_spread_ms(policy).saturating_add(1);
+    let mixed = (random ^ 0x9E37_79B9_7F4A_7C15).rotate_left(23).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    wait_ms.saturating_add(mixed.checked_rem(spread).unwrap_or(0)).max(1)
+}
+
+/// How long until a budget holding `tokens_milli` can pay `cost_milli`, refilling at the policy's rate: `Some(0)`
+/// now, `None` never (no refill with time, or a cost above capacity).
+pub fn budget_wait_ms(policy: &Policy, tokens_milli: u64, cost_milli: u64) -> Option<u64> {
+    let b = policy.budget?;
+    let mut bucket = super::budget::RetryBudget::new(b);
+    bucket.adopt(tokens_milli);
+    bucket.wait_ms(cost_milli)
 }
 
 /// What a backoff retry after this classification costs from the budget (thousandths of a token).
@@ -428,9 +480,6 @@ fn backoff_retry(
     if call.attempts >= p.max_attempts {
         return give_up(Reason::MaxAttempts);
     }
-    if i.breaker_open {
-        return give_up(Reason::BreakerOpen);
-    }
     if let Some(ra) = c.retry_after_ms {
         if i.now_ms.saturating_add(ra) >= call.deadline_ms {
             return give_up(Reason::RetryAfterBeyondDeadline);
@@ -438,16 +487,33 @@ fn backoff_retry(
     }
     let jittered =
         backoff::delay(p.base_delay_ms, p.max_delay_ms, p.jitter, call.retries, call.previous_delay_ms, i.random);
-    let delay_ms = backoff::with_floor(jittered, c.retry_after_ms, p.max_retry_after_ms);
-    if i.now_ms.saturating_add(delay_ms) >= call.deadline_ms {
-        return give_up(Reason::Deadline);
+    let mut delay_ms = backoff::with_floor(jittered, c.retry_after_ms, p.max_retry_after_ms);
+    // Held (see the module docs): (the retry's reason while it waits, the stop's if the wait passes the deadline).
+    let mut held = None;
+    if let Some(until) = i.breaker_open_until_ms {
+        delay_ms = delay_ms.max(hold_wait(p, until.saturating_sub(i.now_ms), i.random));
+        held = Some((Reason::BreakerHold, Reason::BreakerOpen));
     }
-    if let Some(tokens) = i.budget_milli {
-        if tokens < retry_cost(p, c) {
-            return give_up(Reason::BudgetExhausted);
+    if let (Some(tokens), None) = (i.budget_milli, held) {
+        match budget_wait_ms(p, tokens, retry_cost(p, c)) {
+            Some(0) => {}
+            Some(wait) => {
+                delay_ms = delay_ms.max(hold_wait(p, wait, i.random));
+                held = held.or(Some((Reason::BudgetHold, Reason::BudgetExhausted)));
+            }
+            None => return give_up(Reason::BudgetExhausted),
         }
     }
-    Decision::Retry { delay_ms, recover, reason }
+    if i.now_ms.saturating_add(delay_ms) >= call.deadline_ms {
+        return give_up(held.map_or(Reason::Deadline, |(_, stop)| stop));
+    }
+    // Held, a tool that may be sent again does so instead of resuming a stream that is likely gone by then.
+    let recover = if held.is_some() && i.safety.retry_after_unknown() && recover == Some(Recover::ResumeStream) {
+        None
+    } else {
+        recover
+    };
+    Decision::Retry { delay_ms, recover, reason: held.map_or(reason, |(hold, _)| hold) }
 }
 
 #[cfg(test)]
@@ -496,7 +562,7 @@ mod tests {
             safety: Safety::Unsafe,
             now_ms: 0,
             random: 0,
-            breaker_open: false,
+            breaker_open_until_ms: None,
             budget_milli: None,
         }
     }

@@ -8,8 +8,8 @@ use super::breaker::{Breaker, BreakerSnapshot, BreakerState, Transition};
 use super::budget::RetryBudget;
 use super::classify::{classify_under, Cause, Classification, Delivery, Recover, Verdict};
 use super::decide::{
-    decide, decide_poll, decide_unanswered, recover_bit, retry_cost, CallOptions, CallState, Decision, DecisionInput,
-    FinalStatus, Reason,
+    budget_wait_ms, decide, decide_poll, decide_unanswered, hold_wait, recover_bit, retry_cost, CallOptions, CallState,
+    Decision, DecisionInput, FinalStatus, Reason,
 };
 use super::ends::decide_list_recovery;
 use super::hedge::{HedgeAdmission, HedgeConfig, HedgeRefusal, Hedging, HEDGE_SUBREQUESTS};
@@ -128,11 +128,12 @@ impl Engine {
         }
     }
 
-    /// Asks to send the next attempt at `now_ms`. `Err` is the stop to report instead (breaker open,
-    /// deadline passed, attempts used up).
+    /// Asks to send the next attempt at `now_ms` ([`Engine::admit_with`] with no jitter and requests not
+    /// counted). `Err` is what to do instead: a stop to report (deadline passed, attempts used up, the breaker
+    /// open for a call that sent nothing), or a held retry (a `Retry` to wait out, then admit again).
     #[inline(never)]
     pub fn admit(&mut self, call: &mut CallState, now_ms: u64) -> Result<Admission, Decision> {
-        self.admit_within(call, now_ms, None)
+        self.admit_with(call, now_ms, 0, None)
     }
 
     /// [`Engine::admit`] where outgoing requests are counted (a Cloudflare Worker's subrequests per
@@ -146,21 +147,59 @@ impl Engine {
         now_ms: u64,
         room: Option<u32>,
     ) -> Result<Admission, Decision> {
+        self.admit_with(call, now_ms, 0, room)
+    }
+
+    /// Asks to send the next attempt at `now_ms`, with 64 random bits to spread a held call's wait and the
+    /// invocation's `room` ([`Engine::admit_within`]). A re-send the gate allowed is **held**, not ended, while the
+    /// breaker refuses it or the budget cannot pay what it owes: `Err(Retry)` with the wait
+    /// ([`Reason::BreakerHold`], [`Reason::BudgetHold`]; see [`decide`](mod@super::decide)), or the stop with that
+    /// reason when the wait would pass the deadline. A first attempt at an open breaker fails fast.
+    pub fn admit_with(
+        &mut self,
+        call: &mut CallState,
+        now_ms: u64,
+        random: u64,
+        room: Option<u32>,
+    ) -> Result<Admission, Decision> {
         let give_up = |call: &CallState, reason| {
             let ambiguous = call.maybe_delivered || call.input_processed;
             Decision::stop(if ambiguous { FinalStatus::Unknown } else { FinalStatus::Failed }, reason)
         };
         // Continuations and one-shot recoveries are not attempts.
         let counts = !call.pending_recover.is_some_and(|r| r == Recover::ContinueInput || r.is_one_shot());
+        // A probe failed while this call was held: the server was tried for it, and that counts as its attempt.
+        let openings = self.breaker.as_ref().map_or(0, Breaker::openings);
+        let mut tried_for_it = false;
+        if let Some(seen) = call.held_opening {
+            if seen != openings {
+                call.held_opening = Some(openings);
+                call.attempts = call.attempts.saturating_add(1);
+                tried_for_it = true;
+            }
+        }
         if now_ms >= call.deadline_ms {
-            return Err(give_up(call, Reason::Deadline));
+            let reason = if call.held_opening.is_some() { Reason::BreakerOpen } else { Reason::Deadline };
+            return Err(give_up(call, reason));
         }
         if counts && call.attempts >= self.policy.max_attempts {
-            return Err(give_up(call, Reason::MaxAttempts));
+            return Err(give_up(call, if tried_for_it { Reason::BreakerOpen } else { Reason::MaxAttempts }));
         }
         let cost = Recover::attempt_subrequests(call.pending_recover);
         if room.is_some_and(|room| room < cost) {
             return Err(give_up(call, Reason::SubrequestBudget));
+        }
+        // What a held retry owes the budget is paid before it may take a probe.
+        if call.owed_milli > 0 {
+            if let Some(b) = self.budget.as_mut() {
+                b.refill(now_ms);
+                let tokens = b.tokens_milli();
+                match budget_wait_ms(&self.policy, tokens, call.owed_milli) {
+                    Some(0) => {}
+                    Some(wait) => return Err(self.hold(call, wait, now_ms, random, Reason::BudgetHold)),
+                    None => return Err(give_up(call, Reason::BudgetExhausted)),
+                }
+            }
         }
         let (allowed, transition) = match self.breaker.as_mut() {
             // A continuation answers a server that is up; it is not gated by the breaker.
@@ -168,8 +207,31 @@ impl Engine {
             _ => (true, None),
         };
         if !allowed {
-            return Err(give_up(call, Reason::BreakerOpen));
+            if call.attempts == 0 {
+                return Err(give_up(call, Reason::BreakerOpen)); // nothing sent: fail fast
+            }
+            if call.pending_recover == Some(Recover::ResumeStream) && call.resend_safe {
+                // Held: a tool that may be sent again is, instead of resuming a stream likely gone by then.
+                call.pending_recover = None;
+            }
+            // Open: until it lets a probe go; half-open with its probe out: look again after a base delay.
+            let wait = self
+                .breaker
+                .as_ref()
+                .and_then(Breaker::open_until)
+                .map_or(self.policy.base_delay_ms, |until| until.saturating_sub(now_ms));
+            call.held_opening.get_or_insert(openings);
+            return Err(self.hold(call, wait, now_ms, random, Reason::BreakerHold));
         }
+        if call.owed_milli > 0 {
+            if let Some(b) = self.budget.as_mut() {
+                if b.try_withdraw(call.owed_milli) {
+                    call.spent_milli = call.spent_milli.saturating_add(call.owed_milli);
+                }
+            }
+            call.owed_milli = 0;
+        }
+        call.held_opening = None;
         if counts {
             call.attempts = call.attempts.saturating_add(1);
         }
@@ -180,6 +242,18 @@ impl Engine {
         call.room = room.map(|room| room.saturating_sub(cost));
         let timeout_ms = self.policy.attempt_timeout_ms.min(call.deadline_ms.saturating_sub(now_ms));
         Ok(Admission { attempt: call.attempts, timeout_ms, breaker: transition })
+    }
+
+    /// A held re-send: wait `wait_ms` (plus a spread), or stop with the reason that held it when that passes the
+    /// deadline.
+    fn hold(&self, call: &CallState, wait_ms: u64, now_ms: u64, random: u64, reason: Reason) -> Decision {
+        let delay_ms = hold_wait(&self.policy, wait_ms, random);
+        if now_ms.saturating_add(delay_ms) >= call.deadline_ms {
+            let stop = if reason == Reason::BudgetHold { Reason::BudgetExhausted } else { Reason::BreakerOpen };
+            let ambiguous = call.maybe_delivered || call.input_processed;
+            return Decision::stop(if ambiguous { FinalStatus::Unknown } else { FinalStatus::Failed }, stop);
+        }
+        Decision::Retry { delay_ms, recover: call.pending_recover, reason }
     }
 
     /// The caller could not answer the input request it was told to answer (a `continue_input` decision):
@@ -256,16 +330,24 @@ impl Engine {
             call.attempts = call.attempts.saturating_add(1);
         }
         self.attempt_ended(call);
+        call.resend_safe = safety.retry_after_unknown();
         let classification = classify_under(outcome, revision.into());
         // The server answered a round that carried input (a continuation, or a re-send of one) by asking again.
         if classification.recover == Some(Recover::ContinueInput) && call.continuations > 0 {
             call.input_processed = true;
         }
         let mut transition = None;
+        if let Some(b) = self.budget.as_mut() {
+            b.refill(now_ms);
+        }
         if let Some(b) = self.breaker.as_mut() {
             let failure = classification.is_transport_failure();
             if classification.verdict == Verdict::Cancelled {
                 b.cancel(); // says nothing about the server; a cancelled probe frees its slot
+            } else if classification.verdict == Verdict::Throttled {
+                // A 429 is this caller told to slow down, not a failing server: it never moves the breaker
+                // (one tenant's bursts would pause every tenant's calls), and a throttled probe frees its slot.
+                b.cancel();
             } else if failure && call.breaker_failure_counted && b.state() == BreakerState::Closed {
                 // This call already counted one failure: its own retries do not open the breaker by themselves
                 // (Polly's minimum throughput, gRPC's and Envoy's budgets across calls). A probe's failure
@@ -273,14 +355,14 @@ impl Engine {
             } else {
                 transition = b.record(now_ms, failure);
             }
-            call.breaker_failure_counted |= failure;
+            call.breaker_failure_counted |= failure && classification.verdict != Verdict::Throttled;
         }
         if classification.delivery == Delivery::Processed {
             if let Some(b) = self.budget.as_mut() {
                 b.on_success();
             }
         }
-        let breaker_open = matches!(self.breaker_state(), Some(BreakerState::Open { .. }));
+        let breaker_open_until_ms = self.breaker.as_ref().and_then(Breaker::open_until);
         let decision = decide(&DecisionInput {
             policy: &self.policy,
             call,
@@ -288,7 +370,7 @@ impl Engine {
             safety,
             now_ms,
             random,
-            breaker_open,
+            breaker_open_until_ms,
             budget_milli: self.budget_milli(),
         });
         // A created task is the server's word that it took the call in: from then on no outcome of a later
@@ -297,11 +379,23 @@ impl Engine {
             call.maybe_delivered = true;
         }
         call.pending_recover = None;
-        if let Decision::Retry { delay_ms, recover, .. } = decision {
+        if let Decision::Retry { delay_ms, recover, reason } = decision {
             call.pending_recover = recover;
             match recover {
                 Some(Recover::ContinueInput) => call.continuations = call.continuations.saturating_add(1),
                 Some(r) if r.is_one_shot() => call.used_recover |= recover_bit(r),
+                _ if matches!(reason, Reason::BreakerHold | Reason::BudgetHold) => {
+                    // Held: the budget is paid when the retry goes ([`Engine::admit_with`]).
+                    if reason == Reason::BreakerHold {
+                        // Released by a probe the server answered: not a retry into a failing server, so it
+                        // is not charged to the budget (the spread paces the release).
+                        call.held_opening = Some(self.breaker.as_ref().map_or(0, Breaker::openings));
+                    } else {
+                        call.owed_milli = retry_cost(&self.policy, &classification);
+                    }
+                    call.retries = call.retries.saturating_add(1);
+                    call.previous_delay_ms = delay_ms;
+                }
                 _ => {
                     let cost = retry_cost(&self.policy, &classification);
                     if let Some(b) = self.budget.as_mut() {
@@ -371,6 +465,7 @@ impl Engine {
         self.hedging.check(call, safety, now_ms, closed, room)?;
         let cost = self.policy.budget.map_or(0, |b| b.retry_cost_milli);
         if let Some(b) = self.budget.as_mut() {
+            b.refill(now_ms);
             if !b.try_withdraw(cost) {
                 return Err(HedgeRefusal::Budget);
             }

@@ -25,8 +25,8 @@ pub use classify::{
     classify, classify_conservatively, classify_under, Cause, Classification, Delivery, Recover, Verdict,
 };
 pub use decide::{
-    decide, decide_poll, decide_unanswered, CallOptions, CallState, Decision, DecisionInput, FinalStatus, Reason,
-    MAX_POLLS, MIN_POLL_MS,
+    decide, decide_poll, decide_unanswered, hold_spread_ms, hold_wait, CallOptions, CallState, Decision, DecisionInput,
+    FinalStatus, Reason, MAX_POLLS, MIN_POLL_MS,
 };
 pub use ends::{decide_list_recovery, decide_status, decide_task_end, decide_task_result, OperationStatus, TaskStatus};
 pub use engine::Engine;

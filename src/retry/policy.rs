@@ -10,7 +10,7 @@
 //! | `attemptTimeoutMs` | 60 000 | the MCP TypeScript SDK's default request timeout |
 //! | `totalTimeoutMs` | 180 000 | three full attempts; gRPC's deadline covers all attempts the same way |
 //! | `maxRetryAfterMs` | 60 000 | a longer server wait is clamped (and stops the call if it passes the deadline) |
-//! | `budget` | 10 tokens, retry 1, timeout 2, success +0.1 | AWS's token bucket, scaled to one client |
+//! | `budget` | 10 tokens, retry 1, timeout 2, success +0.1, +1 a second | AWS's token bucket, scaled to one client; the refill with time is Finagle's `minRetriesPerSec` |
 //! | `breaker` | 5 in a row, or 50 % of ≥ 10 in 10 s; open 2 s, then one probe | cockatiel, Envoy, Hystrix; 2 s: the storm simulator's recovery |
 //!
 //! Input arrives as [`PolicyOptions`] (typed: whole milliseconds, counts, tokens in thousandths, the failure
@@ -82,6 +82,8 @@ pub struct BudgetOptions {
     pub timeout_cost_milli: Option<u64>,
     /// What a success puts back.
     pub success_refill_milli: Option<u64>,
+    /// What the bucket regains each second.
+    pub refill_per_second_milli: Option<u64>,
 }
 
 /// Breaker options.
@@ -157,6 +159,8 @@ pub enum PolicyField {
     BudgetTimeoutCost,
     /// `budget.success_refill_milli`.
     BudgetSuccessRefill,
+    /// `budget.refill_per_second_milli`.
+    BudgetRefillPerSecond,
     /// `breaker.consecutive_failures`.
     BreakerConsecutiveFailures,
     /// `breaker.failure_ratio_permille`.
@@ -171,7 +175,7 @@ pub enum PolicyField {
 
 impl PolicyField {
     /// Every field, in declaration order.
-    pub const ALL: [PolicyField; 15] = [
+    pub const ALL: [PolicyField; 16] = [
         PolicyField::MaxAttempts,
         PolicyField::BaseDelayMs,
         PolicyField::MaxDelayMs,
@@ -182,6 +186,7 @@ impl PolicyField {
         PolicyField::BudgetRetryCost,
         PolicyField::BudgetTimeoutCost,
         PolicyField::BudgetSuccessRefill,
+        PolicyField::BudgetRefillPerSecond,
         PolicyField::BreakerConsecutiveFailures,
         PolicyField::BreakerFailureRatio,
         PolicyField::BreakerMinimumCalls,
@@ -202,6 +207,7 @@ impl PolicyField {
             PolicyField::BudgetRetryCost => "budget.retry_cost_milli",
             PolicyField::BudgetTimeoutCost => "budget.timeout_cost_milli",
             PolicyField::BudgetSuccessRefill => "budget.success_refill_milli",
+            PolicyField::BudgetRefillPerSecond => "budget.refill_per_second_milli",
             PolicyField::BreakerConsecutiveFailures => "breaker.consecutive_failures",
             PolicyField::BreakerFailureRatio => "breaker.failure_ratio_permille",
             PolicyField::BreakerMinimumCalls => "breaker.minimum_calls",
@@ -222,7 +228,8 @@ impl PolicyField {
             PolicyField::BudgetCapacity
             | PolicyField::BudgetRetryCost
             | PolicyField::BudgetTimeoutCost
-            | PolicyField::BudgetSuccessRefill => (0, MAX_TOKENS * 1000),
+            | PolicyField::BudgetSuccessRefill
+            | PolicyField::BudgetRefillPerSecond => (0, MAX_TOKENS * 1000),
             PolicyField::BreakerConsecutiveFailures | PolicyField::BreakerMinimumCalls => (1, MAX_COUNT as u64),
             PolicyField::BreakerFailureRatio => (1, 1000),
         }
@@ -322,6 +329,11 @@ impl Policy {
                         F::BudgetSuccessRefill,
                         b.success_refill_milli,
                         def.success_refill_milli,
+                    )?,
+                    refill_per_second_milli: checked(
+                        F::BudgetRefillPerSecond,
+                        b.refill_per_second_milli,
+                        def.refill_per_second_milli,
                     )?,
                 })
             }

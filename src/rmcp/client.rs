@@ -942,9 +942,18 @@ impl<H: ClientHandler> RetryClient<H> {
                     .record(&mut state, &aborted(Delivered::No), op.safety, revision, now, random)
                     .decision;
             }
-            let admission = lock(&self.engine).admit(&mut state, self.now());
+            let (now, random) = (self.now(), self.random());
+            let admission = lock(&self.engine).admit_with(&mut state, now, random, None);
             let admission = match admission {
                 Ok(a) => a,
+                Err(Decision::Retry { delay_ms, reason, recover: next }) => {
+                    // Held by an open breaker or an empty budget: wait as the engine says, then ask again
+                    // (cancelled during the wait: the loop's top records it, nothing sent).
+                    telemetry.retry(delay_ms, reason, None, next);
+                    recover = next;
+                    let _ = until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await;
+                    continue;
+                }
                 Err(stop) => break stop,
             };
             let started = self.now();
@@ -990,7 +999,8 @@ impl<H: ClientHandler> RetryClient<H> {
                             Some(Err(unanswered)) => {
                                 if unanswered.timed_out {
                                     let admitted = lock(&self.engine).admit(&mut state, self.now());
-                                    if let Err(stop) = admitted {
+                                    // Past the deadline it stops; a held answer leaves the round unanswered.
+                                    if let Err(stop @ Decision::Stop { .. }) = admitted {
                                         break stop;
                                     }
                                 }

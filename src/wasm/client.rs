@@ -171,7 +171,7 @@ fn policy_int(i: usize, v: f64) -> Result<u64, Fail> {
 }
 
 /// The core's policy error, named by its field's code, with the value as given and the bound in JS units.
-fn policy_fail(e: PolicyError, given: &[f64; 16]) -> Fail {
+fn policy_fail(e: PolicyError, given: &[f64; POLICY_VALUES]) -> Fail {
     use PolicyField as F;
     let field = match e.field {
         F::MaxAttempts => Field::MaxAttempts,
@@ -184,6 +184,7 @@ fn policy_fail(e: PolicyError, given: &[f64; 16]) -> Fail {
         F::BudgetRetryCost => Field::BudgetRetryCost,
         F::BudgetTimeoutCost => Field::BudgetTimeoutCost,
         F::BudgetSuccessRefill => Field::BudgetSuccessRefill,
+        F::BudgetRefillPerSecond => Field::BudgetRefillPerSecond,
         F::BreakerConsecutiveFailures => Field::BreakerConsecutiveFailures,
         F::BreakerFailureRatio => Field::BreakerFailureRatio,
         F::BreakerMinimumCalls => Field::BreakerMinimumCalls,
@@ -201,7 +202,7 @@ fn policy_fail(e: PolicyError, given: &[f64; 16]) -> Fail {
     Fail { kind, field: i as u32, value, bound }
 }
 
-/// A new engine from the policy values (`BOUNDARY_FIELDS` 0–15, each used when its bit in `present` is
+/// A new engine from the policy values (`BOUNDARY_FIELDS` 0–16, each used when its bit in `present` is
 /// set; `jitter` as its code), the budget and breaker sections (`0` off, `1` defaults, `2` tuned), and the
 /// revision code (`REVISIONS`' index; their count for "unknown"). Returns the engine's handle.
 #[wasm_bindgen(js_name = engineNew)]
@@ -227,10 +228,11 @@ pub fn engine_new(
     v13: f64,
     v14: f64,
     v15: f64,
+    v16: f64,
 ) -> f64 {
     run(|| {
-        let bits = if present.fract() == 0.0 && (0.0..65_536.0).contains(&present) { present as u32 } else { 0 };
-        let v = [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15];
+        let bits = if present.fract() == 0.0 && (0.0..131_072.0).contains(&present) { present as u32 } else { 0 };
+        let v = [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16];
         let at = |i: usize| -> Option<f64> {
             (i < POLICY_VALUES && bits & (1u32 << i) != 0).then(|| v.get(i).copied()).flatten()
         };
@@ -262,17 +264,18 @@ pub fn engine_new(
                     retry_cost_milli: int(8)?,
                     timeout_cost_milli: int(9)?,
                     success_refill_milli: int(10)?,
+                    refill_per_second_milli: int(11)?,
                 }),
                 Section::Off => Section::Off,
                 Section::Default => Section::Default,
             },
             breaker: match section(breaker) {
                 Section::On(()) => Section::On(BreakerOptions {
-                    consecutive_failures: count(11)?,
-                    failure_ratio_permille: count(12)?,
-                    minimum_calls: count(13)?,
-                    window_ms: int(14)?,
-                    open_ms: int(15)?,
+                    consecutive_failures: count(12)?,
+                    failure_ratio_permille: count(13)?,
+                    minimum_calls: count(14)?,
+                    window_ms: int(15)?,
+                    open_ms: int(16)?,
                 }),
                 Section::Off => Section::Off,
                 Section::Default => Section::Default,
@@ -360,6 +363,7 @@ pub fn engine_policy(engine: f64) -> f64 {
                 b.retry_cost_milli,
                 b.timeout_cost_milli,
                 b.success_refill_milli,
+                b.refill_per_second_milli,
                 k.consecutive_failures.into(),
                 k.failure_ratio_permille.into(),
                 k.minimum_calls.into(),
@@ -441,8 +445,9 @@ pub fn admit(engine: f64, call: f64, now_ms: f64, has_room: f64, room: f64) -> f
         let now = time(now_ms)?;
         let room = subrequest_room(has_room, room)?;
         with_engine(engine, |e| {
+            let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
             with_call(call, Field::Call, |c| {
-                put_admission(&e.engine.admit_within(c, now, room));
+                put_admission(&e.engine.admit_with(c, now, random, room));
                 Ok(0.0)
             })
         })

@@ -97,16 +97,16 @@ fn failure(r: f64) -> Option<(&'static str, &'static str)> {
 
 /// A new engine from `(field index, value)` pairs (sections tuned when one of their fields is given).
 fn engine(values: &[(usize, f64)], seed: f64) -> f64 {
-    let mut v = [0.0; 16];
+    let mut v = [0.0; 17];
     let mut present = 0u32;
     let (mut budget, mut breaker) = (1.0, 1.0);
     for &(i, x) in values {
         v[i] = x;
         present |= 1 << i;
-        if (7..=10).contains(&i) {
+        if (7..=11).contains(&i) {
             budget = 2.0;
         }
-        if (11..=15).contains(&i) {
+        if (12..=16).contains(&i) {
             breaker = 2.0;
         }
     }
@@ -131,6 +131,7 @@ fn engine(values: &[(usize, f64)], seed: f64) -> f64 {
         v[13],
         v[14],
         v[15],
+        v[16],
     );
     if h > 0.0 {
         assert_eq!(c::engine_seed(h, seed), 0.0);
@@ -154,6 +155,9 @@ fn bad_policy_values_are_refused_by_name() {
         ("jitter", 4.0, "invalid_value"),
         ("jitter", 0.5, "invalid_value"),
         ("budget.capacity", -1.0, "negative"),
+        ("budget.refillPerSecond", f64::NAN, "not_finite"),
+        ("budget.refillPerSecond", -1.0, "negative"),
+        ("budget.refillPerSecond", 1e12, "too_large"),
         ("breaker.failureRatio", 2.0, "too_large"),
         ("breaker.failureRatio", 0.0001, "too_small"),
         ("breaker.openMs", 0.0, "too_small"),

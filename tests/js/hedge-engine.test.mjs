@@ -27,7 +27,8 @@ test('hedgeAfterMs / maxHedges: off by default, refused by name with a stable co
 });
 
 test('hedge: read_only and idempotent only, within maxHedges, paid from the retry budget; counts balance', () => {
-  const e = new RetryEngine({ hedgeAfterMs: 50, maxHedges: 2 });
+  // No refill with time: the tokens are counted exactly.
+  const e = new RetryEngine({ hedgeAfterMs: 50, maxHedges: 2, budget: { refillPerSecond: 0 } });
   const c = e.begin(0);
   assert.deepEqual(e.hedge(c, 'read_only', 10), { admitted: false, refusal: 'not_in_flight' });
   e.admit(c, 0);

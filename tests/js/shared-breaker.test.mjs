@@ -14,7 +14,8 @@ import { ATTEMPT_SUBREQUESTS } from '../../pkg/generated/names.js';
 import { startFaultProxy } from '../support/fault-proxy.mjs';
 import { runBreakerStateContract } from '../support/breaker-state-contract.mjs';
 
-const policy = { breaker: { consecutiveFailures: 2, openMs: 500 } };
+// No refill with time: these cases count tokens exactly (the refill is `engine.test.mjs`'s and the core's)
+const policy = { breaker: { consecutiveFailures: 2, openMs: 500 }, budget: { refillPerSecond: 0 } };
 const refused = (f, name, code, field) => {
   try {
     f();
