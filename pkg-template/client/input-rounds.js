@@ -11,6 +11,7 @@
 // public equivalent; without it (the v1 client, which never negotiates 2026-07-28, or an adapter's face) the
 // caller answers no input and the engine stops the call `input_required_unhandled`, as before.
 import { subrequestRoom } from './options.js';
+import { linkedSignal } from './own-signal.js';
 
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
@@ -63,10 +64,10 @@ export async function gatherInput(client, inputRequests, { signal, untilMs, now 
     jobs.push({ key, method, handler, params: isObject(entry.params) ? entry.params : undefined });
   }
   if (!jobs.length) return { responses: undefined };
-  const round = new AbortController();
-  const onAbort = () => round.abort(signal.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) return { aborted: true };
+  // The round's own signal, tied to the caller's (one listener on it for all its calls: own-signal.js).
+  const linked = linkedSignal(signal);
+  const round = linked?.controller ?? new AbortController();
   let timer;
   const ending = new Promise((resolve) => {
     timer = setTimeout(() => resolve({ timedOut: true }), Math.max(0, untilMs - now()));
@@ -87,7 +88,7 @@ export async function gatherInput(client, inputRequests, { signal, untilMs, now 
     return out.error !== undefined && signal?.aborted ? { aborted: true } : out;
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    linked?.untie();
   }
 }
 
