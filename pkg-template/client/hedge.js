@@ -12,7 +12,8 @@ import { subrequestRoom } from './options.js';
 import { tie } from './own-signal.js';
 import { runAttempt } from './run-attempt.js';
 
-// The engine's hedging is set once, when it is made: read it once per engine, not once per attempt.
+// The engine's hedging is set once, when it is made: read it once per engine, not once per attempt. Weak: goes
+// with the engine.
 const settings = new WeakMap();
 function hedgingOf(engine) {
   if (!settings.has(engine)) settings.set(engine, engine.hedging);

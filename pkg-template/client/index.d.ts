@@ -115,7 +115,10 @@ export declare class MemoryJournal implements Journal {
   purge(settledBeforeMs: number): Promise<number>;
   stats(): JournalStats;
 }
-/** In IndexedDB (browsers): operation ids survive reloads. Not a MemoryJournal: it shares only the contract. */
+/**
+ * In IndexedDB (browsers): operation ids survive reloads. Not a MemoryJournal: it shares only the contract, and keeps
+ * resolved entries until `purge` (a sweep scans the store: call it from a timer, e.g. `purge(Date.now() - 86_400_000)`).
+ */
 export declare class IndexedDbJournal implements Journal {
   constructor(name?: string, factory?: unknown);
   begin(entry: Parameters<Journal['begin']>[0]): Promise<JournalEntry>;
@@ -125,7 +128,7 @@ export declare class IndexedDbJournal implements Journal {
   purge(settledBeforeMs: number): Promise<number>;
   close(): Promise<void>;
 }
-/** In a Durable Object's storage (Workers). */
+/** In a Durable Object's storage (Workers). Keeps resolved entries until `purge` (from an alarm: it lists the storage). */
 export declare class DurableObjectJournal implements Journal {
   /** `options.prefix` goes before every key, for a storage shared with other code (an `agents` Agent's). */
   constructor(storage: { get(key: string): Promise<any>; put(key: string | Record<string, unknown>, value?: unknown): Promise<void>; list(options: { prefix: string }): Promise<Map<string, any>> }, options?: { prefix?: string });
