@@ -4,7 +4,7 @@
 // journal's entries, and every process warning. Needs `--expose-gc` (run.mjs starts it in a child with it).
 // Nothing here asserts: the numbers go in the table (tests/js/long-life.test.mjs checks a bounded slice).
 //
-//   node --expose-gc benches/js/soak.mjs [--keyed=100000] [--reads=200000]   (JSON on stdout)
+//   node --expose-gc benches/js/soak.mjs [--keyed=100000] [--reads=200000] [--max-settled=N]   (JSON on stdout)
 //   SOAK_PKG=/path/to/pkg/client.node.js: another build of the package (to measure a change against it).
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
@@ -26,9 +26,9 @@ async function settledHeap() {
 }
 
 /** The soak itself (in a process started with --expose-gc): `{ keyed, reads }`, each with heap before/after. */
-export async function soak({ keyed = 100_000, reads = 200_000, pkg } = {}) {
+export async function soak({ keyed = 100_000, reads = 200_000, pkg, maxSettled } = {}) {
   if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
-  const { withRetry } = await import(pkg ? pathToFileURL(pkg).href : '../../pkg/client.node.js');
+  const { withRetry, MemoryJournal } = await import(pkg ? pathToFileURL(pkg).href : '../../pkg/client.node.js');
   const warnings = [];
   process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`.slice(0, 200)));
   const server = new McpServer({ name: 'soak', version: '1.0.0' });
@@ -50,7 +50,7 @@ export async function soak({ keyed = 100_000, reads = 200_000, pkg } = {}) {
   await server.connect(serverSide);
   const client = new Client({ name: 'soak', version: '1.0.0' });
   await client.connect(clientSide);
-  const wrapped = withRetry(client, { trusted: true });
+  const wrapped = withRetry(client, { trusted: true, ...(maxSettled !== undefined ? { journal: new MemoryJournal({ maxSettled }) } : {}) });
   const run = async (n, one) => {
     for (let i = 0; i < n; i++) {
       const o = await one(i);
@@ -103,6 +103,7 @@ export function soakSection(say, fmt) {
 
 if (process.argv[1] === self) {
   const arg = (name, d) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? d);
-  const r = await soak({ keyed: arg('keyed', 100_000), reads: arg('reads', 200_000), pkg: process.env.SOAK_PKG });
+  const max = process.argv.find((a) => a.startsWith('--max-settled='));
+  const r = await soak({ keyed: arg('keyed', 100_000), reads: arg('reads', 200_000), pkg: process.env.SOAK_PKG, ...(max ? { maxSettled: arg('max-settled') } : {}) });
   console.log(JSON.stringify(r));
 }
