@@ -153,7 +153,7 @@ export class MemoryJournal {
     while (this.#head < q.length) {
       const item = q[this.#head];
       if (this.#live(item)) {
-        if (this.#resolved <= this.#max && !(item[1] <= cutoff)) break;
+        if (this.#resolved <= this.#max && !(typeof item[1] === 'number' && item[1] <= cutoff)) break;
         this.#forget(item[0], this.#byId.get(item[0]));
       }
       q[this.#head++] = undefined;
