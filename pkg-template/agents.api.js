@@ -30,6 +30,7 @@ export const JOURNAL_PREFIX = 'mcp-retry-policy:';
 const INSTALLED = Symbol('mcp-retry-policy/agents installed');
 /** The code of the error the adapter throws instead of calling an unconnected client (attempt.js: not sent). */
 const NOT_CONNECTED = 'ERR_MCP_RETRY_NOT_CONNECTED';
+// Weak per agent; each Map bounded by the server ids the app asks for (one wrapper per server, as withRetry wants).
 const wrappers = new WeakMap(); // agent → Map(serverId → what withRetry returned)
 
 function checkAgent(agent) {

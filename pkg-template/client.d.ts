@@ -52,6 +52,8 @@ export type {
   ClientLike,
   JournalEntry,
   Journal,
+  JournalStats,
+  MemoryJournalOptions,
   RetryEvent,
   EventContext,
   OpenTelemetryApi,

@@ -15,9 +15,10 @@ import { stormSection } from './storms.mjs';
 import { hedgeSection } from './hedge.mjs';
 import { e2eSection, wrapperSection } from './e2e.mjs';
 import { sizeSection } from './size.mjs';
+import { soakSection } from './soak.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// `--only=hot,instantiate,fingerprint,size,storms,ledger,e2e,wrapper`: some sections (default: all).
+// `--only=hot,instantiate,fingerprint,size,storms,ledger,e2e,wrapper,hedge,soak`: some sections (default: all).
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const want = (section) => !only || only.includes(section);
 const out = [];
@@ -141,6 +142,8 @@ if (want('ledger')) await ledgerSection({ say });
 if (want('e2e')) await e2eSection(say);
 if (want('wrapper')) await wrapperSection(say, measureAsync);
 if (want('hedge')) hedgeSection({ say, RetryEngine });
+// 11. A long life (100,000 keyed calls, 200,000 reads, heap after GC): benches/js/soak.mjs, in a child with --expose-gc.
+if (want('soak')) soakSection(say, fmt);
 
 // The whole run is the README's tables; a partial one is written beside them.
 mkdirSync(`${root}target`, { recursive: true });

@@ -26,6 +26,7 @@ const NOT_SENT_ALWAYS = new Set([
   'SELF_SIGNED_CERT_IN_CHAIN',
 ]);
 
+// Bounded: at most OBSERVED_MAX, the oldest out first; an entry goes when its attempt reads it.
 const observed = new Map(); // attempt tag → { status, retryAfterMs }
 const OBSERVED_MAX = 1024;
 

@@ -9,9 +9,11 @@
 // attempt's admission; `engine.hedge` is also handed the invocation's room now (`{ subrequests }`, as `admit`).
 import { standingCopy } from './engine-hedge.js';
 import { subrequestRoom } from './options.js';
+import { tie } from './own-signal.js';
 import { runAttempt } from './run-attempt.js';
 
-// The engine's hedging is set once, when it is made: read it once per engine, not once per attempt.
+// The engine's hedging is set once, when it is made: read it once per engine, not once per attempt. Weak: goes
+// with the engine.
 const settings = new WeakMap();
 function hedgingOf(engine) {
   if (!settings.has(engine)) settings.set(engine, engine.hedging);
@@ -38,11 +40,11 @@ export function runHedged(ctx, run, args, { tool, safety, say }) {
     let pending = 0;
     let timer;
     let over = false;
-    let onCallerAbort;
+    let untieCaller;
     const finish = (sent, winner) => {
       over = true;
       clearTimeout(timer);
-      if (onCallerAbort) caller.removeEventListener('abort', onCallerAbort);
+      untieCaller?.();
       for (const c of copies) {
         if (c !== winner && !c.done) c.controller.abort(new Error('another copy of this hedged read answered first'));
         if (c.hedge && !c.ended) {
@@ -95,12 +97,12 @@ export function runHedged(ctx, run, args, { tool, safety, say }) {
       launch(n, h.timeoutMs);
       timer = setTimeout(ask, hedging.hedgeAfterMs);
     };
-    if (caller) {
-      onCallerAbort = () => {
+    if (caller && !caller.aborted) {
+      // One listener on the caller's signal for all the calls it is given to (own-signal.js).
+      untieCaller = tie(caller, () => {
         clearTimeout(timer);
         for (const c of copies) c.controller.abort(caller.reason);
-      };
-      caller.addEventListener('abort', onCallerAbort, { once: true });
+      });
     }
     launch(0, undefined);
     timer = setTimeout(ask, hedging.hedgeAfterMs);

@@ -79,16 +79,46 @@ export interface Journal {
   pending(): Promise<JournalEntry[]>;
   /** Removes resolved entries settled at or before `settledBeforeMs` (and their intents); never unresolved ones. */
   purge?(settledBeforeMs: number): Promise<number>;
+  /** What the journal holds (synchronous): withRetry says `journal_backlog` when `unresolved` reaches `backlogThreshold`. */
+  stats?(): JournalStats;
 }
 
+export interface JournalStats {
+  /** Every entry held. */
+  entries: number;
+  /** The pending and unknown ones: never forgotten by retention. */
+  unresolved: number;
+  /** The count of unresolved entries at which withRetry says `journal_backlog` (and at each multiple of it). */
+  backlogThreshold: number;
+}
+
+/** MemoryJournal's retention. Each a whole number (NaN, ±∞, fractions, negatives refused by name). */
+export interface MemoryJournalOptions {
+  /** The most resolved entries kept (succeeded, tool_error, failed); the oldest settled go first. Default 10,000; 0 keeps none. */
+  maxSettled?: number;
+  /** How long a resolved entry (and its intent) is kept after it settled, in ms of the times the journal is given. Default 86,400,000 (a day). */
+  settledTtlMs?: number;
+  /** Unresolved entries (never forgotten) at which withRetry says `journal_backlog`. Default 1,000; at least 1. */
+  backlogThreshold?: number;
+}
+
+/**
+ * In memory, lost with the process: the default. Forgets resolved entries by itself (`maxSettled`, `settledTtlMs`)
+ * — with them their intents: a begin with a forgotten intent makes a new entry. Pending and unknown entries stay.
+ */
 export declare class MemoryJournal implements Journal {
+  constructor(options?: MemoryJournalOptions);
   begin(entry: Parameters<Journal['begin']>[0]): Promise<JournalEntry>;
   settle(operationId: string, status: CallStatus, settledAt?: number): Promise<JournalEntry | undefined>;
   get(operationId: string): Promise<JournalEntry | undefined>;
   pending(): Promise<JournalEntry[]>;
   purge(settledBeforeMs: number): Promise<number>;
+  stats(): JournalStats;
 }
-/** In IndexedDB (browsers): operation ids survive reloads. Not a MemoryJournal: it shares only the contract. */
+/**
+ * In IndexedDB (browsers): operation ids survive reloads. Not a MemoryJournal: it shares only the contract, and keeps
+ * resolved entries until `purge` (a sweep scans the store: call it from a timer, e.g. `purge(Date.now() - 86_400_000)`).
+ */
 export declare class IndexedDbJournal implements Journal {
   constructor(name?: string, factory?: unknown);
   begin(entry: Parameters<Journal['begin']>[0]): Promise<JournalEntry>;
@@ -98,7 +128,7 @@ export declare class IndexedDbJournal implements Journal {
   purge(settledBeforeMs: number): Promise<number>;
   close(): Promise<void>;
 }
-/** In a Durable Object's storage (Workers). */
+/** In a Durable Object's storage (Workers). Keeps resolved entries until `purge` (from an alarm: it lists the storage). */
 export declare class DurableObjectJournal implements Journal {
   /** `options.prefix` goes before every key, for a storage shared with other code (an `agents` Agent's). */
   constructor(storage: { get(key: string): Promise<any>; put(key: string | Record<string, unknown>, value?: unknown): Promise<void>; list(options: { prefix: string }): Promise<Map<string, any>> }, options?: { prefix?: string });
@@ -127,6 +157,11 @@ export type RetryEvent = EventContext & (
   | { type: 'done'; tool: string; status: CallStatus; reason: Reason; attempts: number; durationMs: number }
   /** One status query about a keyed write whose outcome was not known (`answer`: the status tool's, or `no_answer`). */
   | { type: 'resolve'; tool: string; operationId: string; answer: OperationStatus | 'no_answer' }
+  /**
+   * The journal's unresolved entries (pending, unknown: never forgotten) reached its `backlogThreshold`, or a
+   * further multiple of it: resolve them (`reconcile()`), or look at why writes keep ending unknown.
+   */
+  | { type: 'journal_backlog'; tool: string; unresolved: number; threshold: number }
   /** A created task's progress: each look (`delayMs`: the wait before the next), its end, or a cancel (`cancelled` / `cancel_failed`). */
   | { type: 'task'; tool: string; taskId: string; status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'cancel_failed'; delayMs?: number }
   /**

@@ -12,6 +12,7 @@
 // caller answers no input and the engine stops the call `input_required_unhandled`, as before.
 import { ACTION_STOP } from '../generated/names.js';
 import { subrequestRoom } from './options.js';
+import { linkedSignal } from './own-signal.js';
 
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
@@ -64,10 +65,10 @@ export async function gatherInput(client, inputRequests, { signal, untilMs, now 
     jobs.push({ key, method, handler, params: isObject(entry.params) ? entry.params : undefined });
   }
   if (!jobs.length) return { responses: undefined };
-  const round = new AbortController();
-  const onAbort = () => round.abort(signal.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) return { aborted: true };
+  // The round's own signal, tied to the caller's (one listener on it for all its calls: own-signal.js).
+  const linked = linkedSignal(signal);
+  const round = linked?.controller ?? new AbortController();
   let timer;
   const ending = new Promise((resolve) => {
     timer = setTimeout(() => resolve({ timedOut: true }), Math.max(0, untilMs - now()));
@@ -88,7 +89,7 @@ export async function gatherInput(client, inputRequests, { signal, untilMs, now 
     return out.error !== undefined && signal?.aborted ? { aborted: true } : out;
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    linked?.untie();
   }
 }
 

@@ -12,96 +12,22 @@
 //       settled at or before `settledBeforeMs`, with their intent. Never a pending or unknown entry. After a
 //       purge the intent is forgotten (a begin with it makes a new entry): keep entries longer than any intent
 //       may be repeated.
+//   stats() → { entries, unresolved, backlogThreshold } (optional, synchronous): withRetry reads it after each
+//       keyed call's begin to say `journal_backlog` when unresolved entries pile up (client/backlog.js).
+//
+// Retention: MemoryJournal forgets resolved entries by itself, by age and by count (memory-journal.js). The
+// IndexedDB and Durable Object journals keep them until the app purges (`purge(Date.now() - ttl)` from a timer
+// or a Durable Object alarm): a sweep there is a scan of the store, the app chooses when to pay it.
 //
 // Entries: { operationId, tool, server?, intent?, arguments?, state, createdAt, settledAt? }. `server` is the
 // identity of the server the write went to (withRetry's `server` option, client/scope.js); entries written before
 // it existed have none. `arguments` are kept in plaintext (IndexedDB, Durable Object storage): withRetry's
 // `journalArguments: false` keeps only what a retry and a status lookup need (tool, server, intent, id, state).
 import { typeError } from '../errors.js';
+import { UNRESOLVED, checkBefore, checkBegin, entryOf, purgeable } from './journal-entry.js';
 
-const UNRESOLVED = new Set(['pending', 'unknown']);
-/** Whether a journal entry's state is still open (its outcome not known). */
-export const unresolved = (entry) => UNRESOLVED.has(entry?.state);
-
-/** Whether `e` may go in a purge at `before`: resolved, and settled at or before it. */
-const purgeable = (e, before) => !UNRESOLVED.has(e.state) && typeof e.settledAt === 'number' && e.settledAt <= before;
-
-function checkBefore(before) {
-  if (typeof before !== 'number' || !Number.isFinite(before)) {
-    throw typeError('settledBeforeMs', 'purge takes a time in ms (entries settled at or before it go)');
-  }
-}
-
-function checkBegin(e) {
-  if (!e || typeof e.operationId !== 'string' || typeof e.tool !== 'string') {
-    throw typeError('entry', 'journal entry needs a string operationId and tool');
-  }
-}
-
-function cloned(entry) {
-  try {
-    return structuredClone(entry);
-  } catch (error) {
-    throw typeError('arguments', `the call's arguments cannot be journaled (${String(error?.message ?? error).slice(0, 120)}): give plain JSON data`, 'not_cloneable');
-  }
-}
-
-const entryOf = (e) => ({
-  operationId: e.operationId,
-  tool: e.tool,
-  ...(e.server !== undefined ? { server: e.server } : {}),
-  ...(e.intent !== undefined ? { intent: e.intent } : {}),
-  ...(e.arguments !== undefined ? { arguments: e.arguments } : {}),
-  state: 'pending',
-  createdAt: e.createdAt ?? Date.now(),
-});
-
-/** In memory: lost with the process. The default. */
-export class MemoryJournal {
-  #byId = new Map();
-  #byIntent = new Map();
-
-  async begin(e) {
-    checkBegin(e);
-    if (e.intent !== undefined && this.#byIntent.has(e.intent)) return structuredClone(this.#byId.get(this.#byIntent.get(e.intent)));
-    if (this.#byId.has(e.operationId)) return structuredClone(this.#byId.get(e.operationId));
-    // Copied before it is kept: an entry that cannot be copied (arguments holding a function) is refused with
-    // nothing stored, and the caller's later changes to its arguments do not reach the journal.
-    const entry = cloned(entryOf(e));
-    this.#byId.set(entry.operationId, entry);
-    if (e.intent !== undefined) this.#byIntent.set(e.intent, entry.operationId);
-    return structuredClone(entry);
-  }
-
-  async settle(operationId, status, settledAt = Date.now()) {
-    const entry = this.#byId.get(operationId);
-    if (!entry) return undefined;
-    entry.state = status;
-    entry.settledAt = settledAt;
-    return structuredClone(entry);
-  }
-
-  async get(operationId) {
-    const e = this.#byId.get(operationId);
-    return e && structuredClone(e);
-  }
-
-  async pending() {
-    return [...this.#byId.values()].filter((e) => UNRESOLVED.has(e.state)).map((e) => structuredClone(e));
-  }
-
-  async purge(settledBeforeMs) {
-    checkBefore(settledBeforeMs);
-    let n = 0;
-    for (const [id, e] of this.#byId) {
-      if (!purgeable(e, settledBeforeMs)) continue;
-      this.#byId.delete(id);
-      if (e.intent !== undefined) this.#byIntent.delete(e.intent);
-      n++;
-    }
-    return n;
-  }
-}
+export { unresolved } from './journal-entry.js';
+export { MemoryJournal } from './memory-journal.js';
 
 /** In IndexedDB (browsers): survives reloads and crashes of the tab. */
 export class IndexedDbJournal {

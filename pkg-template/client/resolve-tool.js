@@ -2,7 +2,7 @@
 // it, and for a keyed tool the operation id, created once per intended call and journaled before the first send.
 import { rangeError, typeError } from '../errors.js';
 import { newOperationId } from './engine.js';
-import { unresolved } from './journal.js';
+import { unresolved } from './journal-entry.js';
 
 /**
  * Step 1 — resolve the tool: its metadata (`tools/list`, cached), its safety as the engine judges it, and for a
@@ -15,14 +15,14 @@ export async function resolveTool(ctx, params, intent) {
   ctx.learnRevision();
   // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise.
   const override = ctx.overrides[name] ?? (name === ctx.statusTool ? 'read_only' : undefined);
-  // The engine's answer for this tool object, kept while tools/list gives the same object (a refresh makes
-  // new ones); the overrides and the trust are the wrapper's, fixed.
-  const known = ctx.safetyOf?.get(name);
-  let safety;
-  if (known !== undefined && known.tool === tool) safety = known.safety;
-  else {
+  // The engine's answer for this tool object, kept (weakly) while tools/list gives the same object (a refresh
+  // makes new ones); the overrides and the trust are the wrapper's, fixed. A tool the list does not name is
+  // judged again on each call: kept by name, a model inventing names would grow the cache without end.
+  const cache = tool !== null && typeof tool === 'object' ? ctx.safetyOf : undefined;
+  let safety = cache?.get(tool);
+  if (safety === undefined) {
     safety = ctx.engine.safety(tool ?? {}, { trusted: ctx.trusted, ...(override ? { override } : {}), operationIdArgument: ctx.idArg });
-    ctx.safetyOf?.set(name, { tool, safety });
+    cache?.set(tool, safety);
   }
   const declares = !!tool?.inputSchema?.properties && Object.hasOwn(tool.inputSchema.properties, ctx.idArg);
   const args = { ...(params.arguments ?? {}) };

@@ -2,6 +2,7 @@
 // attempt's timeout and the caller's signal, observed as an outcome for the engine. Decides nothing.
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome } from './attempt.js';
 import { RESULT_SCHEMA } from './result-schema.js';
+import { linkedSignal } from './own-signal.js';
 import { brokenStream, reportsStreamEnd, watchStreamEnd } from './stream-end.js';
 
 /**
@@ -34,17 +35,18 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
   const { signal } = requestOptions;
   TAG_PREFIX ??= `${Math.random().toString(36).slice(2, 10)}-`;
   const tag = `${TAG_PREFIX}${(++tagSeq).toString(36)}`;
-  // The attempt's own signal: the caller's, and the end of this attempt's response stream (stream-end.js). A
-  // client whose transport cannot report that end (v1) is given the caller's signal as it is: no controller.
+  // The attempt's own signal: aborted by the caller's (one listener on the caller's signal for all the calls it
+  // is given to: own-signal.js — the SDK v1 hangs a listener it never removes on the signal of each request), and
+  // by the end of this attempt's response stream (stream-end.js). A v1 client (no stream end to hear) without a
+  // caller's signal gets none: no controller.
   let attempt;
-  let onAbort;
   let streamEnded = false;
   let unwatch = noWatch;
-  if (reportsStreamEnd(client)) {
-    attempt = new AbortController();
-    onAbort = () => attempt.abort(signal.reason);
-    if (signal?.aborted) attempt.abort(signal.reason);
-    else signal?.addEventListener('abort', onAbort, { once: true });
+  const ends = reportsStreamEnd(client);
+  const linked = linkedSignal(signal);
+  if (linked) attempt = linked.controller;
+  else if (ends) attempt = new AbortController();
+  if (ends) {
     unwatch = watchStreamEnd(client, tag, () => {
       streamEnded = true;
       attempt.abort(new Error('the response stream of this tools/call ended without an answer'));
@@ -95,6 +97,6 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     return { outcome, error };
   } finally {
     unwatch();
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    linked?.untie();
   }
 }

@@ -15,8 +15,9 @@
 const DRAIN_MS = 5_000;
 
 export function sessionKeeper(client, reconnect) {
+  // Bounded: one entry per transport object with requests in flight, deleted when its count comes back to 0.
   const inflight = new Map(); // transport object → { n, idle: Promise, settle }
-  const origin = new WeakMap(); // error → the transport object its request went out on
+  const origin = new WeakMap(); // error → the transport object its request went out on (weak: goes with the error)
   let reinit;
 
   async function send(use) {

@@ -80,6 +80,7 @@ const COUNTED = ['failure', 'success'];
  * The object runs one event at a time, so each read-and-write below is atomic.
  */
 export class DurableObjectBreakerState {
+  // Bounded: one row per server key the processes name (`SharedBreaker`'s `server`, at most 512 characters).
   #storage;
   #prefix;
 
@@ -185,6 +186,7 @@ function answerSnapshot(v) {
  * (`sharedBreaker`); it never decides, it only fetches and stores.
  */
 export class SharedBreaker {
+  // Nothing per call: a snapshot's time and two counts, replaced in place.
   #stub;
   #server;
   #ttlMs;

@@ -11,6 +11,7 @@
 import { ATTEMPT_META_KEY } from '../generated/names.js';
 import { MAX_HINT_MS } from './tasks.js';
 
+// Weak per transport; each Map bounded by the attempts in flight on it (runAttempt's `finally` unwatches).
 const watched = new WeakMap(); // transport → Map(attempt tag → callback)
 
 function hook(transport) {

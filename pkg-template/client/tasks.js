@@ -4,6 +4,7 @@
 import { rangeError, typeError } from '../errors.js';
 import { resultOutcome, typeOptionError } from './attempt.js';
 import { RESULT_SCHEMA } from './result-schema.js';
+import { linkedSignal } from './own-signal.js';
 import { sleep } from './sleep.js';
 import { ACTION_STOP, TASK_COMPLETED, TASK_FAILED, TASK_INPUT_REQUIRED, TASK_STATUSES } from '../generated/names.js';
 import { subrequestRoom } from './options.js';
@@ -37,13 +38,19 @@ export function createdTask(result) {
   return t && typeof t.taskId === 'string' && t.taskId && KNOWN.has(t.status) ? t : undefined;
 }
 
-/** One `tasks/*` request about `taskId`: `{ value }` or `{ error }`. Never throws. */
+/**
+ * One `tasks/*` request about `taskId`: `{ value }` or `{ error }`. Never throws. The request gets a signal of
+ * its own tied to the caller's (own-signal.js): the SDK hangs a listener on it that it never removes.
+ */
 async function taskRpc(ctx, method, taskId, { timeout, signal }) {
+  const linked = linkedSignal(signal);
   try {
-    const value = await ctx.client.request({ method, params: { taskId } }, RESULT_SCHEMA, { timeout: Math.max(1, timeout), ...(signal ? { signal } : {}) });
+    const value = await ctx.client.request({ method, params: { taskId } }, RESULT_SCHEMA, { timeout: Math.max(1, timeout), ...(linked ? { signal: linked.signal } : {}) });
     return { value };
   } catch (error) {
     return { error };
+  } finally {
+    linked?.untie();
   }
 }
 

@@ -123,6 +123,51 @@ export function telemetryFor(api) {
   };
 }
 
+// The journals' unresolved entries, one gauge per `@opentelemetry/api` module: api → { gauge, refs, seen }.
+// Weak on both sides — a journal is held by a WeakRef and pruned once collected, and the entry goes with the
+// module — so many wrappers (one per agent, say) never keep a journal alive or grow this.
+const journalGauges = new WeakMap();
+
+/**
+ * Observes `mcp_retry_policy.journal.unresolved` — the pending and unknown entries of every live journal that
+ * counts them (`stats()`, as MemoryJournal does), summed, each journal once however many wrappers share it.
+ * Nothing without `api`, a journal that counts, or a meter with observable gauges.
+ */
+export function watchJournal(api, journal) {
+  if (api === undefined || typeof journal?.stats !== 'function') return;
+  const meter = api.metrics.getMeter(SCOPE);
+  if (typeof meter.createObservableGauge !== 'function') return;
+  let g = journalGauges.get(api);
+  if (!g) {
+    const gauge = meter.createObservableGauge('mcp_retry_policy.journal.unresolved', {
+      unit: '{entry}',
+      description: 'Operation-id journal entries whose outcome is not known (pending or unknown: never forgotten, waiting for resolve or reconcile), in this process.',
+    });
+    g = { refs: new Set(), seen: new WeakSet() };
+    gauge.addCallback((result) => {
+      let n = 0;
+      for (const ref of g.refs) {
+        const j = ref.deref();
+        if (!j) {
+          g.refs.delete(ref); // collected: bounded by the live journals
+          continue;
+        }
+        try {
+          const u = j.stats()?.unresolved;
+          if (Number.isSafeInteger(u) && u >= 0) n += u;
+        } catch {
+          // A journal's stats that fail add nothing.
+        }
+      }
+      result.observe(n);
+    });
+    journalGauges.set(api, g);
+  }
+  if (g.seen.has(journal)) return;
+  g.seen.add(journal);
+  g.refs.add(new WeakRef(journal));
+}
+
 /** The attempt's `error.type`: none for a clean result; `tool_error`; the JSON-RPC code; the HTTP status; else the cause. */
 function attemptErrorType(outcome, classification) {
   switch (outcome?.kind) {

@@ -16,7 +16,7 @@ const MAX_PAGES = 100;
  * last list named it.
  */
 export function toolsCache({ client, engine, now, reconnect }) {
-  let tools; // name → Tool, from the last tools/list
+  let tools; // name → Tool, from the last tools/list: replaced whole by each listing (bounded by MAX_PAGES pages)
   let loading;
 
   async function refresh() {

@@ -8,7 +8,8 @@ import { answersInput } from './input-rounds.js';
 import { watchStreamBreaks } from './stream-end.js';
 import { MemoryJournal } from './journal.js';
 import { ofServerOrUnbound, serverIdentity, serverName } from './scope.js';
-import { telemetryFor } from './telemetry.js';
+import { telemetryFor, watchJournal } from './telemetry.js';
+import { backlogWatch } from './backlog.js';
 import { RESULT_SCHEMA } from './result-schema.js';
 import { followTask, taskRequest } from './tasks.js';
 import { DEFAULT_STATUS_TOOL, callParamsOf, checkOptions, settingsOf } from './options.js';
@@ -59,6 +60,8 @@ export function withRetry(client, options = {}) {
     }
   };
   const telemetry = telemetryFor(options.opentelemetry);
+  watchJournal(options.opentelemetry, journal); // the unresolved entries' gauge, when the journal counts them
+  const backlog = backlogWatch(journal);
   const tools = toolsCache({ client, engine, now, reconnect: (cause) => reconnect(client, { cause }) });
   let revisionSource;
   function learnRevision() {
@@ -76,7 +79,9 @@ export function withRetry(client, options = {}) {
   const settings = settingsOf(options);
   const ctx = {
     client, engine, journal, now, emit, reconnect, learnRevision, options, telemetry, session, ...settings,
-    safetyOf: new Map(), // tool name → the engine's safety for its current Tool object (resolve-tool.js)
+    // Tool object → the engine's safety for it (resolve-tool.js). Weak: bounded by the Tool objects alive (the
+    // current tools/list's); a name the server does not list is judged on each call, never kept.
+    safetyOf: new WeakMap(),
     refreshTools: tools.refresh,
     toolInfo: tools.info,
     askStatus: statusAsker((params, requestOptions) => call(params, requestOptions), settings.statusTool),
@@ -85,7 +90,7 @@ export function withRetry(client, options = {}) {
     // The server this wrapper's journal entries belong to (client/scope.js).
     server: () => serverIdentity(client, options.server),
   };
-  let callSeq = 0;
+  let callSeq = 0; // a number: nothing per call is kept here (the engine's call slot is freed when it ends)
 
   async function call(given, requestOptions = {}) {
     const params = callParamsOf(given);
@@ -97,6 +102,7 @@ export function withRetry(client, options = {}) {
     const name = serverName(client);
     // Without a listener, no event is built at all (measured: the spreads were a tenth of a call's cost).
     const say = options.onEvent ? (event) => emit({ ...event, callId, ...(name ? { server: name } : {}) }) : noEvent;
+    if (op.operationId !== undefined) backlog?.(say, op.name);
     const callStarted = now();
     const tel = telemetry.call({
       tool: op.name, safety: op.safety, operationId: op.operationId,

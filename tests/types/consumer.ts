@@ -72,6 +72,10 @@ async function useIt(): Promise<void> {
   const pending: JournalEntry[] = await mcp.pendingOperations();
   const f: typeof fetch = observeFetch(fetch);
   void [unknown, opId, meta, pending, f, IndexedDbJournal, DurableObjectJournal, mcp.engine.breakerState];
+  // The default journal's retention, its counts, and the backlog event.
+  const kept = new MemoryJournal({ maxSettled: 50_000, settledTtlMs: 7 * 86_400_000, backlogThreshold: 500 });
+  const open: number = kept.stats().unresolved;
+  for (const e of events) if (e.type === 'journal_backlog') void [e.unresolved + e.threshold, e.tool, open];
 }
 void useIt;
 

@@ -5,6 +5,7 @@ import {
   withRetry,
   SqliteLedgerStore,
   MemoryLedgerStore,
+  MemoryJournal,
   OperationLedger,
   withIdempotency,
   type AttemptOutcome,
@@ -24,6 +25,12 @@ void new MemoryLedgerStore().size;
 withRetry(client, { reconnect: async (c) => void c.listTools() });
 // @ts-expect-error — `transport` and `reconnect` take functions
 withRetry(client, { transport: 'http://example.test' });
+
+// MemoryJournal's retention options are numbers, and only those three.
+// @ts-expect-error — a count, not a string
+new MemoryJournal({ maxSettled: '100' });
+// @ts-expect-error — not an option
+new MemoryJournal({ maxEntries: 100 });
 
 // Closed sets stay closed.
 // @ts-expect-error — not a safety
