@@ -236,6 +236,43 @@ mod tests {
     }
 
     #[test]
+    fn openers_racing_on_one_intent_get_one_id() {
+        let dir = std::env::temp_dir().join(format!("mrp-journal-race-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("j.jsonl");
+        // Two openers on two threads (two open files: the lock is the file's, as between processes) begin each
+        // intent at once, each with an id of its own: the lock makes read-then-append one step, so each intent
+        // keeps one id.
+        let rounds = 200;
+        let barrier = std::sync::Barrier::new(2);
+        let ids: Vec<Vec<Option<String>>> = std::thread::scope(|s| {
+            let racers: Vec<_> = ["x", "y"]
+                .into_iter()
+                .map(|who| {
+                    let (path, barrier) = (&path, &barrier);
+                    s.spawn(move || {
+                        let j = FileJournal::open(path).ok();
+                        (0..rounds)
+                            .map(|n| {
+                                barrier.wait();
+                                let e = entry(&format!("id-{who}-{n}"), Some(&format!("intent-{n}")));
+                                j.as_ref().and_then(|j| j.begin(e).ok()).map(|e| e.operation_id)
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            racers.into_iter().map(|r| r.join().unwrap_or_default()).collect()
+        });
+        let [x, y] = ids.as_slice() else { return assert_eq!(ids.len(), 2) };
+        assert_eq!(x.len(), rounds);
+        let split: Vec<_> = x.iter().zip(y).enumerate().filter(|(_, (a, b))| a.is_none() || a != b).collect();
+        assert!(split.is_empty(), "intents given two ids (or none): {split:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn two_opens_of_one_journal_give_an_intent_one_id() {
         let dir = std::env::temp_dir().join(format!("mrp-journal-two-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
