@@ -324,8 +324,10 @@ pub enum LedgerEvent {
         why: String,
     },
     /// A running handler's claim could not be kept ([`OperationLedger::hold`]): `reason` is `record_changed`
-    /// (another run claimed the key after the lease ended) or `not_renewed` (renewals failed until only a third
-    /// of the lease was left). Another run may take over; this run's finish is then refused (`late_finish`).
+    /// (another run claimed the key after the lease ended) or `not_renewed` (no renewal won before the give-up
+    /// point, a third of the lease before its end, on the local monotonic clock: the store failed or hung, the
+    /// process was paused, its wall clock stopped). Another run may take over; if one does, this run's finish is
+    /// refused (`late_finish`). Until the handler returns, a repeat in this process still hears `in_progress`.
     LeaseLost {
         /// The key.
         key: LedgerKey,
