@@ -27,6 +27,9 @@ use mcp_retry_policy::rmcp::{
 use rmcp::model::{CallToolResult, ContentBlock, Extensions, JsonObject};
 use serde_json::{json, Value};
 
+#[path = "rmcp_ledger/lease.rs"]
+mod lease;
+
 fn key(op: &str) -> LedgerKey {
     LedgerKey { tenant: "t".into(), action: "a".into(), operation_id: op.into() }
 }

@@ -3,17 +3,16 @@
 //! never replaced. The same contract as the npm package's `client/journal.js`.
 //!
 //! The trait is synchronous: a journal write is one short local operation (a map insert, a line appended and
-//! flushed to disk), done once per call before the first send.
+//! flushed to disk), done once per call before the first send. [`MemoryJournal`] lives in the process;
+//! [`FileJournal`] in a file that several processes may share (it locks the file around each operation).
 
 use std::collections::HashMap;
 use std::fmt;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use serde_json::{json, Map, Value};
 
+pub use super::file_journal::FileJournal;
 use crate::retry::FinalStatus;
 
 /// One journaled operation.
@@ -43,7 +42,7 @@ impl JournalEntry {
         matches!(self.settled, None | Some(FinalStatus::Pending | FinalStatus::Unknown))
     }
 
-    fn to_json(&self) -> Value {
+    pub(super) fn to_json(&self) -> Value {
         json!({
             "operationId": self.operation_id,
             "tool": self.tool,
@@ -56,7 +55,7 @@ impl JournalEntry {
         })
     }
 
-    fn from_json(v: &Value) -> Option<JournalEntry> {
+    pub(super) fn from_json(v: &Value) -> Option<JournalEntry> {
         let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         let state = v.get("state").and_then(Value::as_str)?;
         let settled = match state {
@@ -113,15 +112,16 @@ pub trait Journal: Send + Sync {
     fn pending(&self) -> Result<Vec<JournalEntry>, JournalError>;
 }
 
+/// The entries by id and by intent, in the order they were begun.
 #[derive(Default)]
-struct Entries {
+pub(super) struct Entries {
     by_id: HashMap<String, JournalEntry>,
     by_intent: HashMap<String, String>,
     order: Vec<String>,
 }
 
 impl Entries {
-    fn existing(&self, e: &JournalEntry) -> Option<&JournalEntry> {
+    pub(super) fn existing(&self, e: &JournalEntry) -> Option<&JournalEntry> {
         e.intent
             .as_ref()
             .and_then(|i| self.by_intent.get(i))
@@ -129,7 +129,7 @@ impl Entries {
             .or_else(|| self.by_id.get(&e.operation_id))
     }
 
-    fn put(&mut self, mut e: JournalEntry) -> JournalEntry {
+    pub(super) fn put(&mut self, mut e: JournalEntry) -> JournalEntry {
         if !self.by_id.contains_key(&e.operation_id) {
             self.order.push(e.operation_id.clone());
         }
@@ -141,19 +141,23 @@ impl Entries {
         e
     }
 
-    fn pending(&self) -> Vec<JournalEntry> {
+    pub(super) fn get(&self, id: &str) -> Option<&JournalEntry> {
+        self.by_id.get(id)
+    }
+
+    pub(super) fn pending(&self) -> Vec<JournalEntry> {
         self.order.iter().filter_map(|id| self.by_id.get(id)).filter(|e| e.is_unresolved()).cloned().collect()
     }
 }
 
-fn check(e: &JournalEntry) -> Result<(), JournalError> {
+pub(super) fn check(e: &JournalEntry) -> Result<(), JournalError> {
     if e.operation_id.is_empty() || e.tool.is_empty() {
         return Err(JournalError::new("an entry needs an operation id and a tool"));
     }
     Ok(())
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
@@ -197,109 +201,11 @@ impl Journal for MemoryJournal {
     }
 }
 
-/// In a file: one JSON line per change (the entry as it now is), appended and flushed to disk (`fsync`) before
-/// `begin` returns, so an id survives a crash of the process right after it was created. Read back in full when
-/// opened (the last line for an id wins; a torn last line from a crash is skipped).
-pub struct FileJournal {
-    path: PathBuf,
-    state: Mutex<(Entries, File)>,
-}
-
-impl FileJournal {
-    /// Opens (or creates) the journal at `path`.
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, JournalError> {
-        let path = path.as_ref().to_path_buf();
-        let io = |e: std::io::Error| JournalError::new(format!("{}: {e}", path.display()));
-        let mut entries = Entries::default();
-        let mut torn = false;
-        if let Ok(f) = File::open(&path) {
-            for line in BufReader::new(f).split(b'\n') {
-                let line = line.map_err(io)?;
-                match serde_json::from_slice::<Value>(&line).ok().as_ref().and_then(JournalEntry::from_json) {
-                    Some(e) => {
-                        entries.put(e);
-                        torn = false;
-                    }
-                    None => torn = !line.is_empty(),
-                }
-            }
-        }
-        // Read as well: each write first looks at the file's last byte (`write`).
-        let mut file = OpenOptions::new().create(true).read(true).append(true).open(&path).map_err(io)?;
-        if torn {
-            // End the torn line, so that the next entry starts on a line of its own.
-            file.write_all(b"\n").map_err(io)?;
-        }
-        Ok(FileJournal { path, state: Mutex::new((entries, file)) })
-    }
-
-    /// The file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn write(&self, file: &mut File, e: &JournalEntry) -> Result<(), JournalError> {
-        let io = |err: std::io::Error| JournalError::new(format!("{}: {err}", self.path.display()));
-        // A write that failed half-way (a full disk, an I/O error) left a partial line: this entry starts on a
-        // line of its own, or it would be glued to that fragment and lost on the next open.
-        let mut line = if ends_mid_line(file).map_err(io)? { "\n".to_string() } else { String::new() };
-        line.push_str(&e.to_json().to_string());
-        line.push('\n');
-        file.write_all(line.as_bytes()).map_err(io)?;
-        file.sync_data().map_err(io)
-    }
-}
-
-/// Whether `file` ends in the middle of a line (not empty, its last byte not a newline). Appends always go to
-/// the end whatever the read position.
-fn ends_mid_line(file: &mut File) -> std::io::Result<bool> {
-    if file.metadata()?.len() == 0 {
-        return Ok(false);
-    }
-    file.seek(SeekFrom::End(-1))?;
-    let mut last = [0u8; 1];
-    file.read_exact(&mut last)?;
-    Ok(last != *b"\n")
-}
-
-impl Journal for FileJournal {
-    fn begin(&self, entry: JournalEntry) -> Result<JournalEntry, JournalError> {
-        check(&entry)?;
-        let mut g = lock(&self.state);
-        let (entries, file) = &mut *g;
-        if let Some(e) = entries.existing(&entry) {
-            return Ok(e.clone());
-        }
-        let e = JournalEntry { settled: None, settled_at_ms: None, ..entry };
-        // On disk first: an id that is not persisted is never handed out.
-        self.write(file, &e)?;
-        Ok(entries.put(e))
-    }
-
-    fn settle(&self, id: &str, status: FinalStatus, at: u64) -> Result<Option<JournalEntry>, JournalError> {
-        let mut g = lock(&self.state);
-        let (entries, file) = &mut *g;
-        let Some(mut e) = entries.by_id.get(id).cloned() else { return Ok(None) };
-        e.settled = Some(status);
-        e.settled_at_ms = Some(at);
-        self.write(file, &e)?;
-        Ok(Some(entries.put(e)))
-    }
-
-    fn get(&self, id: &str) -> Result<Option<JournalEntry>, JournalError> {
-        Ok(lock(&self.state).0.by_id.get(id).cloned())
-    }
-
-    fn pending(&self) -> Result<Vec<JournalEntry>, JournalError> {
-        Ok(lock(&self.state).0.pending())
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn entry(id: &str, intent: Option<&str>) -> JournalEntry {
+    pub(crate) fn entry(id: &str, intent: Option<&str>) -> JournalEntry {
         JournalEntry {
             operation_id: id.into(),
             tool: "create_ticket".into(),
@@ -312,7 +218,7 @@ mod tests {
         }
     }
 
-    fn contract(j: &dyn Journal) {
+    pub(crate) fn contract(j: &dyn Journal) {
         let first = j.begin(entry("a", Some("intent-1"))).ok();
         assert_eq!(first.as_ref().map(|e| e.operation_id.as_str()), Some("a"));
         // The same intent: the first id, never a new one — also after it settled.
@@ -332,57 +238,5 @@ mod tests {
     #[test]
     fn memory_journal_keeps_the_contract() {
         contract(&MemoryJournal::new());
-    }
-
-    #[test]
-    fn file_journal_keeps_the_contract_and_survives_a_reopen() {
-        let dir = std::env::temp_dir().join(format!("mrp-journal-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
-        let path = dir.join("j.jsonl");
-        let _ = std::fs::remove_file(&path);
-        let j = FileJournal::open(&path);
-        assert!(j.is_ok(), "open");
-        if let Ok(j) = j {
-            contract(&j);
-        }
-        // A torn last line (a crash mid-write) is skipped.
-        if let Ok(mut f) = OpenOptions::new().append(true).open(&path) {
-            let _ = f.write_all(b"{\"operationId\":\"e\",\"to");
-        }
-        let reopened = FileJournal::open(&path).ok();
-        let j = reopened.as_ref().map(|j| j as &dyn Journal);
-        let e = j.and_then(|j| j.begin(entry("z", Some("intent-1"))).ok());
-        assert_eq!(e.map(|e| e.operation_id), Some("a".to_string()), "the intent's id survives a restart");
-        let pending = j.and_then(|j| j.pending().ok()).unwrap_or_default();
-        assert_eq!(pending.len(), 1);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn an_entry_after_a_write_that_failed_half_way_survives_a_reopen() {
-        let dir = std::env::temp_dir().join(format!("mrp-journal-half-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
-        let path = dir.join("j.jsonl");
-        let _ = std::fs::remove_file(&path);
-        let j = FileJournal::open(&path).ok();
-        assert!(j.as_ref().is_some_and(|j| j.begin(entry("a", Some("intent-a"))).is_ok()), "open, begin");
-        // A write that failed half-way while the journal is open: its partial line stays in the file.
-        let torn =
-            OpenOptions::new().append(true).open(&path).and_then(|mut f| f.write_all(b"{\"operationId\":\"x\",\"to"));
-        assert!(torn.is_ok(), "{torn:?}");
-        let b = j.as_ref().and_then(|j| j.begin(entry("b", Some("intent-b"))).ok());
-        assert_eq!(b.map(|e| e.operation_id), Some("b".to_string()));
-        drop(j);
-        // Reopened (a restart): the intent's id comes back — not a new one, which would be a second write.
-        let j = FileJournal::open(&path).ok();
-        let again = j.as_ref().and_then(|j| j.begin(entry("c", Some("intent-b"))).ok());
-        assert_eq!(again.map(|e| e.operation_id), Some("b".to_string()), "the intent's id survives the partial line");
-        assert!(j.as_ref().and_then(|j| j.settle("b", FinalStatus::Succeeded, 9).ok().flatten()).is_some());
-        drop(j);
-        let j = FileJournal::open(&path).ok();
-        let get = |id: &str| j.as_ref().and_then(|j| j.get(id).ok().flatten());
-        assert_eq!(get("b").and_then(|e| e.settled), Some(FinalStatus::Succeeded));
-        assert!(get("a").is_some());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

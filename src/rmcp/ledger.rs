@@ -23,15 +23,16 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use ::rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
-use futures_util::future::OptionFuture;
 use serde_json::{json, Map, Value};
 
 use super::client::BoxError;
+pub use super::lease::HandlerClaim;
+use super::lease::LiveClaims;
 use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 use super::telemetry::TARGET;
 use crate::ledger::fingerprint::fingerprint;
 use crate::ledger::record::{
-    admit, claim, finish, keep_alive_ms, lookup, renew, valid_operation_id, Admission, LedgerConfig, Lookup, Record,
+    admit, claim, finish, keep_alive_ms, lookup, valid_operation_id, Admission, LedgerConfig, Lookup, Record,
     RecordState, IN_PROGRESS_POLL_MS,
 };
 use crate::retry::LedgerStatus;
@@ -118,7 +119,7 @@ impl MemoryLedgerStore {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
@@ -323,8 +324,10 @@ pub enum LedgerEvent {
         why: String,
     },
     /// A running handler's claim could not be kept ([`OperationLedger::hold`]): `reason` is `record_changed`
-    /// (another run claimed the key after the lease ended) or `not_renewed` (renewals failed until only a third
-    /// of the lease was left). Another run may take over; this run's finish is then refused (`late_finish`).
+    /// (another run claimed the key after the lease ended) or `not_renewed` (no renewal won before the give-up
+    /// point, a third of the lease before its end, on the local monotonic clock: the store failed or hung, the
+    /// process was paused, its wall clock stopped). Another run may take over; if one does, this run's finish is
+    /// refused (`late_finish`). Until the handler returns, a repeat in this process still hears `in_progress`.
     LeaseLost {
         /// The key.
         key: LedgerKey,
@@ -405,9 +408,9 @@ pub struct OperationLedger {
     reconcile: Option<Arc<dyn Reconcile>>,
     observer: Option<Observer>,
     max_result_bytes: usize,
-    // The claims this process holds now (`hold`): the in-process guard — never reconciled here.
-    // Each key's entry is the fence of the hold that listed it (the JS `live` map's `Lease`).
-    live: Arc<Mutex<HashMap<LedgerKey, u64>>>,
+    // The claims this process holds now (`hold`, until its handler returns): the in-process guard — never
+    // reconciled here. Each key's entry is the hold that listed it (the JS `live` map's `ClaimHold`).
+    pub(super) live: Arc<LiveClaims>,
 }
 
 /// What the ledger made of a write ([`OperationLedger::begin`]).
@@ -454,40 +457,6 @@ enum Found {
 
 fn wall_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-/// `ms` from now on tokio's clock (a day from now if that overflows: never "already due").
-fn after(ms: u64) -> tokio::time::Instant {
-    let now = tokio::time::Instant::now();
-    let later = |d| now.checked_add(d);
-    later(std::time::Duration::from_millis(ms)).or_else(|| later(std::time::Duration::from_secs(86_400))).unwrap_or(now)
-}
-
-/// Removes a key from the live claims when its hold ends (or is dropped) — only while the entry is its own
-/// (its fence): a later hold of the same key (this one lost it) stays listed.
-struct LiveGuard<'a> {
-    live: &'a Mutex<HashMap<LedgerKey, u64>>,
-    key: &'a LedgerKey,
-    fence: u64,
-    listed: bool,
-}
-
-impl LiveGuard<'_> {
-    fn unlist(&mut self) {
-        if self.listed {
-            let mut live = lock(self.live);
-            if live.get(self.key) == Some(&self.fence) {
-                live.remove(self.key);
-            }
-            self.listed = false;
-        }
-    }
-}
-
-impl Drop for LiveGuard<'_> {
-    fn drop(&mut self) {
-        self.unlist();
-    }
 }
 
 impl OperationLedger {
@@ -608,10 +577,12 @@ impl OperationLedger {
         }
     }
 
-    /// A live claim of this process on `key` (its record pending): in progress, never reconciled.
+    /// A live claim of this process on `key` whose handler still runs here — its renewals given up on or not —
+    /// and whose record is still the one it holds (pending, at its version; the JS `ClaimHold.holds`): in
+    /// progress, never reconciled. A claim another run took (a new version) is not this process's any more.
     fn held(&self, key: &LedgerKey, record: &Record) -> Option<u64> {
-        (record.state == RecordState::Pending && lock(&self.live).contains_key(key))
-            .then(|| IN_PROGRESS_POLL_MS.min(keep_alive_ms(&self.config)))
+        let mine = lock(&self.live).get(key).is_some_and(|live| live.version == record.version);
+        (record.state == RecordState::Pending && mine).then(|| IN_PROGRESS_POLL_MS.min(keep_alive_ms(&self.config)))
     }
 
     /// Admits a write with input `fingerprint` (the core's `admit`, then `claim` on `execute`; the reconcile
@@ -763,123 +734,6 @@ impl OperationLedger {
         Ok(("in_progress", None, Some(IN_PROGRESS_POLL_MS)))
     }
 
-    /// Runs `work` while keeping `claimed` alive: its lease is renewed every third of it (the core's
-    /// [`keep_alive_ms`] and [`renew`], each a compare-and-set on the version), so that no other process — a
-    /// JS ledger's reconcile hook on the same table included — takes the key over while the handler runs; and
-    /// this ledger never asks its own reconcile hook about the key meanwhile (a live claim of this process).
-    /// Returns the work's output and the claim to finish with (the last renewal). A renewal that finds the
-    /// version changed stops renewing: the claim was lost ([`LedgerEvent::LeaseLost`], `record_changed`), and
-    /// [`OperationLedger::finish`] then refuses to write over the new owner's record. A renewal the store fails
-    /// is told (`store_error`, `renew`) and tried again after a quarter of the period; once only a third of
-    /// the lease is left unrenewed, the claim is given up (`lease_lost`, `not_renewed`) before anyone may
-    /// reconcile it — also while a renewal is still in flight and has not answered (its answer then changes
-    /// nothing). A renewal that answers that late and still holds is told as [`LedgerEvent::LeaseLate`] (the
-    /// clock read when it answered). A renewal runs alongside the work: the handler is polled all along. (The
-    /// handler is not cancelled: dropping it mid-write would be worse.)
-    pub async fn hold<T>(&self, key: &LedgerKey, claimed: Record, work: impl Future<Output = T>) -> (T, Record) {
-        self.hold_told(key, claimed, work, None).await
-    }
-
-    /// [`hold`](Self::hold), telling a loss to `told` too (a [`HandlerClaim`]'s channel).
-    pub(crate) async fn hold_told<T>(
-        &self,
-        key: &LedgerKey,
-        claimed: Record,
-        work: impl Future<Output = T>,
-        told: Option<&tokio::sync::watch::Sender<Option<&'static str>>>,
-    ) -> (T, Record) {
-        use std::time::Duration;
-        use tokio::time::sleep;
-        let every = keep_alive_ms(&self.config);
-        let fence = claimed.version;
-        lock(&self.live).insert(key.clone(), fence);
-        let mut guard = LiveGuard { live: &self.live, key, fence, listed: true };
-        let mut current = claimed;
-        let mut kept = true;
-        let mut work = std::pin::pin!(work);
-        // The next renewal; while one is in flight, the point past which the claim is given up whether or not
-        // it answered (a third of the lease left unrenewed: before anyone may reconcile it).
-        let mut tick = std::pin::pin!(sleep(Duration::from_millis(every)));
-        let mut give_up = std::pin::pin!(sleep(Duration::ZERO));
-        let mut renewal = None;
-        let lose = |reason: &'static str, guard: &mut LiveGuard<'_>| {
-            guard.unlist();
-            self.emit(LedgerEvent::LeaseLost { key: key.clone(), fence, reason });
-            if let Some(t) = told {
-                t.send_replace(Some(reason));
-            }
-        };
-        loop {
-            // The handler is polled all along, a renewal in flight or not: each is its own branch.
-            tokio::select! {
-                out = &mut work => return (out, current),
-                () = &mut tick, if kept && renewal.is_none() => {
-                    let now = (self.now)();
-                    let Some(next) = renew(&current, now, &self.config) else {
-                        kept = false;
-                        guard.unlist();
-                        continue;
-                    };
-                    let until = current.lease_until_ms.saturating_sub(every);
-                    give_up.as_mut().reset(after(until.saturating_sub(now)));
-                    let (store, version) = (&self.store, current.version);
-                    renewal = Some(Box::pin(async move {
-                        let answer = store.replace(key, version, &next, None).await;
-                        (next, answer)
-                    }));
-                }
-                () = &mut give_up, if kept && renewal.is_some() => {
-                    let now = (self.now)();
-                    let until = current.lease_until_ms.saturating_sub(every);
-                    if now >= until {
-                        // The renewal has not answered and only a third of the lease is left: give up now.
-                        kept = false;
-                        lose("not_renewed", &mut guard);
-                    } else {
-                        give_up.as_mut().reset(after(until.saturating_sub(now)));
-                    }
-                }
-                Some((next, answer)) = OptionFuture::from(renewal.as_mut()), if renewal.is_some() => {
-                    renewal = None;
-                    if !kept {
-                        continue; // given up while it was in flight: its answer changes nothing
-                    }
-                    // The clock read after the renewal answered: a store that took long counts.
-                    let now = (self.now)();
-                    // Late: past two thirds of the lease (the process stalled, or the store was slow). Still
-                    // renewed if nobody took the claim — the version check proves that — but operators hear
-                    // the lease is too short.
-                    let late = now >= current.lease_until_ms.saturating_sub(every);
-                    match answer {
-                        Ok(true) => {
-                            if late {
-                                let left_ms = current.lease_until_ms.saturating_sub(now);
-                                self.emit(LedgerEvent::LeaseLate { key: key.clone(), fence, left_ms });
-                            }
-                            current = next;
-                            tick.as_mut().reset(after(every));
-                        }
-                        Ok(false) => {
-                            kept = false;
-                            lose("record_changed", &mut guard);
-                        }
-                        Err(e) => {
-                            self.emit(LedgerEvent::StoreError { during: "renew", key: Some(key.clone()), error: e.to_string() });
-                            if late {
-                                // Only a third of the lease left and not renewed: give up before anyone may
-                                // reconcile it.
-                                kept = false;
-                                lose("not_renewed", &mut guard);
-                            } else {
-                                tick.as_mut().reset(after((every / 4).max(1)));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     fn add_action(&self, action: &str) {
         let mut a = lock(&self.actions);
         if !a.iter().any(|x| x == action) {
@@ -911,48 +765,6 @@ impl OperationLedger {
             1 => found.pop().map(Ok),
             _ => Some(Err(())),
         })
-    }
-}
-
-/// What a running handler knows of its claim ([`with_idempotency_claimed`]; the JS `claimOf(extra)`):
-/// read-only, without the hold's own controls.
-#[derive(Clone, Debug)]
-pub struct HandlerClaim {
-    key: LedgerKey,
-    fence: u64,
-    lost: tokio::sync::watch::Receiver<Option<&'static str>>,
-}
-
-impl HandlerClaim {
-    /// The key (tenant, action, operation id).
-    pub fn key(&self) -> &LedgerKey {
-        &self.key
-    }
-
-    /// The fencing token: the version the claim was made with. Every later claim of the key has a higher one,
-    /// so a downstream that keeps the highest token it saw can refuse a stale writer.
-    pub fn fence(&self) -> u64 {
-        self.fence
-    }
-
-    /// Why the claim was lost (`record_changed`, `not_renewed`), or `None` while it holds.
-    pub fn lost(&self) -> Option<&'static str> {
-        *self.lost.borrow()
-    }
-
-    /// Resolves when the claim is lost, with the reason (never, if the run ends first): race the handler's
-    /// work against it to stop once another run may take over.
-    pub async fn until_lost(&self) -> &'static str {
-        let mut lost = self.lost.clone();
-        loop {
-            if let Some(reason) = *lost.borrow_and_update() {
-                return reason;
-            }
-            if lost.changed().await.is_err() {
-                // The hold ended with the claim kept.
-                return std::future::pending().await;
-            }
-        }
     }
 }
 
@@ -1209,9 +1021,9 @@ where
             return (answer, replayed);
         }
     };
-    let (told, lost) = tokio::sync::watch::channel(None);
-    let claim = HandlerClaim { key: key.clone(), fence: claimed.version, lost };
-    let (ran, claimed) = ledger.hold_told(&key, claimed, handler(claim), Some(&told)).await;
+    let fence = claimed.version;
+    let (ran, claimed) =
+        ledger.hold_with(&key, claimed, |standing| handler(HandlerClaim::new(key.clone(), fence, standing))).await;
     let (state, result) = match ran {
         Ok(r) => (if r.is_error == Some(true) { RecordState::Failed } else { RecordState::Succeeded }, r),
         Err(OutcomeUnknown(why)) => (RecordState::Unknown, unknown_reply(operation_id, arg, Some(&why))),

@@ -40,8 +40,10 @@
 
 pub mod classify;
 pub mod client;
+mod file_journal;
 pub mod http_date;
 pub mod journal;
+pub mod lease;
 pub mod ledger;
 pub mod message;
 pub mod operators;

@@ -2,7 +2,11 @@
 //! `withIdempotency`'s `transaction: true`: where the business data lives in the ledger's database, the claim,
 //! the handler's own writes and the `succeeded`/`failed` record commit together, or none of them does. No
 //! pending claim is ever visible, so a crash before the commit leaves neither the write nor a record (the next
-//! call with the id executes) and never an `unknown`.
+//! call with the id executes) and never an `unknown`. Nor is there a lease to lose: the claim's version (its
+//! fence) is checked inside the transaction, by the claim's own compare-and-set and by the record's over it, so
+//! a run another request got ahead of rolls back without running (its claim does not apply) and no stale owner
+//! commits; a concurrent claim of the key waits for the transaction's end (SQLite's write lock, up to the
+//! store's busy timeout; Postgres's row and unique-index locks), then finds it resolved.
 //!
 //! The ledger decides (the core's `admit`, `claim`, `finish`, the reconcile hook on an unresolved record);
 //! the store runs the transaction through a [`Transact`]: `SqliteLedgerStore::transact` (the handler gets the
