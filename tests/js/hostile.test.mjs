@@ -247,7 +247,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw callField': raw('callField', 2),
     'raw engineSnapshot': raw('engineSnapshot', 1),
     'raw engineProbeDue': raw('engineProbeDue', 2),
-    'raw engineAdopt': raw('engineAdopt', 8),
+    'raw engineAdopt': raw('engineAdopt', 10),
     'raw admit': raw('admit', 5),
     'raw record': raw('record', 9),
     'raw classify': raw('classify', 6),
