@@ -157,8 +157,8 @@ export class DurableObjectBreakerState {
 
   /**
    * A process whose breaker is due to probe asks for the lease (`holder`: its id; `sinceMs`: when its own state
-   * began; `leaseMs`: how long its probe may take). Granted when no other holder's lease is running and nothing
-   * newer than its state was reported: the stored state is then half-open since the object's now, and the lease
+   * began; `leaseMs`: how long its probe may take). Granted when the stored state is open or half-open, no other
+   * holder's lease is running and nothing newer than its state was reported: the stored state is then half-open since the object's now, and the lease
    * runs `leaseMs` on the object's clock. `nowMs` (the asker's clock) is checked and not used. Otherwise not
    * granted, with the stored snapshot to adopt (a probe out elsewhere, or a newer open or close).
    */
@@ -173,7 +173,9 @@ export class DurableObjectBreakerState {
     const snapshot = view(row);
     const heldElsewhere = lease && lease.holder !== holder && now < lease.untilMs;
     const newer = row.sinceMs > sinceMs && row.state !== HALF_OPEN;
-    if (heldElsewhere || newer) return { granted: false, snapshot };
+    // Closed, no probe is due anywhere the object knows of: one lease asked for would hold the fleet back for its
+    // probe timeout. The asker probes alone (as when the object is unreachable); the others keep calling.
+    if (heldElsewhere || newer || row.state === CLOSED) return { granted: false, snapshot };
     const granted = { ...row, state: HALF_OPEN, sinceMs: Math.max(now, row.sinceMs + 1), lease: { holder, untilMs: now + leaseMs } };
     return { granted: true, snapshot: view(await this.#put(server, granted)) };
   }

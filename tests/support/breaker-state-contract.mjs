@@ -30,10 +30,12 @@ export async function runBreakerStateContract(make) {
   same('the probe answered: closed', await at(1700, () => st.report('s', { state: 'closed', sinceMs: 1700 })), { state: 'closed', sinceMs: 1700, failures: 0 });
   check('a stale open loses', (await st.report('s', { state: 'open', sinceMs: 1500 })).state === 'closed');
   same('a stale prober adopts the newer close instead', await at(2100, () => st.acquireProbe('s', { holder: 'C', sinceMs: 1500, nowMs: 2100, leaseMs: 1000 })), { granted: false, snapshot: { state: 'closed', sinceMs: 1700, failures: 0 } });
-  check('a probe\'s failure ends its lease', (await at(2200, () => st.acquireProbe('s', { holder: 'A', sinceMs: 1700, nowMs: 2200, leaseMs: 60_000 }))).granted
-    && (await at(2300, () => st.report('s', { state: 'open', sinceMs: 2300 }))).state === 'open'
-    && (await at(2900, () => st.acquireProbe('s', { holder: 'B', sinceMs: 2300, nowMs: 2900, leaseMs: 1000 }))).granted);
-  t = 3000;
+  same('no lease while it is closed (the asker probes alone; nobody is held back)', await at(2150, () => st.acquireProbe('s', { holder: 'A', sinceMs: 2000, leaseMs: 60_000 })), { granted: false, snapshot: { state: 'closed', sinceMs: 1700, failures: 0 } });
+  check('a probe\'s failure ends its lease', (await at(2200, () => st.report('s', { state: 'open', sinceMs: 2200 }))).state === 'open'
+    && (await at(2800, () => st.acquireProbe('s', { holder: 'A', sinceMs: 2200, nowMs: 2800, leaseMs: 60_000 }))).granted
+    && (await at(2900, () => st.report('s', { state: 'open', sinceMs: 2900 }))).state === 'open'
+    && (await at(3500, () => st.acquireProbe('s', { holder: 'B', sinceMs: 2900, nowMs: 3500, leaseMs: 1000 }))).granted);
+  t = 4000;
   check('failures in a row counted while closed', (await st.report('f', { state: 'closed', sinceMs: 0 }, 'failure')).failures === 1
     && (await st.report('f', { state: 'closed', sinceMs: 0 }, 'failure')).failures === 2);
   check('an answer starts them again', (await st.report('f', { state: 'closed', sinceMs: 0 }, 'success')).failures === 0);
