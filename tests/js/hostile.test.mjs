@@ -227,8 +227,8 @@ test('client face: every entry point survives hostile calls, then works, with bo
       const r = p.rnd();
       if (r < 0.2) return engine.sharedSnapshot(p());
       if (r < 0.4) return engine.probeDue(p());
-      if (r < 0.7) return engine.adoptShared(p());
-      return engine.adoptShared({ state: p.rnd() < 0.5 ? 'open' : p(), sinceMs: p(), budgetTokens: p.rnd() < 0.5 ? undefined : p() });
+      if (r < 0.7) return engine.adoptShared(p(), p.rnd() < 0.5 ? undefined : p());
+      return engine.adoptShared({ state: p.rnd() < 0.5 ? 'open' : p(), sinceMs: p(), budgetTokens: p.rnd() < 0.5 ? undefined : p() }, p.rnd() < 0.5 ? undefined : p());
     },
     'sharedSnapshot / probeDue / adoptShared (hostile this)': (p) => [EP.sharedSnapshot, EP.probeDue, EP.adoptShared][Math.floor(p.rnd() * 3)].call(p(), p()),
     'revisionFor': (p) => revisionFor(p()),
