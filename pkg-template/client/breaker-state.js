@@ -12,6 +12,8 @@ export const MAX_MS = 86_400_000;
 /** The longest server name (UTF-16 code units) and holder id the object keeps. */
 export const MAX_SERVER_CHARS = 256;
 export const MAX_HOLDER_CHARS = 128;
+/** The largest request body `fetch` reads (bytes): an honest one is a few hundred. */
+export const MAX_BODY_BYTES = 16 * 1024;
 const MAX_FAILURES = 0xffff_ffff; // what an engine adopts (a u32)
 const HALF_OPEN = BREAKER_STATES[2];
 const CLOSED = BREAKER_STATES[0];
@@ -52,6 +54,27 @@ export function snapshotOf(v, field) {
   const out = { state: s.state, sinceMs: time(s.sinceMs, `${field}.sinceMs`) };
   if (s.failures !== undefined) out.failures = time(s.failures, `${field}.failures`);
   return out;
+}
+
+/** A request's JSON body, read no further than MAX_BODY_BYTES (a larger one is refused, `too_large`). */
+async function bodyOf(request) {
+  const reader = request.body?.getReader();
+  const parts = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = reader ? await reader.read() : { done: true };
+    if (done) break;
+    bytes += value.length;
+    if (bytes > MAX_BODY_BYTES) {
+      reader.cancel().catch(() => {});
+      throw rangeError('body', `a request's body must be at most ${MAX_BODY_BYTES} bytes`, 'too_large');
+    }
+    parts.push(value);
+  }
+  const all = new Uint8Array(bytes);
+  let at = 0;
+  for (const p of parts) all.set(p, (at += p.length) - p.length);
+  return JSON.parse(new TextDecoder().decode(all));
 }
 
 /** A stored row as processes see it: the snapshot, without the lease. */
@@ -182,12 +205,13 @@ export class DurableObjectBreakerState {
 
   /**
    * The object's side of `SharedBreaker`: a POST of `{ op: 'read' | 'report' | 'probe', server, … }` answered in
-   * JSON. A request it cannot read (an unknown op or field, a value out of range, a server too many) is a 400
+   * JSON. A request it cannot read (over MAX_BODY_BYTES, an unknown op or field, a value out of range, a server
+   * too many) is a 400
    * naming the field (`{ error: { name, code, field, message } }`).
    */
   async fetch(request) {
     try {
-      const body = object(await request.json(), 'body');
+      const body = object(await bodyOf(request), 'body');
       const fields = Object.hasOwn(FIELDS, body.op) ? FIELDS[body.op] : undefined;
       if (!fields) throw rangeError('op', `op must be one of read, report, probe, got ${typeName(body.op)}`, 'invalid_value');
       only(body, 'body', fields);

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { checkServer } from '../../pkg/check/index.js';
+import { main } from '../../pkg/check/cli.js';
 import { startBookingServer } from '../support/check-servers.mjs';
 import { startMcpServer } from '../support/mcp-server.mjs';
 import { endlessStream, rawAnswer, startHostileFront, startSink } from '../support/hostile-front.mjs';
@@ -133,4 +134,19 @@ test('an endless SSE answer is cut at 1 MiB and the cut reported; the run goes o
   assert.equal(r.code, 0, r.stderr);
   const table = await cli(booking(f.url, '--timeout', '2000'));
   assert.match(table.stdout, /^1 answer over 1 MiB cut there \(tools\/call\): the checker reads no more of one answer$/m, table.stdout);
+});
+
+test('the checker\'s own error is exit 4, said without a secret — never exit 1 (a violation) nor a rejection', async () => {
+  const s = keep(await startBookingServer());
+  const u = new URL(s.url);
+  u.password = 'PASSWORD-SECRET';
+  let said = '';
+  // Its output breaks (a closed pipe, a bug of its own): thrown where the report is printed.
+  const out = () => {
+    throw new Error(`the output broke at ${u.href}`);
+  };
+  const code = await main([...booking(u.href), '--json'], { out, err: (t) => (said += t) });
+  assert.equal(code, 4, said);
+  assert.match(said, /internal error \(a bug of the checker, not a finding about the server\): the output broke at http:\/\/:\*\*\*@127\.0\.0\.1/);
+  assert.doesNotMatch(said, /SECRET/);
 });

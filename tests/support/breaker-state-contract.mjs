@@ -76,6 +76,8 @@ export async function runBreakerStateContract(make) {
   check('fetch: an unknown op is a 400 naming it', r.status === 400 && (await r.json()).error.field === 'op', r.status);
   check('fetch: not JSON is a 400', (await post('not json')).status === 400);
   same('fetch: read', await (await post({ op: 'read', server: 'other' })).json(), { state: 'closed', sinceMs: 0, failures: 0 });
+  const big = await post(`${JSON.stringify({ op: 'read', server: 'other' })}${' '.repeat(16 * 1024)}`);
+  check('fetch: a body over 16 KiB is a 400, not read further', big.status === 400 && (await big.json()).error.code === 'too_large', big.status);
   const stray = await post({ op: 'report', server: 's', snapshot: { state: 'open', sinceMs: 1 }, untilMs: 9 });
   check('fetch: a field its op does not read is a 400 naming it', stray.status === 400 && (await stray.json()).error.field === 'body.untilMs', stray.status);
   return checks;
