@@ -26,6 +26,11 @@ export function ms(v, field, min, max = MAX_MS) {
   if (v > max) throw rangeError(field, `${field} must be at most ${max}${max === MAX_MS ? ' (a day)' : ''}, got ${v}`, 'too_large');
   return v;
 }
+function count(v, field, max) {
+  if (typeof v !== 'number') throw typeError(field, `${field} must be a number, got ${typeName(v)}`);
+  if (!Number.isInteger(v) || v < 1 || v > max) throw rangeError(field, `${field} must be a whole number from 1 to ${max}, got ${v}`, 'invalid_value');
+  return v;
+}
 export function time(v, field) {
   if (typeof v !== 'number') throw typeError(field, `${field} must be a number, got ${typeName(v)}`);
   if (!Number.isInteger(v) || v < 0 || v > Number.MAX_SAFE_INTEGER) throw rangeError(field, `${field} must be a whole number of ms, 0 to 2^53 − 1, got ${v}`, 'invalid_value');
@@ -112,7 +117,7 @@ export class DurableObjectBreakerState {
     if (options.now !== undefined && typeof options.now !== 'function') throw typeError('now', `now must be a function returning ms, got ${typeName(options.now)}`);
     this.#storage = storage;
     this.#prefix = options.prefix === undefined ? 'breaker:' : text(options.prefix, 'prefix');
-    this.#maxServers = options.maxServers === undefined ? 256 : ms(options.maxServers, 'maxServers', 1, 10_000);
+    this.#maxServers = options.maxServers === undefined ? 256 : count(options.maxServers, 'maxServers', 10_000);
     this.#now = options.now ?? Date.now;
   }
 

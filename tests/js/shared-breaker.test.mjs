@@ -101,6 +101,9 @@ test('DurableObjectBreakerState meets its contract (the newest report wins, one 
   refused(() => new DurableObjectBreakerState({}), 'TypeError', 'invalid_type', 'storage');
   refused(() => new DurableObjectBreakerState(mapStorage(), { prefix: 7 }), 'TypeError', 'invalid_type', 'prefix');
   refused(() => new DurableObjectBreakerState(mapStorage(), { other: 1 }), 'TypeError', 'unknown_option', 'options.other');
+  refused(() => new DurableObjectBreakerState(mapStorage(), { maxServers: 0 }), 'RangeError', 'invalid_value', 'maxServers');
+  refused(() => new DurableObjectBreakerState(mapStorage(), { maxServers: '9' }), 'TypeError', 'invalid_type', 'maxServers');
+  refused(() => new DurableObjectBreakerState(mapStorage(), { now: 5 }), 'TypeError', 'invalid_type', 'now');
 });
 
 test('a snapshot from the future (a bad object, a clock far ahead) is taken as begun at the engine\'s now: shed for openMs, then a probe', async () => {
