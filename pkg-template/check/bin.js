@@ -10,4 +10,12 @@ try {
     'or run `npx -p mcp-retry-policy -p @modelcontextprotocol/sdk mcp-retry-policy check …`\n');
   process.exit(3);
 }
+// Whatever escapes the command (an error thrown in a callback, a rejection nobody awaited) is the checker's own
+// error: exit 4, said without a stack or a secret — never exit 1, which means a check found a violation.
+const crash = (e) => {
+  process.exitCode = cli.internalError(e);
+  process.exit();
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
 process.exitCode = await cli.main(process.argv.slice(2));

@@ -1,10 +1,13 @@
 // The `mcp-retry-policy` command. `mcp-retry-policy check <url> --tool NAME …` runs checkServer and prints the
-// table (or `--json`). Exit codes: 0 no check failed · 1 a check failed · 2 bad command line · 3 the run could
-// not start (server unreachable, tool not listed).
+// table (or `--json`). Exit codes: 0 no check failed and a failure window was tested · 1 a check failed · 2 bad
+// command line · 3 nothing could be tested (the run could not start — server unreachable, tool not listed — or
+// no failure window could be checked) · 4 the checker's own error. Everything it prints passes one gate: the
+// run's secrets hidden (the URL's userinfo and query values, the header values), control characters escaped.
 import { parseArgs } from 'node:util';
 import { CheckRunError, checkServer, formatJson, formatTable } from './index.js';
+import { printable, redactUrl, redactor, secretsOf } from './redact.js';
 
-export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, run: 3 });
+export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2, run: 3, untested: 3, internal: 4 });
 
 const USAGE = `Usage: mcp-retry-policy check <url> --tool NAME [options]
 
@@ -23,7 +26,14 @@ at production.
   --json                       the report as JSON (for CI)
   -h, --help                   this text
 
-Exit: 0 nothing failed · 1 a check failed · 2 bad command line · 3 the run could not start.
+It prints no credential: the URL's userinfo and query values and the header values show as ***.
+It follows no redirect to another origin (your headers never go there), escapes control
+characters in what the server wrote, and reads at most 1 MiB of one answer (a longer one is
+cut, and the cut reported).
+
+Exit: 0 no check failed, and a failure window was tested · 1 a check found a violation
+      2 bad command line · 3 nothing could be tested (the run could not start, or no failure
+      window could be checked) · 4 the checker's own error (a bug: please report it)
 `;
 
 class UsageError extends Error {}
@@ -31,7 +41,8 @@ class UsageError extends Error {}
 function header(flag, text) {
   const at = text.indexOf(':');
   const name = at > 0 ? text.slice(0, at).trim() : '';
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`${flag} must be 'Name: value' (got ${JSON.stringify(text)})`);
+  // The value is not echoed: it is a credential more often than not.
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`${flag} must be 'Name: value' (got ${text.length} characters without a header name before a colon)`);
   return [name.toLowerCase(), text.slice(at + 1).trim()];
 }
 
@@ -87,8 +98,28 @@ export function parseCommandLine(argv) {
 const FLAG = { url: '<url>', tool: '--tool', args: '--args', changedArgs: '--changed-args', idArg: '--id-arg', headers: '--header',
   otherTenantHeaders: '--other-tenant-header', statusTool: '--status-tool', timeoutMs: '--timeout' };
 
+// What the run's output is passed through: secrets hidden (once the command line is read), controls escaped.
+let hide = (t) => t;
+const safe = (write) => (t) => write(printable(hide(String(t))));
+
+/** The checker's own failure (an exception nothing caught): said on `err`, without a secret; resolves to exit 4. */
+export function internalError(e, err = (t) => process.stderr.write(t)) {
+  safe(err)(`mcp-retry-policy: internal error (a bug of the checker, not a finding about the server): ${e?.message ?? e}\n`);
+  return EXIT.internal;
+}
+
 /** Runs the command; resolves to the exit code. `out`/`err` write text (default: the process's streams). */
-export async function main(argv, { out = (t) => process.stdout.write(t), err = (t) => process.stderr.write(t) } = {}) {
+export async function main(argv, { out: rawOut = (t) => process.stdout.write(t), err: rawErr = (t) => process.stderr.write(t) } = {}) {
+  const out = safe(rawOut);
+  const err = safe(rawErr);
+  try {
+    return await command(argv, out, err);
+  } catch (e) {
+    return internalError(e, rawErr);
+  }
+}
+
+async function command(argv, out, err) {
   let cmd;
   try {
     cmd = parseCommandLine(argv);
@@ -96,6 +127,12 @@ export async function main(argv, { out = (t) => process.stdout.write(t), err = (
     if (!(e instanceof UsageError)) throw e;
     err(`mcp-retry-policy: ${e.message}\n\n${USAGE}`);
     return EXIT.usage;
+  }
+  if (cmd.url) {
+    const secrets = secretsOf(cmd.url, cmd.options.headers, cmd.options.otherTenantHeaders);
+    const url = cmd.url;
+    const hideSecrets = redactor(secrets);
+    hide = (t) => hideSecrets(t.split(url).join(redactUrl(url)));
   }
   if (cmd.help) {
     out(USAGE);
@@ -117,6 +154,11 @@ export async function main(argv, { out = (t) => process.stdout.write(t), err = (
     throw e;
   }
   out(cmd.json ? formatJson(report) : formatTable(report, { width: process.stdout.columns || 100 }));
-  return report.ok ? EXIT.ok : EXIT.failed;
+  if (!report.ok) return EXIT.failed;
+  if (!report.tested) {
+    err('mcp-retry-policy: nothing could be tested: no failure window (checks 1–5) could be checked; see the not testable rows\n');
+    return EXIT.untested;
+  }
+  return EXIT.ok;
 }
 

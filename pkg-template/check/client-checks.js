@@ -2,7 +2,8 @@
 // the declared operation-id argument, the status tool (present, answering, tenant-scoped), the answer to a
 // lost session, and `Retry-After` when the server throttles. Each: ctx → { status, reason, evidence? }.
 import { OPERATION_STATUSES } from '../generated/names.js';
-import { clip, describe, freshId, fromResult, identifiers, sameOutcome } from './session.js';
+import { clip, describe, freshId, fromResult, identifiers, noRedirectFetch, sameOutcome } from './session.js';
+import { INVALID_STATUS_HEADER } from './proxy.js';
 import { FAIL, NOT_TESTABLE, PASS, SKIPPED, result } from './report.js';
 
 /** The tool's input schema declares the operation-id argument (an SDK server strips undeclared arguments). */
@@ -74,8 +75,11 @@ export async function lostSession(ctx) {
   if (!ctx.a.sessionId) return result(SKIPPED, 'the server gave no Mcp-Session-Id at initialize (stateless): there is no session to lose');
   let status;
   let body;
+  let res;
   try {
-    const res = await fetch(ctx.url, {
+    // Through the proxy (its cap on an answer, its 502 for a status that is not one; the URL without userinfo), and
+    // no redirect followed: a redirect is the answer, never a request of the user's headers to another origin.
+    res = await noRedirectFetch(ctx.proxy.url, {
       method: 'POST',
       headers: {
         ...ctx.headers,
@@ -88,11 +92,17 @@ export async function lostSession(ctx) {
       signal: AbortSignal.timeout(ctx.timeoutMs),
     });
     status = res.status;
-    body = await res.text();
+    body = await bodyStart(res);
   } catch (e) {
     return result(NOT_TESTABLE, `the request on an unknown session got no answer (${clip(e?.message)})`);
   }
   const evidence = { status, body: clip(body, 200) };
+  const invalid = res.headers.get(INVALID_STATUS_HEADER);
+  if (invalid) return result(FAIL, `HTTP ${invalid}, not a valid status, to a request on an unknown session id: the spec says 404, which is how a client knows to initialize again`, { status: invalid });
+  if (status >= 300 && status < 400) {
+    const to = originOf(res.headers.get('location'), ctx.url);
+    return result(FAIL, `HTTP ${status}, a redirect${to ? ` to ${to}` : ''} (not followed: the checker follows no redirect), to a request on an unknown session id: the spec says 404, which is how a client knows to initialize again`, evidence);
+  }
   let code;
   try {
     code = JSON.parse(body)?.error?.code;
@@ -104,6 +114,34 @@ export async function lostSession(ctx) {
     return result(PASS, 'HTTP 400 with JSON-RPC -32000 (not the spec\'s 404; withRetry reads it as a lost session too, other clients may not)', evidence);
   }
   return result(FAIL, `HTTP ${status} (${clip(body, 60)}) to a request on an unknown session id: the spec says 404, which is how a client knows to initialize again`, evidence);
+}
+
+/** The first 64 KiB of an answer's body, as text (what the lost-session check reads of it; the rest is not read). */
+async function bodyStart(res, max = 64 * 1024) {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const parts = [];
+  let bytes = 0;
+  try {
+    while (bytes < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      bytes += value.length;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(parts).subarray(0, max).toString('utf8');
+}
+
+/** A redirect's target as `another origin` or `this origin` (never its path or query: they may carry secrets). */
+function originOf(location, base) {
+  try {
+    return new URL(location, base).origin === new URL(base).origin ? 'the same origin' : 'another origin';
+  } catch {
+    return undefined;
+  }
 }
 
 /** `Retry-After` on every 429/503 the server sent during the run (none sent: not observable). */

@@ -21,6 +21,7 @@ export interface CheckResult {
 }
 
 export interface Report {
+  /** The URL checked, its userinfo and query values shown as `***`. */
   target: string;
   tool: string;
   startedAt: string;
@@ -29,6 +30,10 @@ export interface Report {
   counts: Record<CheckStatus, number>;
   /** No check failed. */
   ok: boolean;
+  /** A check failed, or one of the failure windows (checks 1–5) passed; false: nothing could be tested. */
+  tested: boolean;
+  /** Answers cut at 1 MiB (the most the checker reads of one). */
+  cuts: { method: string; status: number; bytes: number }[];
 }
 
 export interface CheckOptions {

@@ -7,6 +7,7 @@ import { connectAs, describe, freshId, sameOutcome, succeeded } from './session.
 import { SEED_CHECKS } from './seed-checks.js';
 import { CLIENT_CHECKS } from './client-checks.js';
 import { NOT_TESTABLE, buildReport, result } from './report.js';
+import { mapStrings, redactUrl, redactor, secretsOf } from './redact.js';
 
 export { formatJson, formatTable, STATUSES } from './report.js';
 
@@ -79,9 +80,24 @@ async function connect(url, headers, timeoutMs, who) {
   }
 }
 
-/** Runs every check; resolves to the report ({ checks, counts, ok }). Rejects only when the run itself cannot start. */
+/**
+ * Runs every check; resolves to the report ({ checks, counts, ok, tested, cuts }). Rejects only when the run itself
+ * cannot start. No credential is in the report or an error: the target is the URL with its userinfo and query
+ * values as `***`, and the URL's secrets and the headers' values are hidden wherever a text quotes them.
+ */
 export async function checkServer(url, options) {
   const o = readOptions(url, options);
+  const hide = redactor(secretsOf(o.url, o.headers, o.otherTenantHeaders));
+  try {
+    return mapStrings(await run(o), hide);
+  } catch (e) {
+    if (e instanceof CheckRunError) throw new CheckRunError(e.code, hide(e.message));
+    if (e instanceof Error) e.message = hide(e.message);
+    throw e;
+  }
+}
+
+async function run(o) {
   const startedAt = new Date().toISOString();
   const proxy = await startCheckProxy(o.url);
   const sessions = [];
@@ -102,7 +118,7 @@ export async function checkServer(url, options) {
       const n = checks.length + 1;
       checks.push({ n, key, title, ...(await runOne(ctx, key, run)) });
     }
-    return buildReport({ target: o.url, tool: o.tool, checks, startedAt, endedAt: new Date().toISOString() });
+    return buildReport({ target: redactUrl(o.url), tool: o.tool, checks, cuts: proxy.cuts, startedAt, endedAt: new Date().toISOString() });
   } finally {
     for (const s of sessions) await s.close();
     await proxy.close();

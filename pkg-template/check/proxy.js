@@ -5,8 +5,18 @@
 // Either way the server acted and the client never read the answer; the proxy keeps what the server said
 // (`captured`), so a check can compare the retry's answer with the original outcome. Every response's status
 // and `Retry-After` is logged (the throttling check reads them).
+// The server under test may be hostile: an answer over MAX_ANSWER_BYTES is cut there (both connections closed,
+// the cut logged in `cuts`), and a status node:http cannot pass on (outside 100–599, e.g. `099`) is answered 502
+// with INVALID_STATUS_HEADER naming it. The proxy never follows a redirect: a 3xx goes back as it came; the
+// checker's own requests follow none, the SDK sessions only within the proxy's origin (session.js), so no header
+// of the user's reaches another origin.
 import http from 'node:http';
 import https from 'node:https';
+
+/** The most the checker reads of one answer (1 MiB): past it, the answer is cut and the cut reported. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+/** The proxy's header on the 502 it answers for a status the server should never have sent. */
+export const INVALID_STATUS_HEADER = 'x-mcp-retry-policy-check-invalid-status';
 
 /** Starts the proxy in front of `target` (a URL); resolves to { url, arm(fault) → Promise<capture>, responses, close() }. */
 export async function startCheckProxy(target) {
@@ -16,6 +26,7 @@ export async function startCheckProxy(target) {
   const armed = []; // { fault, resolve }: the next tools/call takes the first
   const open = new Set(); // armed entries not yet resolved
   const responses = []; // { method, status, retryAfter }
+  const cuts = []; // { method, status, bytes }: answers cut at MAX_ANSWER_BYTES
   const sockets = new Set();
 
   const server = http.createServer((req, res) => {
@@ -38,14 +49,22 @@ export async function startCheckProxy(target) {
     const up = client.request(
       { protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, path: upstream.pathname + upstream.search, method: req.method, headers, agent },
       (upRes) => {
-        responses.push({ method, status: upRes.statusCode, retryAfter: upRes.headers['retry-after'] });
-        if (!pending) {
-          res.writeHead(upRes.statusCode, upRes.headers);
-          upRes.pipe(res);
-          upRes.on('close', () => !upRes.complete && req.socket.destroy());
-          return;
+        try {
+          responses.push({ method, status: upRes.statusCode, retryAfter: upRes.headers['retry-after'] });
+          if (!(upRes.statusCode >= 100 && upRes.statusCode <= 599)) {
+            upRes.destroy();
+            const said = String(upRes.statusCode).padStart(3, '0');
+            if (pending) pending.resolve({ forwarded: true, status: upRes.statusCode, error: `the server answered with an invalid HTTP status ${said}` });
+            res.writeHead(502, { 'content-type': 'text/plain', [INVALID_STATUS_HEADER]: said });
+            res.end(`the server answered with an invalid HTTP status ${said}`);
+            return;
+          }
+          if (!pending) return relay(method, upRes, req, res);
+          breakAnswer(upRes, req, res, message, pending).catch(() => req.socket.destroy());
+        } catch {
+          upRes.destroy();
+          req.socket.destroy();
         }
-        breakAnswer(upRes, req, res, message, pending).catch(() => req.socket.destroy());
       },
     );
     up.on('error', (error) => {
@@ -55,9 +74,40 @@ export async function startCheckProxy(target) {
     up.end(body);
   }
 
+  /** Passes an answer on as it streams, up to MAX_ANSWER_BYTES; past that both connections are closed. */
+  function relay(method, upRes, req, res) {
+    res.writeHead(upRes.statusCode, upRes.headers);
+    let bytes = 0;
+    upRes.on('data', (c) => {
+      bytes += c.length;
+      if (bytes > MAX_ANSWER_BYTES) {
+        cuts.push({ method, status: upRes.statusCode, bytes: MAX_ANSWER_BYTES });
+        upRes.destroy();
+        req.socket.destroy();
+        return;
+      }
+      if (!res.write(c)) {
+        upRes.pause();
+        res.once('drain', () => upRes.resume());
+      }
+    });
+    upRes.on('end', () => res.end());
+    upRes.on('close', () => !upRes.complete && req.socket.destroy());
+  }
+
   async function breakAnswer(upRes, req, res, message, { fault, resolve }) {
     const parts = [];
-    for await (const c of upRes) parts.push(c);
+    let bytes = 0;
+    for await (const c of upRes) {
+      bytes += c.length;
+      if (bytes > MAX_ANSWER_BYTES) {
+        cuts.push({ method: message.method, status: upRes.statusCode, bytes: MAX_ANSWER_BYTES });
+        upRes.destroy();
+        resolve({ forwarded: true, status: upRes.statusCode, error: `the answer was over ${MAX_ANSWER_BYTES} bytes: cut there` });
+        return req.socket.destroy();
+      }
+      parts.push(c);
+    }
     const payload = Buffer.concat(parts);
     const type = String(upRes.headers['content-type'] ?? '');
     resolve({ forwarded: true, status: upRes.statusCode, answer: answerIn(payload.toString('utf8'), type, message.id) });
@@ -87,6 +137,7 @@ export async function startCheckProxy(target) {
       for (const { resolve } of open) resolve({ forwarded: false, error: 'no answer from the server within the timeout' });
     },
     responses,
+    cuts,
     close: () =>
       new Promise((r) => {
         for (const s of sockets) s.destroy();

@@ -122,7 +122,7 @@ export async function cutResponse(ctx) {
     const original = cap.answer ? fromMessage(cap.answer) : undefined;
     const label = fault === 'drop' ? 'closed before the answer' : 'cut mid-answer';
     if (!cap.forwarded) return result(NOT_TESTABLE, `the request could not be forwarded (${cap.error})`);
-    if (!succeeded(original)) return result(NOT_TESTABLE, `the server's own answer (${label}) was not a success: ${original ? describe(original) : `HTTP ${cap.status}, no JSON-RPC answer in it`}`);
+    if (!succeeded(original)) return result(NOT_TESTABLE, `the server's own answer (${label}) was not a success: ${original ? describe(original) : `HTTP ${cap.status}, no JSON-RPC answer in it${cap.error ? ` (${cap.error})` : ''}`}`);
     const retry = await ctx.a.call(ctx.tool, withId(ctx, id));
     const part = { fault: label, operationId: id, original: describe(original), clientSaw: describe(seen), retry: describe(retry) };
     parts.push(part);

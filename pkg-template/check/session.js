@@ -13,12 +13,19 @@ import { LEDGER_META_KEY } from '../generated/names.js';
 export const freshId = () => randomUUID();
 
 /**
+ * The checker's fetch: it follows no redirect (a 3xx is the request's answer). Followed, a redirect to another
+ * origin would carry the user's `--header` values (credentials) there. The SDK's transport, given it, still
+ * follows a redirect within the origin it speaks to (its `same-origin` policy): the proxy's, back to the server.
+ */
+export const noRedirectFetch = (url, init) => fetch(url, { ...init, redirect: 'manual' });
+
+/**
  * Connects one MCP client to `url` sending `headers` on every request; resolves to { call(name, args) →
  * Promise<Answer>, request(method, params), sessionId, protocolVersion, close() }.
  */
 export async function connectAs(url, headers, timeoutMs) {
   const client = new Client({ name: 'mcp-retry-policy-check', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: noRedirectFetch });
   await client.connect(transport, { timeout: timeoutMs });
   return {
     client,

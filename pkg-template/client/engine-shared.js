@@ -24,8 +24,11 @@ export function probeDueOf(h, nowMs) {
   return ok(w.engineProbeDue(h, nowMs)) === 1;
 }
 
-/** Adopts `snapshot` into the engine `h`; returns its breaker's state. */
-export function adopt(h, snapshot) {
+/**
+ * Adopts `snapshot` into the engine `h`; returns its breaker's state. `nowMs` (optional): the engine's now, so that a
+ * snapshot's time from the future is taken as now (the core's `BreakerSnapshot::no_later_than`).
+ */
+export function adopt(h, snapshot, nowMs) {
   let state;
   let since;
   let tokens;
@@ -48,6 +51,8 @@ export function adopt(h, snapshot) {
   } catch (e) {
     throw ours(e, at);
   }
-  const r = ok(w.engineAdopt(h, state === undefined ? 0 : 1, state ?? 0, since ?? 0, tokens === undefined ? 0 : 1, tokens ?? 0, failures === undefined ? 0 : 1, failures ?? 0));
+  if (nowMs !== undefined) number(nowMs, 'nowMs');
+  const r = ok(w.engineAdopt(h, state === undefined ? 0 : 1, state ?? 0, since ?? 0, tokens === undefined ? 0 : 1, tokens ?? 0,
+    failures === undefined ? 0 : 1, failures ?? 0, nowMs === undefined ? 0 : 1, nowMs ?? 0));
   return r === 0 ? undefined : BREAKER_STATES[r - 1];
 }

@@ -99,8 +99,9 @@ export declare class RetryEngine {
   sharedSnapshot(): SharedSnapshot;
   /** Whether the next `admit` at `nowMs` would send the breaker's probe. */
   probeDue(nowMs: number): boolean;
-  /** Adopts a shared snapshot (the newer breaker state wins; the budget only goes down). Returns the breaker's state. */
-  adoptShared(snapshot: SharedSnapshot): BreakerStateName | undefined;
+  /** Adopts a shared snapshot (the newer breaker state wins; the budget only goes down). Returns the breaker's state.
+   * `nowMs`: the engine's now; a snapshot whose state began later is taken as begun at `nowMs`. */
+  adoptShared(snapshot: SharedSnapshot, nowMs?: number): BreakerStateName | undefined;
   /** `{ hedgeAfterMs, maxHedges }` when hedged reads are on, else `undefined`. */
   readonly hedging: { hedgeAfterMs: number; maxHedges: number } | undefined;
   /** Hedges sent and won so far, and the requests and hedges in flight. */

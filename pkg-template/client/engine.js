@@ -348,8 +348,8 @@ export class RetryEngine {
    * a failure of its own), the fleet's `failures` in a row count toward the next trip, the budget only goes down.
    * Returns the breaker's state.
    */
-  adoptShared(snapshot) {
-    return adopt(engineHandle(this), snapshot);
+  adoptShared(snapshot, nowMs) {
+    return adopt(engineHandle(this), snapshot, nowMs);
   }
 
   /**

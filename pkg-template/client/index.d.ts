@@ -309,9 +309,11 @@ export declare class SharedBreaker {
 }
 /** The shared breaker state in a Durable Object's storage; hand it the object's requests (`fetch`). */
 export declare class DurableObjectBreakerState {
-  constructor(storage: { get(key: string): Promise<any>; put(key: string, value: unknown): Promise<void> }, options?: { prefix?: string });
+  /** `maxServers`: servers kept at most (default 256; one more is refused, `too_many_servers`); `now`: its clock
+   * (default `Date.now`), by which it judges every report (a reported time ahead of it is taken as its now). */
+  constructor(storage: { get(key: string): Promise<any>; put(key: string, value: unknown): Promise<void> }, options?: { prefix?: string; maxServers?: number; now?: () => number });
   read(server: string): Promise<import('./engine.js').SharedSnapshot>;
   report(server: string, snapshot: { state: import('../generated/names.js').BreakerStateName; sinceMs: number }, counted?: 'failure' | 'success'): Promise<{ state: string; sinceMs: number; failures: number }>;
-  acquireProbe(server: string, request: { holder: string; sinceMs: number; nowMs: number; leaseMs: number }): Promise<{ granted: boolean; snapshot: import('./engine.js').SharedSnapshot }>;
+  acquireProbe(server: string, request: { holder: string; sinceMs: number; nowMs?: number; leaseMs: number }): Promise<{ granted: boolean; snapshot: import('./engine.js').SharedSnapshot }>;
   fetch(request: Request): Promise<Response>;
 }

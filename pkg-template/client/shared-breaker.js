@@ -24,152 +24,14 @@
 // services, beside the 50 external ones): with withRetry's `subrequestBudget` each one is counted in it, and one
 // is made only while the budget has room beyond what the next attempt needs — the object's state is worth less
 // than the call's own request and never worth the app's reserve. Skipped, it is as unreachable (`stats.unpaid`).
-import { rangeError, typeError, typeName } from '../errors.js';
+import { typeError } from '../errors.js';
+import { MAX_MS, MAX_SERVER_CHARS, ms, object, only, snapshotOf, text } from './breaker-state.js';
 import { BREAKER_STATES } from '../generated/names.js';
 import { newOperationId } from './engine.js';
 
-const MAX_MS = 86_400_000;
-const HALF_OPEN = BREAKER_STATES[2];
+export { DurableObjectBreakerState } from './breaker-state.js';
+
 const CLOSED = BREAKER_STATES[0];
-
-function ms(v, field, min) {
-  if (typeof v !== 'number') throw typeError(field, `${field} must be a number of milliseconds, got ${typeName(v)}`);
-  if (!Number.isFinite(v)) throw rangeError(field, `${field} must be finite, got ${v}`, 'not_finite');
-  if (!Number.isInteger(v)) throw rangeError(field, `${field} must be a whole number of milliseconds, got ${v}`, 'not_integer');
-  if (v < min) throw rangeError(field, `${field} must be at least ${min}, got ${v}`, 'too_small');
-  if (v > MAX_MS) throw rangeError(field, `${field} must be at most ${MAX_MS} (a day), got ${v}`, 'too_large');
-  return v;
-}
-function time(v, field) {
-  if (typeof v !== 'number') throw typeError(field, `${field} must be a number, got ${typeName(v)}`);
-  if (!Number.isInteger(v) || v < 0 || v > Number.MAX_SAFE_INTEGER) throw rangeError(field, `${field} must be a whole number of ms, 0 to 2^53 − 1, got ${v}`, 'invalid_value');
-  return v;
-}
-function text(v, field) {
-  if (typeof v !== 'string' || !v) throw typeError(field, `${field} must be a non-empty string, got ${typeName(v)}`);
-  if (v.length > 512) throw rangeError(field, `${field} must be at most 512 characters, got ${v.length}`, 'too_large');
-  return v;
-}
-function object(v, field) {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw typeError(field, `${field} must be an object, got ${typeName(v)}`);
-  return v;
-}
-function only(o, field, keys) {
-  for (const k of Object.keys(o)) {
-    if (!keys.includes(k)) throw typeError(`${field}.${k.slice(0, 64)}`, `${field}.${k.slice(0, 64)} is not a known field`, 'unknown_option');
-  }
-}
-
-/** A snapshot as it crosses the object's boundary: `{ state, sinceMs, failures? }`, checked field by field. */
-function snapshotOf(v, field) {
-  const s = object(v, field);
-  only(s, field, ['state', 'sinceMs', 'failures']);
-  if (!BREAKER_STATES.includes(s.state)) throw rangeError(`${field}.state`, `${field}.state must be one of ${BREAKER_STATES.join(', ')}, got ${typeName(s.state)}`, 'invalid_value');
-  const out = { state: s.state, sinceMs: time(s.sinceMs, `${field}.sinceMs`) };
-  if (s.failures !== undefined) out.failures = time(s.failures, `${field}.failures`);
-  return out;
-}
-
-/** A stored row as processes see it: the snapshot, without the lease. */
-const view = ({ state, sinceMs, failures = 0 }) => ({ state, sinceMs, failures });
-const COUNTED = ['failure', 'success'];
-
-/**
- * The shared state of one or more servers, in a Durable Object's storage (`ctx.storage`). Put it in a Durable
- * Object of yours and hand it the object's requests (`fetch`), or call its methods from your own RPC methods.
- * The object runs one event at a time, so each read-and-write below is atomic.
- */
-export class DurableObjectBreakerState {
-  // Bounded: one row per server key the processes name (`SharedBreaker`'s `server`, at most 512 characters).
-  #storage;
-  #prefix;
-
-  /** `options.prefix`: the storage keys' prefix (default `breaker:`), for a storage shared with other data. */
-  constructor(storage, options = {}) {
-    if (!storage || typeof storage.get !== 'function' || typeof storage.put !== 'function') {
-      throw typeError('storage', 'storage must be a Durable Object storage (ctx.storage)');
-    }
-    object(options, 'options');
-    only(options, 'options', ['prefix']);
-    this.#storage = storage;
-    this.#prefix = options.prefix === undefined ? 'breaker:' : text(options.prefix, 'prefix');
-  }
-
-  async #get(server) {
-    return (await this.#storage.get(this.#prefix + text(server, 'server'))) ?? { state: CLOSED, sinceMs: 0 };
-  }
-
-  async #put(server, row) {
-    await this.#storage.put(this.#prefix + server, row);
-    return row;
-  }
-
-  /** What is stored for `server`: `{ state, sinceMs, failures }` (closed since 0, none, when nothing is). */
-  async read(server) {
-    return view(await this.#get(server));
-  }
-
-  /**
-   * A process's own breaker state: kept when it is newer than what is stored (it began later); a new state
-   * starts the failure count again. `counted`: the process's breaker just counted a failure (while closed: one
-   * more in a row for the fleet) or was answered after failures (none in a row). A report that changes nothing
-   * writes nothing. Returns what is stored afterwards, for the reporter to adopt.
-   */
-  async report(server, snapshot, counted) {
-    const s = snapshotOf(snapshot, 'snapshot');
-    if (counted !== undefined && !COUNTED.includes(counted)) throw rangeError('counted', `counted must be failure or success, got ${typeName(counted)}`, 'invalid_value');
-    const row = await this.#get(server);
-    const next = { ...row };
-    if (s.sinceMs > row.sinceMs) {
-      Object.assign(next, { state: s.state, sinceMs: s.sinceMs, failures: 0 });
-      if (s.state !== HALF_OPEN) delete next.lease;
-    }
-    if (counted === 'failure' && next.state === CLOSED) next.failures = (next.failures ?? 0) + 1;
-    if (counted === 'success') next.failures = 0;
-    if (next.state === row.state && next.sinceMs === row.sinceMs && (next.failures ?? 0) === (row.failures ?? 0)) return view(row);
-    return view(await this.#put(server, next));
-  }
-
-  /**
-   * A process whose breaker is due to probe asks for the lease (`holder`: its id; `sinceMs`: when its own state
-   * began; `leaseMs`: how long its probe may take). Granted when no other holder's lease is running and nothing
-   * newer than its state was reported: the stored state is then half-open since `nowMs`. Otherwise not granted,
-   * with the stored snapshot to adopt (a probe out elsewhere, or a newer open or close).
-   */
-  async acquireProbe(server, { holder, sinceMs, nowMs, leaseMs }) {
-    text(holder, 'holder');
-    time(sinceMs, 'sinceMs');
-    time(nowMs, 'nowMs');
-    ms(leaseMs, 'leaseMs', 1);
-    const row = await this.#get(server);
-    const { lease } = row;
-    const snapshot = view(row);
-    const heldElsewhere = lease && lease.holder !== holder && nowMs < lease.untilMs;
-    const newer = row.sinceMs > sinceMs && row.state !== HALF_OPEN;
-    if (heldElsewhere || newer) return { granted: false, snapshot };
-    const granted = { ...row, state: HALF_OPEN, sinceMs: Math.max(nowMs, row.sinceMs + 1), lease: { holder, untilMs: nowMs + leaseMs } };
-    return { granted: true, snapshot: view(await this.#put(server, granted)) };
-  }
-
-  /**
-   * The object's side of `SharedBreaker`: a POST of `{ op: 'read' | 'report' | 'probe', server, … }` answered in
-   * JSON. A request it cannot read is a 400 naming the field (`{ error: { name, code, field, message } }`).
-   */
-  async fetch(request) {
-    let body;
-    try {
-      body = object(await request.json(), 'body');
-      const server = text(body.server, 'server');
-      if (body.op === 'read') return Response.json(await this.read(server));
-      if (body.op === 'report') return Response.json(await this.report(server, body.snapshot, body.counted));
-      if (body.op === 'probe') return Response.json(await this.acquireProbe(server, body));
-      throw rangeError('op', `op must be one of read, report, probe, got ${typeName(body.op)}`, 'invalid_value');
-    } catch (e) {
-      const error = { name: e?.name ?? 'Error', code: e?.code ?? 'invalid_body', field: e?.field ?? 'body', message: String(e?.message ?? e) };
-      return Response.json({ error }, { status: 400 });
-    }
-  }
-}
 
 /** A snapshot from the object, as the engine may adopt it, or `undefined` for anything else. */
 function answerSnapshot(v) {
@@ -186,7 +48,6 @@ function answerSnapshot(v) {
  * (`sharedBreaker`); it never decides, it only fetches and stores.
  */
 export class SharedBreaker {
-  // Nothing per call: a snapshot's time and two counts, replaced in place.
   #stub;
   #server;
   #ttlMs;
@@ -207,7 +68,7 @@ export class SharedBreaker {
     object(options, 'options');
     only(options, 'options', ['server', 'ttlMs', 'timeoutMs']);
     this.#stub = stub;
-    this.#server = options.server === undefined ? 'default' : text(options.server, 'server');
+    this.#server = options.server === undefined ? 'default' : text(options.server, 'server', MAX_SERVER_CHARS);
     this.#ttlMs = options.ttlMs === undefined ? 1_000 : ms(options.ttlMs, 'ttlMs', 0);
     this.#timeoutMs = options.timeoutMs === undefined ? 100 : ms(options.timeoutMs, 'timeoutMs', 1);
   }
@@ -250,7 +111,7 @@ export class SharedBreaker {
     const s = answerSnapshot(snapshot);
     try {
       if (!s) throw new Error('not a snapshot');
-      engine.adoptShared(s);
+      engine.adoptShared(s, nowMs); // the object's times are no later than this process's now
     } catch {
       this.stats.unreachable++;
       return false; // this process decides alone

@@ -113,6 +113,18 @@ pub struct BreakerSnapshot {
     pub since_ms: u64,
 }
 
+impl BreakerSnapshot {
+    /// The snapshot as of `now_ms` on the adopting process's clock: a state that began later (a snapshot from the
+    /// future: a clock ahead, a store that trusted one, a bad report) is taken as begun now. Adopted as it was, an
+    /// open one would shed calls until its `since_ms + open_ms`, however far ahead, and every honest snapshot after
+    /// it would be older and refused; taken at `now_ms`, it sheds at most `open_ms` and the next report wins.
+    #[must_use]
+    pub const fn no_later_than(self, now_ms: u64) -> Self {
+        let since_ms = if self.since_ms > now_ms { now_ms } else { self.since_ms };
+        BreakerSnapshot { state: self.state, since_ms }
+    }
+}
+
 /// The kind of a [`BreakerSnapshot`] (the [`BreakerState`] names, without their times).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SharedState {
@@ -522,6 +534,28 @@ mod tests {
         assert_eq!(b.adopt(open_at(u64::MAX)).map(|t| t.to), Some(BreakerState::Open { until_ms: u64::MAX }));
         assert_eq!(b.adopt(open_at(u64::MAX)), None);
         assert_eq!(b.admit(0), (false, None));
+    }
+
+    #[test]
+    fn a_snapshot_from_the_future_is_taken_as_begun_now_and_sheds_at_most_open_ms() {
+        // Adopted as it was, an open snapshot far ahead sheds every call and refuses every honest snapshot after it.
+        let mut trusting = Breaker::new(cfg());
+        trusting.adopt(open_at(u64::MAX >> 11));
+        assert!(!trusting.admit(10_000).0 && !trusting.probe_due(10_000));
+        assert_eq!(trusting.adopt(BreakerSnapshot { state: SharedState::Closed, since_ms: 10_000 }), None);
+        // Taken at the adopting process's now: open for open_ms from now, then a probe; a later report wins.
+        let mut b = Breaker::new(cfg());
+        let future = open_at(u64::MAX >> 11).no_later_than(1_000);
+        assert_eq!(future, open_at(1_000));
+        assert_eq!(b.adopt(future).map(|t| t.to), Some(BreakerState::Open { until_ms: 1_500 }));
+        assert!(!b.probe_due(1_499));
+        assert!(b.probe_due(1_500) && b.admit(1_500).0);
+        let closed = BreakerSnapshot { state: SharedState::Closed, since_ms: 1_600 };
+        assert!(b.adopt(closed.no_later_than(1_600)).is_some());
+        assert_eq!(b.state(), BreakerState::Closed);
+        // A snapshot of the past or the present is unchanged.
+        assert_eq!(open_at(7).no_later_than(7), open_at(7));
+        assert_eq!(open_at(7).no_later_than(u64::MAX), open_at(7));
     }
 
     #[test]

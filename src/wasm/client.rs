@@ -661,8 +661,9 @@ pub fn engine_probe_due(engine: f64, now_ms: f64) -> f64 {
 
 /// Adopts what other processes shared: when `has_state` is 1, a breaker snapshot (`state`: a `BREAKER_STATES`
 /// code; `since_ms`); when `has_budget` is 1, the budget's shared tokens (`budget_tokens`, in tokens; rounded to
-/// thousandths); when `has_failures` is 1, the failures in a row the fleet counted. Returns the breaker's state
-/// code + 1 afterwards (0 without a breaker).
+/// thousandths); when `has_failures` is 1, the failures in a row the fleet counted; when `has_now` is 1, the
+/// snapshot is taken as of `now_ms` ([`BreakerSnapshot::no_later_than`]: a state from the future begins now).
+/// Returns the breaker's state code + 1 afterwards (0 without a breaker).
 #[wasm_bindgen(js_name = engineAdopt)]
 #[allow(clippy::too_many_arguments)]
 pub fn engine_adopt(
@@ -674,13 +675,17 @@ pub fn engine_adopt(
     budget_tokens: f64,
     has_failures: f64,
     failures: f64,
+    has_now: f64,
+    now_ms: f64,
 ) -> f64 {
     use crate::retry::{BreakerSnapshot, SharedState};
     run(|| {
+        let now = if has_now == 1.0 { Some(time(now_ms)?) } else { None };
         let snapshot = if has_state == 1.0 {
             let state = code(&SharedState::ALL, state, Field::SnapshotState)?;
             let since_ms = Fail::number(Field::SnapshotSinceMs, since_ms, 0, 1 << 53, true)?;
-            Some(BreakerSnapshot { state, since_ms })
+            let s = BreakerSnapshot { state, since_ms };
+            Some(now.map_or(s, |n| s.no_later_than(n)))
         } else {
             None
         };

@@ -241,10 +241,11 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
         count(c::engine_snapshot(n));
         count(c::engine_probe_due(shared, n));
         count(c::engine_probe_due(n, 0.0));
-        count(c::engine_adopt(shared, 1.0, n, n, 1.0, n, 1.0, n));
-        count(c::engine_adopt(shared, 1.0, 1.0, n, 0.0, 0.0, 0.0, 0.0));
-        count(c::engine_adopt(shared, n, n, n, n, n, n, n));
-        count(c::engine_adopt(n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
+        count(c::engine_adopt(shared, 1.0, n, n, 1.0, n, 1.0, n, 1.0, n));
+        count(c::engine_adopt(shared, 1.0, 1.0, n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
+        count(c::engine_adopt(shared, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, n));
+        count(c::engine_adopt(shared, n, n, n, n, n, n, n, n, n));
+        count(c::engine_adopt(n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
         count(c::safety_of(n, n));
         count(c::error_detail(n));
         let begun = c::call_begin(h, n, n);

@@ -227,8 +227,8 @@ test('client face: every entry point survives hostile calls, then works, with bo
       const r = p.rnd();
       if (r < 0.2) return engine.sharedSnapshot(p());
       if (r < 0.4) return engine.probeDue(p());
-      if (r < 0.7) return engine.adoptShared(p());
-      return engine.adoptShared({ state: p.rnd() < 0.5 ? 'open' : p(), sinceMs: p(), budgetTokens: p.rnd() < 0.5 ? undefined : p() });
+      if (r < 0.7) return engine.adoptShared(p(), p.rnd() < 0.5 ? undefined : p());
+      return engine.adoptShared({ state: p.rnd() < 0.5 ? 'open' : p(), sinceMs: p(), budgetTokens: p.rnd() < 0.5 ? undefined : p() }, p.rnd() < 0.5 ? undefined : p());
     },
     'sharedSnapshot / probeDue / adoptShared (hostile this)': (p) => [EP.sharedSnapshot, EP.probeDue, EP.adoptShared][Math.floor(p.rnd() * 3)].call(p(), p()),
     'revisionFor': (p) => revisionFor(p()),
@@ -247,7 +247,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw callField': raw('callField', 2),
     'raw engineSnapshot': raw('engineSnapshot', 1),
     'raw engineProbeDue': raw('engineProbeDue', 2),
-    'raw engineAdopt': raw('engineAdopt', 8),
+    'raw engineAdopt': raw('engineAdopt', 10),
     'raw admit': raw('admit', 5),
     'raw record': raw('record', 9),
     'raw classify': raw('classify', 6),

@@ -96,12 +96,45 @@ const mapStorage = () => {
 };
 
 test('DurableObjectBreakerState meets its contract (the newest report wins, one probe lease, the fleet\'s failures in a row, bad input named)', async () => {
-  const checks = await runBreakerStateContract(new DurableObjectBreakerState(mapStorage()));
-  assert.ok(checks.length >= 25, `${checks.length} checks`);
+  const checks = await runBreakerStateContract((options) => new DurableObjectBreakerState(mapStorage(), options));
+  assert.ok(checks.length >= 39, `${checks.length} checks`);
   for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
   refused(() => new DurableObjectBreakerState({}), 'TypeError', 'invalid_type', 'storage');
   refused(() => new DurableObjectBreakerState(mapStorage(), { prefix: 7 }), 'TypeError', 'invalid_type', 'prefix');
   refused(() => new DurableObjectBreakerState(mapStorage(), { other: 1 }), 'TypeError', 'unknown_option', 'options.other');
+  refused(() => new DurableObjectBreakerState(mapStorage(), { maxServers: 0 }), 'RangeError', 'invalid_value', 'maxServers');
+  refused(() => new DurableObjectBreakerState(mapStorage(), { maxServers: '9' }), 'TypeError', 'invalid_type', 'maxServers');
+  refused(() => new DurableObjectBreakerState(mapStorage(), { now: 5 }), 'TypeError', 'invalid_type', 'now');
+});
+
+test('a snapshot from the future (a bad object, a clock far ahead) is taken as begun at the engine\'s now: shed for openMs, then a probe', async () => {
+  // RetryEngine.adoptShared with the engine's now: the core takes a later state as begun now.
+  const e = new RetryEngine(policy, { seed: 5 });
+  assert.equal(e.adoptShared({ state: 'open', sinceMs: Number.MAX_SAFE_INTEGER }, 1_000), 'open');
+  assert.deepEqual([e.probeDue(1_499), e.probeDue(1_500)], [false, true]);
+  assert.equal(e.sharedSnapshot().sinceMs, 1_000);
+  refused(() => e.adoptShared({ state: 'open', sinceMs: 1 }, -1), 'RangeError', 'negative', 'nowMs');
+  // Through a SharedBreaker whose object answers one snapshot from the future, then honestly.
+  let answers = 0;
+  const stub = {
+    fetch: async (url, init) => {
+      const body = JSON.parse(init.body);
+      const future = { state: 'open', sinceMs: Number.MAX_SAFE_INTEGER, failures: 0 };
+      if (body.op === 'probe') return Response.json({ granted: true, snapshot: { state: 'half_open', sinceMs: body.nowMs, failures: 0 } });
+      return Response.json(answers++ === 0 ? future : { ...body.snapshot, failures: 0 });
+    },
+  };
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
+  const mcp = withRetry(client, { trusted: true, seed: 1, sharedBreaker: new SharedBreaker(stub, { ttlMs: 0 }), policy: { maxAttempts: 1, breaker: { openMs: 200 } } });
+  const search = async () => {
+    const o = await mcp.call({ name: 'search_tickets', arguments: { query: 'future' } });
+    return `${o.status}/${o.reason}`;
+  };
+  assert.equal(await search(), 'failed/breaker_open', 'shed at first: the snapshot said open');
+  await new Promise((r) => setTimeout(r, 220));
+  assert.equal(await search(), 'succeeded/succeeded', 'its open time ran from the engine\'s now, not from 2^53 − 1: the probe went');
+  await client.close();
 });
 
 test('SharedBreaker refuses bad options by name; withRetry refuses what is not one', () => {

@@ -129,7 +129,7 @@ test('DurableObjectBreakerState meets its contract in a real Durable Object (rea
   const res = await (await mf.getWorker('w2')).fetch('http://w/contract');
   const checks = await res.json();
   assert.equal(res.status, 200, JSON.stringify(checks));
-  assert.ok(checks.length >= 25, `${checks.length} checks`);
+  assert.ok(checks.length >= 39, `${checks.length} checks`);
   for (const c of checks) assert.ok(c.ok, `${c.name}: ${c.detail}`);
 });
 
@@ -146,4 +146,67 @@ test('a Durable Object request is a subrequest: with a SubrequestBudget the shar
   assert.deepEqual([last.room < cost, last.status, last.reason, last.attempts], [true, 'failed', 'subrequest_budget', 0], detail);
   for (const c of body.calls.slice(0, -1)) assert.ok(c.room >= cost && c.attempts >= 1 && c.status === 'succeeded', `the object never took what a call needed: ${detail}`);
   assert.ok(body.stats.unpaid >= 1, detail);
+});
+
+// A hostile party: anything that reaches the object (an isolate with a bug, a clock far ahead, a caller with intent).
+const raw = async (run, bodies) => (await (await mf.getWorker('w3')).fetch(`http://w/raw?run=${run}`, { method: 'POST', body: JSON.stringify(bodies) })).json();
+const onceIn = async (run, skew = 0) => {
+  const res = await (await mf.getWorker('w1')).fetch(`http://w/once?mode=shared&run=${run}&skew=${skew}`);
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body;
+};
+const toolCalls = () => proxy.log.filter((l) => l.method === 'tools/call').length;
+/** `n` honest requests, each its own withRetry (a fresh engine): how many reached the server, how they ended. */
+async function honest(run, n) {
+  const before = toolCalls();
+  const outs = [];
+  for (let i = 0; i < n; i++) outs.push(await onceIn(run));
+  return { reached: toolCalls() - before, ends: outs.map((o) => `${o.status}/${o.reason}`) };
+}
+const OPEN_MS = 300; // the breaker's open time in /once
+
+test('one report from the far future (sinceMs 2^53 − 1) opens the shared breaker for at most openMs after the object received it', async () => {
+  const run = `future-${Date.now()}`;
+  const [bad] = await raw(run, [{ op: 'report', server: 'tickets', snapshot: { state: 'open', sinceMs: Number.MAX_SAFE_INTEGER } }]);
+  const answered = Date.now();
+  assert.equal(bad.status, 200, JSON.stringify(bad));
+  assert.ok(bad.body.state === 'open' && bad.body.sinceMs <= answered, `taken as received, not as told: ${JSON.stringify(bad.body)}`);
+  // Past its open time (from the object's receipt), twenty honest requests all reach the server and succeed.
+  await new Promise((r) => setTimeout(r, OPEN_MS + 20));
+  const h = await honest(run, 20);
+  assert.deepEqual(h, { reached: 20, ends: Array(20).fill('succeeded/succeeded') }, JSON.stringify(h));
+  // The same report on another server: the probe lease goes to the first honest asker that adopted it.
+  const [other] = await raw(run, [{ op: 'report', server: 'other', snapshot: { state: 'open', sinceMs: Number.MAX_SAFE_INTEGER } }]);
+  const [lease] = await raw(run, [{ op: 'probe', server: 'other', holder: 'honest', sinceMs: other.body.sinceMs, nowMs: Date.now(), leaseMs: 1_000 }]);
+  assert.equal(lease.body.granted, true, JSON.stringify(lease));
+});
+
+test('an isolate whose clock runs 60 s ahead trips the shared breaker: the others are shed for openMs, not 60 s more', async () => {
+  const run = `skew-${Date.now()}`;
+  proxy.faults.push(...Array.from({ length: 5 }, () => ({ status: 503 })));
+  const skewed = [];
+  for (let i = 0; i < 5; i++) skewed.push(await onceIn(run, 60_000));
+  proxy.faults.length = 0;
+  assert.equal(skewed[4].breaker, 'open', `the fleet's fifth failing call opened it: ${JSON.stringify(skewed)}`);
+  const [stored] = await raw(run, [{ op: 'read', server: 'tickets' }]);
+  assert.ok(stored.body.state === 'open' && stored.body.sinceMs <= Date.now(), `stored on the object's clock: ${JSON.stringify(stored.body)}`);
+  await new Promise((r) => setTimeout(r, OPEN_MS + 20));
+  const h = await honest(run, 20);
+  assert.deepEqual(h, { reached: 20, ends: Array(20).fill('succeeded/succeeded') }, JSON.stringify(h));
+});
+
+test('what the object keeps is bounded: a server name over 256 characters and a server over maxServers (256) are refused by name', async () => {
+  const run = `bounds-${Date.now()}`;
+  const report = (server) => ({ op: 'report', server, snapshot: { state: 'closed', sinceMs: 1 }, counted: 'failure' });
+  const [long] = await raw(run, [report('n'.repeat(490))]);
+  assert.deepEqual([long.status, long.body.error?.code, long.body.error?.field], [400, 'too_large', 'server'], JSON.stringify(long));
+  const answers = await raw(run, Array.from({ length: 300 }, (_, i) => report(`server-${i}`)));
+  const kept = answers.filter((a) => a.status === 200).length;
+  assert.equal(kept, 256, `kept ${kept} of 300`);
+  for (const a of answers.slice(256)) assert.deepEqual([a.status, a.body.error.code, a.body.error.field], [400, 'too_many_servers', 'server'], JSON.stringify(a));
+  const [again] = await raw(run, [report('server-7')]);
+  assert.deepEqual([again.status, again.body.failures], [200, 2], 'a kept server still counts');
+  const [stray] = await raw(run, [{ op: 'probe', server: 'server-7', holder: 'h', sinceMs: 0, leaseMs: 1, untilMs: Number.MAX_SAFE_INTEGER }]);
+  assert.deepEqual([stray.status, stray.body.error?.field], [400, 'body.untilMs'], 'a field its op does not read is named');
 });

@@ -8,10 +8,14 @@ import { runBreakerStateContract } from '../support/breaker-state-contract.mjs';
 /** The Durable Object: the package's state class, handed the object's requests. */
 export class BreakerObject {
   constructor(ctx) {
+    this.storage = ctx.storage;
     this.state = new DurableObjectBreakerState(ctx.storage);
   }
   async fetch(request) {
-    if (new URL(request.url).pathname === '/contract') return Response.json(await runBreakerStateContract(this.state));
+    if (new URL(request.url).pathname === '/contract') {
+      let n = 0; // each state the contract makes keeps its keys apart in this object's storage
+      return Response.json(await runBreakerStateContract((options) => new DurableObjectBreakerState(this.storage, { prefix: `contract${n++}:`, ...options })));
+    }
     return this.state.fetch(request);
   }
 }
@@ -28,7 +32,9 @@ async function once(url, env) {
     ? new SharedBreaker(env.BREAKER.get(env.BREAKER.idFromName(url.searchParams.get('run'))), { server: 'tickets', timeoutMs: 500 })
     : undefined;
   const policy = { maxAttempts: 1, breaker: { openMs: 300 } }; // the default trip: 5 failing calls in a row
-  const mcp = withRetry(client, { trusted: true, policy, ...(shared ? { sharedBreaker: shared } : {}) });
+  // `skew`: this request's clock runs that many ms ahead of the machine's (an isolate on a host whose clock is off).
+  const skew = Number(url.searchParams.get('skew') ?? 0);
+  const mcp = withRetry(client, { trusted: true, policy, now: () => Date.now() + skew, ...(shared ? { sharedBreaker: shared } : {}) });
   const out = await mcp.call({ name: 'search_tickets', arguments: { query: 'once' } });
   await client.close();
   return Response.json({ status: out.status, reason: out.reason, attempts: out.attempts.length, breaker: mcp.engine.breakerState });
@@ -66,6 +72,16 @@ export default {
     try {
       if (url.pathname === '/once') return await once(url, env);
       if (url.pathname === '/budget') return await budgeted(url, env);
+      if (url.pathname === '/raw') {
+        // Anything that can reach the object can send it anything: these bodies as they are, one after another.
+        const object = env.BREAKER.get(env.BREAKER.idFromName(url.searchParams.get('run')));
+        const answers = [];
+        for (const body of await request.json()) {
+          const res = await object.fetch('https://shared-breaker/', { method: 'POST', body: JSON.stringify(body) });
+          answers.push({ status: res.status, body: await res.json() });
+        }
+        return Response.json(answers);
+      }
       if (url.pathname === '/contract') return await env.BREAKER.get(env.BREAKER.idFromName('contract')).fetch('https://do/contract');
       // /run?mode=shared|alone&ms=…&every=…&run=…: this isolate's caller, one withRetry (one engine), a call every
       // `every` ms for `ms` ms. Shared: its breaker meets the others' in the object named by `run`.
