@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextprotocol/client/stdio';
 import { withRetry } from '../../pkg/node.js';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -28,8 +30,11 @@ const started = []; // every process any test started: none outlives the file
 const dirs = [];
 after(() => {
   for (const p of started) {
+    // The transport's pid is null once its child closed: only a child of ours still running is signalled.
+    const pid = p.transport.pid;
+    if (pid === null) continue;
     try {
-      process.kill(p.pid, 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
     } catch {
       // already gone
     }
@@ -38,14 +43,17 @@ after(() => {
 });
 
 /** One server under test: its SQLite file, the processes started for it, and each one's stderr events. */
-function rig(kind) {
+const SDKS = { v1: { Client, StdioClientTransport }, v2: { Client: ClientV2, StdioClientTransport: StdioClientTransportV2 } };
+
+function rig(kind, sdk = 'v1') {
   const { command, args } = SERVERS[kind];
+  const { StdioClientTransport } = SDKS[sdk];
   const dir = mkdtempSync(join(tmpdir(), 'stdio-restart-'));
   dirs.push(dir);
   const db = join(dir, 'server.db');
   function start(block) {
     const transport = new StdioClientTransport({ command, args, env: { DB: db, BLOCK: block ? '1' : '0' }, stderr: 'pipe' });
-    const proc = { transport, events: [], bus: new EventEmitter(), pid: undefined };
+    const proc = { transport, events: [], bus: new EventEmitter() };
     createInterface({ input: transport.stderr }).on('line', (line) => {
       let ev;
       try {
@@ -53,7 +61,6 @@ function rig(kind) {
       } catch {
         return; // a log line of the SDK's
       }
-      proc.pid ??= ev.pid;
       proc.events.push(ev);
       proc.bus.emit('event', ev);
     });
@@ -85,10 +92,10 @@ function rig(kind) {
 }
 
 /** A client connected to a first process whose tools block; fresh ones (which do not block) from the factory. */
-async function setUp(kind, policy) {
-  const r = rig(kind);
+async function setUp(kind, policy, sdk = 'v1') {
+  const r = rig(kind, sdk);
   const first = r.start(true);
-  const client = new Client({ name: 'stdio-restart-test', version: '1.0.0' });
+  const client = new SDKS[sdk].Client({ name: 'stdio-restart-test', version: '1.0.0' });
   await client.connect(first.transport);
   const pid = first.transport.pid;
   const fresh = [];
@@ -106,14 +113,6 @@ async function setUp(kind, policy) {
 }
 
 const pidOf = (out) => Number(/pid (\d+)/.exec(out.result?.content?.[0]?.text ?? '')?.[1]);
-const alive = (pid) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Sends a read (twice), the keyed write where the server has one, and the unsafe write, all at once. */
 function sendAll(kind, mcp) {
@@ -147,7 +146,7 @@ async function checkRecovered(kind, s, sent, cause) {
     assert.equal(counts.open_ticket, 1, 'one execution: the fresh process replayed the ledger record');
     assert.equal(pidOf(keyed), pid, 'the answer is the first execution\'s, replayed under the same operation id');
   }
-  assert.equal(alive(pid), false, 'the lost process is gone');
+  assert.equal(s.first.transport.pid, null, 'the lost process is gone (its transport closed)');
   // Later calls work, on the same fresh process.
   const later = await mcp.call({ name: 'lookup', arguments: { q: 'later' } });
   assert.equal(later.status, 'succeeded', `${later.reason}: ${later.message}`);
@@ -178,6 +177,19 @@ for (const kind of Object.keys(SERVERS)) {
   });
 }
 
+test('the v2 SDK client (@modelcontextprotocol/client): kill -9 and SIGSTOP mid-call recover the same way', async () => {
+  for (const [signal, cause, policy] of [
+    ['SIGKILL', 'stdio_process_exited', { attemptTimeoutMs: 120_000 }],
+    ['SIGSTOP', 'stdio_process_unresponsive', { attemptTimeoutMs: 400, maxAttempts: 20, totalTimeoutMs: 600_000, budget: false, breaker: false }],
+  ]) {
+    const s = await setUp('ts', policy, 'v2');
+    const sent = sendAll('ts', s.mcp);
+    await s.r.until(s.first, 'blocked', sent.count);
+    process.kill(s.pid, signal);
+    await checkRecovered('ts', s, sent, cause);
+  }
+});
+
 test('a slow tool on a live process is not restarted: the attempt timeout, a ping answered, no fresh process', async () => {
   const s = await setUp('ts', { attemptTimeoutMs: 2_000, maxAttempts: 1 });
   const out = await s.mcp.call({ name: 'lookup', arguments: { q: 'slow' } });
@@ -185,7 +197,7 @@ test('a slow tool on a live process is not restarted: the attempt timeout, a pin
   assert.equal(out.reason, 'max_attempts');
   assert.equal(out.attempts.at(-1).classification.cause, 'timeout');
   assert.equal(s.fresh.length, 0, 'no fresh process for a slow tool');
-  assert.equal(alive(s.pid), true);
+  assert.equal(s.first.transport.pid, s.pid, 'the process still runs');
   await s.client.close();
 });
 
