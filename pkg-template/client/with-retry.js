@@ -59,7 +59,7 @@ export function withRetry(client, options = {}) {
     }
   };
   const telemetry = telemetryFor(options.opentelemetry);
-  const tools = toolsCache({ client, engine, now, reconnect: (cause) => reconnect(client, { cause }) });
+  const tools = toolsCache({ client, engine, now, reconnect: (cause) => reconnect(client, { cause }), session });
   let revisionSource;
   function learnRevision() {
     const pv = client.transport?.protocolVersion;

@@ -92,7 +92,7 @@ function rig(kind, sdk = 'v1') {
 }
 
 /** A client connected to a first process whose tools block; fresh ones (which do not block) from the factory. */
-async function setUp(kind, policy, sdk = 'v1') {
+async function setUp(kind, policy, sdk = 'v1', { list = true } = {}) {
   const r = rig(kind, sdk);
   const first = r.start(true);
   const client = new SDKS[sdk].Client({ name: 'stdio-restart-test', version: '1.0.0' });
@@ -108,7 +108,7 @@ async function setUp(kind, policy, sdk = 'v1') {
     trusted: true,
     policy: { baseDelayMs: 10, maxDelayMs: 50, ...policy },
   });
-  await mcp.refreshTools();
+  if (list) await mcp.refreshTools();
   return { r, first, pid, fresh, client, mcp };
 }
 
@@ -216,5 +216,19 @@ test('a process that exited while idle: the next call, even an unsafe one, goes 
   assert.equal(read.status, 'succeeded', `${read.reason}: ${read.message}`);
   assert.equal(s.fresh.length, 1, 'one fresh process for both calls');
   assert.equal(s.r.effects().create_note, 1);
+  await s.client.close();
+});
+
+test('a process that exited before the tool list was read: the list goes to one fresh process, and the keyed write is keyed', async () => {
+  const s = await setUp('ts', { attemptTimeoutMs: 120_000 }, 'v1', { list: false });
+  const closed = new Promise((resolve) => (s.client.onclose = resolve));
+  process.kill(s.pid, 'SIGKILL');
+  await closed;
+  const out = await s.mcp.call({ name: 'open_ticket', arguments: { title: 'after the crash' } });
+  assert.equal(out.safety, 'keyed', 'the tool list was read from the fresh process');
+  assert.equal(out.status, 'succeeded', `${out.reason}: ${out.message}`);
+  assert.ok(out.operationId);
+  assert.equal(s.fresh.length, 1);
+  assert.equal(s.r.effects().open_ticket, 1);
   await s.client.close();
 });
