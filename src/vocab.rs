@@ -140,6 +140,10 @@ pub const KIND_STREAM_BROKEN: u32 = 5;
 pub const KIND_ABORTED: u32 = 6;
 /// `kind: "ledger"`: `status` ([`LedgerStatus`] code), `retryAfterMs`, flags ([`C_B_PRESENT`]).
 pub const KIND_LEDGER: u32 = 7;
+/// `kind: "process_exited"`: `sent` ([`Sent`] code).
+pub const KIND_PROCESS_EXITED: u32 = 8;
+/// `kind: "process_unresponsive"`.
+pub const KIND_PROCESS_UNRESPONSIVE: u32 = 9;
 
 /// Slot `c` of `http`: the request carried an `Mcp-Session-Id`.
 pub const C_HAD_SESSION: u32 = 1;
@@ -150,7 +154,7 @@ pub const C_B_PRESENT: u32 = 2;
 pub const C_D_PRESENT: u32 = 4;
 
 /// Every outcome kind, by code.
-pub const OUTCOME_KINDS: [OutcomeKind; 8] = [
+pub const OUTCOME_KINDS: [OutcomeKind; 10] = [
     OutcomeKind {
         name: "result",
         inputs: &[
@@ -185,6 +189,8 @@ pub const OUTCOME_KINDS: [OutcomeKind; 8] = [
             key("retryAfterMs", InSlot::B, InRead::Number, None),
         ],
     },
+    OutcomeKind { name: "process_exited", inputs: &[key("sent", InSlot::A, SENT_CODE, Some(""))] },
+    OutcomeKind { name: "process_unresponsive", inputs: &[] },
 ];
 
 /// A decision's `action`, by code: 0 retry, 1 stop.

@@ -189,6 +189,12 @@ const TABLE: &[Row] = &[
     (ALL, O::Ledger { status: LedgerStatus::Unknown,    retry_after_ms: None }, Tr,   U,  None, C::LedgerUnknown),
     (ALL, O::Ledger { status: LedgerStatus::Conflict,   retry_after_ms: None }, Perm, NP, None, C::LedgerConflict),
     (ALL, O::Ledger { status: LedgerStatus::Rejected,   retry_after_ms: None }, Perm, NP, None, C::LedgerRejected),
+    // A lost stdio process (stdio.mdx: in-flight requests are lost; retry them against a fresh process): a fresh
+    // process is a re-initialization. In flight: the process may have acted. Closed before the request was handed
+    // to its transport: nothing was written. Silent past the attempt timeout and an unanswered ping: in flight.
+    (ALL, O::ProcessExited { sent: Sent::Maybe }, V::Recover, U,  Some(R::Reinitialize), C::ProcessExited),
+    (ALL, O::ProcessExited { sent: Sent::No },    V::Recover, NP, Some(R::Reinitialize), C::ProcessExitedNotSent),
+    (ALL, O::ProcessUnresponsive,                 V::Recover, U,  Some(R::Reinitialize), C::ProcessUnresponsive),
 ];
 
 /// No revision visible (stdio, a transport that hides it): the most conservative reading across revisions.

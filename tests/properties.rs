@@ -68,6 +68,8 @@ fn outcome() -> impl Strategy<Value = AttemptOutcome> {
             ms()
         )
             .prop_map(|(status, retry_after_ms)| AttemptOutcome::Ledger { status, retry_after_ms }),
+        sent().prop_map(|sent| AttemptOutcome::ProcessExited { sent }),
+        Just(AttemptOutcome::ProcessUnresponsive),
     ]
 }
 

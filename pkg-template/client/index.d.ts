@@ -211,6 +211,9 @@ export interface WithRetryOptions {
    * closes the client and connects it over `transport()`. Recommended for Streamable HTTP, e.g.
    * `transport: () => new StreamableHTTPClientTransport(url, { fetch: observeFetch() })`. Without it (and without
    * `reconnect`) withRetry re-creates the transport from the SDK transport's private fields, best effort.
+   * Needed for stdio (`() => new StdioClientTransport({ command, args })`): when the server's process exits, or
+   * stops answering (an attempt timeout, nothing from it since, and an unanswered ping), one fresh process is
+   * started for every call in flight; the engine says which of them are re-sent there.
    */
   transport?: () => TransportLike | Promise<TransportLike>;
   /** Re-initialize yourself instead (called with the client); exclusive with `transport`. */

@@ -1,15 +1,23 @@
 // A new session for withRetry's re-initialization: the caller's `reconnect`, or a fresh transport from its
-// `transport` factory, or — neither given — the client's own Streamable HTTP transport re-created from its
-// private fields (best effort). Mechanics: when to re-initialize is the engine's (`recover: reinitialize`).
+// `transport` factory (for stdio: a fresh server process), or — neither given — the client's own Streamable HTTP
+// transport re-created from its private fields (best effort). Mechanics: when to re-initialize is the engine's (`recover: reinitialize`).
 import { typeOptionError } from './attempt.js';
+import { letGo } from './stdio.js';
 
-/** Closes the client and connects it again over a fresh transport from the caller's factory (a new session). */
+/**
+ * Closes the client and connects it again over a fresh transport from the caller's factory (a new session; for
+ * stdio, a fresh server process). A stdio transport's `close()` can return before its process is gone (it sends
+ * SIGKILL last and does not wait), and the client refuses to connect while it still holds the old transport: so
+ * the fresh one is connected once the client let go of the old one (stdio.js).
+ */
 async function reconnectWith(client, transport) {
   const fresh = await transport();
   if (!fresh || typeof fresh.start !== 'function' || typeof fresh.send !== 'function') {
     throw typeOptionError('transport', 'a function returning an MCP transport (start, send, close)');
   }
+  const old = client.transport;
   await client.close().catch(() => {});
+  await letGo(client, old);
   await client.connect(fresh);
 }
 

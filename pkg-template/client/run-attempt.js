@@ -87,6 +87,9 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     let outcome = sent || signal?.aborted
       ? errorOutcome(error, { tag, aborted: !!signal?.aborted, sent, hadSession: !!client.transport?.sessionId })
       : { kind: 'network', sent: 'no' }; // the recovery step failed: the call itself never left
+    // A stdio server: what its process did meanwhile — exited, or went silent past this timeout and a ping
+    // bounded like the attempt (session.js, stdio.js).
+    if (sent && ctx.session) outcome = await ctx.session.outcomeOf(error, outcome, Math.min(admission.timeoutMs, run.state.deadlineMs - now()));
     // The v2 transport said this attempt's stream ended without an answer (and without the SDK resuming it):
     // a broken stream, at once rather than at the attempt's timeout. With v1, a stream that broke during this
     // attempt after the server gave an event id is seen at the timeout. Either can be resumed (≤ 2025-11-25,

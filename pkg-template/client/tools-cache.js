@@ -10,20 +10,23 @@ import { sleep } from './sleep.js';
 const MAX_PAGES = 100;
 
 /**
- * The tool list of `client`'s server. `reconnect(cause)` opens a new session when the engine asks for one.
+ * The tool list of `client`'s server. `reconnect(cause)` opens a new session when the engine asks for one;
+ * `session` (session.js), when given, carries each page's request, so that a stdio server's lost process reads as
+ * one (`process_exited`) and the listing goes to the fresh process like a call.
  * Returns `{ refresh, info, has }`: `refresh()` lists again (and resolves to the Map name → Tool), `info(name)`
  * the tool (listing once when it is not known; concurrent callers share one listing), `has(name)` whether the
  * last list named it.
  */
-export function toolsCache({ client, engine, now, reconnect }) {
+export function toolsCache({ client, engine, now, reconnect, session }) {
   let tools; // name → Tool, from the last tools/list: replaced whole by each listing (bounded by MAX_PAGES pages)
   let loading;
+  const send = session ? session.send : (f) => f();
 
   async function refresh() {
     const list = new Map();
     let cursor;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const res = await client.listTools(cursor ? { cursor } : undefined);
+      const res = await send(() => client.listTools(cursor ? { cursor } : undefined));
       for (const t of res.tools ?? []) list.set(t.name, t);
       cursor = res.nextCursor;
       if (!cursor) break;
@@ -36,7 +39,8 @@ export function toolsCache({ client, engine, now, reconnect }) {
     try {
       return await refresh();
     } catch (error) {
-      const outcome = errorOutcome(error, { aborted: false, sent: true, hadSession: !!client.transport?.sessionId });
+      let outcome = errorOutcome(error, { aborted: false, sent: true, hadSession: !!client.transport?.sessionId });
+      if (session) outcome = await session.outcomeOf(error, outcome, 0); // no ping: a slow list stays a timeout
       const decision = engine.listFailed(outcome, now());
       if (decision.action !== ACTION_RETRY) throw error;
       if (decision.delayMs > 0) await sleep(decision.delayMs);

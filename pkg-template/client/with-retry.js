@@ -62,7 +62,7 @@ export function withRetry(client, options = {}) {
   const telemetry = telemetryFor(options.opentelemetry);
   watchJournal(options.opentelemetry, journal); // the unresolved entries' gauge, when the journal counts them
   const backlog = backlogWatch(journal);
-  const tools = toolsCache({ client, engine, now, reconnect: (cause) => reconnect(client, { cause }) });
+  const tools = toolsCache({ client, engine, now, reconnect: (cause) => reconnect(client, { cause }), session });
   let revisionSource;
   function learnRevision() {
     const pv = client.transport?.protocolVersion;

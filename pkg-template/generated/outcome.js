@@ -78,6 +78,10 @@ export function encodeInputs(o, k, e) {
           c |= 2;
         }
         break;
+      case 8: // process_exited
+        at = 'outcome.sent';
+        a = code(required(o.sent, at, SENT), at, SENT_CODES, SENT);
+        break;
       default:
     }
   } catch (error) {

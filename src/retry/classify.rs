@@ -49,7 +49,8 @@ impl Delivery {
 /// A recovery step that must happen before (or instead of) a plain re-send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Recover {
-    /// The session is gone (HTTP 404 with a session id, ≤ 2025-11-25): initialize again, then re-send.
+    /// The session is gone (HTTP 404 with a session id, ≤ 2025-11-25), or the stdio server's process is (it
+    /// exited, or stopped answering): initialize again — over a fresh process for stdio —, then re-send.
     Reinitialize,
     /// The server's tool list changed (-32020, 2026-07-28): call `tools/list`, then re-send once.
     RefreshTools,
@@ -69,9 +70,11 @@ pub enum Recover {
 pub const ATTEMPT_REQUESTS: u32 = 2;
 
 impl Recover {
-    /// Whether the action provably follows a request that was not processed (a lost session, a changed tool
-    /// list, a version mismatch): it is taken at once, at most once per call, and neither it nor its re-send
-    /// counts as an attempt. The one definition `decide` and the engine both use.
+    /// Whether the action is taken at once, at most once per call, with neither it nor its re-send counted as
+    /// an attempt: the steps that follow a request that provably was not processed (a lost session, a changed
+    /// tool list, a version mismatch) — and a re-initialization after a lost stdio process, whose request may
+    /// have been processed (the gate in `decide` then stops an unsafe tool). The one definition `decide` and the
+    /// engine both use.
     pub const fn is_one_shot(self) -> bool {
         matches!(self, Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)
     }
@@ -286,6 +289,15 @@ causes! {
     LedgerConflict = "ledger_conflict",
     /// The server's ledger refused the request before any claim (operation id, tenant, validation).
     LedgerRejected = "ledger_rejected",
+    /// The stdio server's process exited while the request was in flight: start a fresh process; the
+    /// request may have been acted on.
+    ProcessExited = "stdio_process_exited",
+    /// The stdio server's process had exited before the request was handed to its transport: start a fresh
+    /// process; nothing was written.
+    ProcessExitedNotSent = "stdio_process_exited_not_sent",
+    /// The stdio server's process stopped answering (the attempt timed out, nothing at all came from it since,
+    /// and it did not answer a ping either): start a fresh process; the request may have been acted on.
+    ProcessUnresponsive = "stdio_process_unresponsive",
 }
 
 impl Cause {
@@ -315,6 +327,10 @@ impl Cause {
                 "the server or a gateway in front of it answered with an error that does not prove the request \
                  was not acted on",
             ),
+            Cause::ProcessExited => Some("the server's process exited while the request was in flight"),
+            Cause::ProcessUnresponsive => {
+                Some("the server's process stopped answering (not even a ping) while the request was in flight")
+            }
             _ => None,
         }
     }
@@ -348,6 +364,10 @@ impl Cause {
             Cause::HeaderMismatch => Some(Recover::RefreshTools),
             Cause::UnsupportedProtocolVersion => Some(Recover::Renegotiate),
             Cause::SdkSessionTerminated | Cause::HttpSessionExpired | Cause::HttpSessionUnknown => {
+                Some(Recover::Reinitialize)
+            }
+            // A lost stdio process: a fresh process is a re-initialization over a new transport.
+            Cause::ProcessExited | Cause::ProcessExitedNotSent | Cause::ProcessUnresponsive => {
                 Some(Recover::Reinitialize)
             }
             Cause::HttpUnauthorized => Some(Recover::Reauthenticate),
@@ -463,6 +483,26 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
             if sent == Sent::No { NotProcessed } else { Unknown },
             Cause::Aborted,
         ),
+        // stdio (2026-07-28 `basic/transports/stdio.mdx`): when the server process exits, the requests in flight
+        // are lost and the client may retry them against a fresh process. Whether one may be re-sent is the
+        // gate's (`decide`): the process may have acted on a request it had read before it died, so the delivery
+        // is unknown and an unsafe tool stops there.
+        AttemptOutcome::ProcessExited { sent: Sent::Maybe } => {
+            Classification::recovering(Unknown, Cause::ProcessExited)
+        }
+        // Proof: JS reports `sent: no` only when the transport had closed (the SDK fired its `onclose` and
+        // dropped it) before this attempt handed it the request — the attempt then calls no SDK method at all
+        // (pkg-template/client/session.js), so no byte of it reached any process.
+        AttemptOutcome::ProcessExited { sent: Sent::No } => {
+            Classification::recovering(NotProcessed, Cause::ProcessExitedNotSent)
+        }
+        // A process that answers nothing — not the request within the attempt timeout, not any other message
+        // since it was written, not a `ping` within another attempt timeout — is not serving anyone: replace it
+        // like a dead one. Every request gets a response (JSON-RPC 2.0 §5; ≤ 2025-11-25 ping.mdx: "The receiver
+        // MUST respond promptly"; 2026-07-28 removed `ping`, so a server of that revision answers -32601 — an
+        // answer all the same). The request may have been read before it stopped: unknown. (A live process with
+        // a slow tool answers the ping and stays a plain timeout: JS never reports this outcome for it.)
+        AttemptOutcome::ProcessUnresponsive => Classification::recovering(Unknown, Cause::ProcessUnresponsive),
     }
 }
 

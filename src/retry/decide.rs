@@ -447,13 +447,15 @@ pub fn decide(i: &DecisionInput<'_>) -> Decision {
             Some(Recover::ResumeStream) => backoff_retry(i, Some(Recover::ResumeStream), Reason::Recover, give_up),
             Some(Recover::Reauthenticate) | None => give_up(Reason::ReauthenticationRequired),
             // The rest are the one-shot actions (`Recover::is_one_shot`: re-initialize, refresh tools,
-            // renegotiate), provably not processed: recover and re-send at once, once.
+            // renegotiate): recover and re-send at once, once — through the gate, since a lost stdio process
+            // (re-initialize) may have acted on this very attempt.
             Some(action) => {
                 if i.call.used(action) {
                     give_up(Reason::RecoverExhausted)
                 } else if i.now_ms >= i.call.deadline_ms {
                     give_up(Reason::Deadline)
-                } else if i.call.maybe_delivered && !i.safety.retry_after_unknown() {
+                } else if (c.delivery == Delivery::Unknown || i.call.maybe_delivered) && !i.safety.retry_after_unknown()
+                {
                     give_up(Reason::UnsafeAfterUnknown)
                 } else {
                     Decision::Retry { delay_ms: 0, recover: Some(action), reason: Reason::Recover }

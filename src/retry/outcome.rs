@@ -190,6 +190,16 @@ pub enum AttemptOutcome {
         /// When to check back, for `in_progress`.
         retry_after_ms: Option<u64>,
     },
+    /// The stdio server's process exited (a crash, an OOM kill, a signal): its transport closed.
+    ProcessExited {
+        /// [`Sent::Maybe`]: the request was in flight — written to the process, or on its way — when the
+        /// transport closed. [`Sent::No`]: the transport had closed before this attempt handed it the request.
+        sent: Sent,
+    },
+    /// The stdio server's process stopped answering: the attempt timed out, the process sent no message at all
+    /// since the request was written, and it did not answer a `ping` within the attempt timeout either. (A
+    /// process that sent anything since, or answered the ping, is a slow tool: a [`AttemptOutcome::Timeout`].)
+    ProcessUnresponsive,
 }
 
 /// What a server's operation ledger can answer instead of running the tool.

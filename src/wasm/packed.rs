@@ -12,7 +12,7 @@ use crate::retry::{AttemptOutcome, Classification, Decision, LedgerStatus, Resul
 use crate::seam::Out;
 use crate::vocab::{
     C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
-    KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT,
+    KIND_PROCESS_EXITED, KIND_PROCESS_UNRESPONSIVE, KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT,
 };
 
 /// A breaker transition's code (`BREAKER_TRANSITIONS`; 0: none).
@@ -117,7 +117,7 @@ pub fn unpack_outcome(kind: f64, a: f64, b: f64, c: f64, d: f64) -> Result<Attem
         }
     };
     let sent = || code(&Sent::ALL, a, Field::Kind);
-    let kind = if kind.fract() == 0.0 && (0.0..=f64::from(KIND_LEDGER)).contains(&kind) {
+    let kind = if kind.fract() == 0.0 && (0.0..=f64::from(KIND_PROCESS_UNRESPONSIVE)).contains(&kind) {
         kind as u32
     } else {
         return Err(Fail::new(FailKind::InvalidValue, Field::Kind, kind));
@@ -139,10 +139,12 @@ pub fn unpack_outcome(kind: f64, a: f64, b: f64, c: f64, d: f64) -> Result<Attem
             AttemptOutcome::StreamBroken { event_id_seen: flag(a), retry_ms: wait(Field::OutcomeRetryMs)? }
         }
         KIND_ABORTED => AttemptOutcome::Aborted { sent: sent()? },
-        _ => AttemptOutcome::Ledger {
+        KIND_LEDGER => AttemptOutcome::Ledger {
             status: code(&LedgerStatus::ALL, a, Field::Kind)?,
             retry_after_ms: wait(Field::OutcomeRetryAfterMs)?,
         },
+        KIND_PROCESS_EXITED => AttemptOutcome::ProcessExited { sent: sent()? },
+        _ => AttemptOutcome::ProcessUnresponsive,
     })
 }
 

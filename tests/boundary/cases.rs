@@ -676,6 +676,6 @@ fn the_decoder_reads_each_key_where_the_description_puts_it() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 10, "every number and code key of every kind");
+    assert_eq!(checked, 11, "every number and code key of every kind");
     assert_eq!(c::engine_free(h), 0.0);
 }
