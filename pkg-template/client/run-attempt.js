@@ -55,6 +55,12 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
   let sent = false;
   try {
     await recoverStep(ctx, recover, cause);
+    if (recover === 'resume_stream' && !resumable(client, run)) {
+      // Nothing to resume here: no event id, or the session the stream was on is gone (re-initialized since —
+      // its Last-Event-ID would replay another request's answer under this one's id). Nothing is sent; the engine
+      // reads what that means for the lost stream (an unsafe tool stays unknown; a retry-safe one is re-sent).
+      return { outcome: { kind: 'network', sent: 'no' } };
+    }
     sent = !signal?.aborted;
     const send = (f) => (ctx.session ? ctx.session.send(f) : f());
     // Built field by field: the spreads of conditional objects were a sixth of a call's cost.
@@ -71,7 +77,10 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
       // and a refused last leg could read "not processed" after the first leg ran. Handed back, the input
       // request is the answer the engine stops on (`answersInput: false`). v1 ignores the option.
       allowInputRequired: true,
-      onresumptiontoken: (t) => (run.resumptionToken = t),
+      onresumptiontoken: (t) => {
+        run.resumptionToken = t;
+        run.resumptionSession = client.transport?.sessionId; // a token is good only on the session that gave it
+      },
     };
     if (options.resetTimeoutOnProgress) {
       // With progress resets, attemptTimeoutMs is the longest silence; the call's deadline stays the hard cap.
@@ -79,7 +88,7 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
       sendOptions.maxTotalTimeout = Math.max(1, run.state.deadlineMs - now());
       sendOptions.onprogress = requestOptions.onprogress ?? (() => {});
     } else if (requestOptions.onprogress) sendOptions.onprogress = requestOptions.onprogress;
-    if (recover === 'resume_stream' && run.resumptionToken) sendOptions.resumptionToken = run.resumptionToken;
+    if (recover === 'resume_stream') sendOptions.resumptionToken = run.resumptionToken;
     // run.round: a continuation's inputResponses and requestState (input-rounds.js).
     const result = await send(() => client.request({ method: 'tools/call', params: callParams }, RESULT_SCHEMA, sendOptions));
     return { outcome: resultOutcome(result), result };
@@ -103,3 +112,6 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     linked?.untie();
   }
 }
+
+/** Whether the call's broken stream can be resumed now: an event id was seen, on the session still in use. */
+const resumable = (client, run) => !!run.resumptionToken && client.transport?.sessionId === run.resumptionSession;
