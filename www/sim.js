@@ -339,3 +339,47 @@ export function simulate(strategy, { clients = 100, ratePerClient = 1, durationS
     calls,
   };
 }
+
+/**
+ * A blip: `calls` calls in flight through one client (they start within the first 50 ms; an attempt takes
+ * `latencyMs`), every attempt sent during `[downFromMs, downFromMs + blipMs)` reset after it was sent, the server
+ * fine after. A held call (`admit` answers a wait) asks again later. Returns the calls that ended `succeeded`,
+ * attempts per call (amplification) and when the last call ended (time to drain), ms from the start.
+ */
+export function simulateBlip(strategy, { calls = 30, blipMs = 1_200, downFromMs = 0, latencyMs = 100, seed = 1 } = {}) {
+  const random = rng(seed);
+  const c = strategy.client(0);
+  const q = new Heap();
+  let seq = 0;
+  for (let i = 0; i < calls; i++) q.push({ t: Math.floor(random() * 50), call: null, i, seq: seq++ });
+  let ok = 0;
+  let sent = 0;
+  let drained = 0;
+  while (q.size) {
+    const ev = q.pop();
+    if (ev.call === null) ev.call = c.begin(ev.t);
+    if (ev.answerAt !== undefined) {
+      drained = Math.max(drained, ev.t);
+      if (ev.sentAt >= downFromMs && ev.sentAt < downFromMs + blipMs) {
+        const delay = c.failed(ev.call, ev.t);
+        if (delay !== null && delay !== undefined) q.push({ t: ev.t + delay, call: ev.call, i: ev.i, seq: seq++ });
+      } else {
+        c.succeeded(ev.call, ev.t);
+        ok++;
+      }
+      continue;
+    }
+    const go = c.admit(ev.call, ev.t);
+    if (typeof go === 'number') {
+      q.push({ t: ev.t + go, call: ev.call, i: ev.i, seq: seq++ });
+      continue;
+    }
+    if (!go) {
+      drained = Math.max(drained, ev.t);
+      continue;
+    }
+    sent++;
+    q.push({ t: ev.t + latencyMs, call: ev.call, i: ev.i, sentAt: ev.t, answerAt: ev.t + latencyMs, seq: seq++ });
+  }
+  return { label: strategy.label, succeeded: ok, calls, amplification: sent / calls, drainMs: drained };
+}

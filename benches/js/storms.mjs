@@ -4,7 +4,7 @@
 // punish a fixed open time).
 import { fileURLToPath } from 'node:url';
 import { ExponentialBackoff } from 'cockatiel';
-import { sharingStrategies, simulate, standardStrategies, STORMS } from '../../www/sim.js';
+import { sharingStrategies, simulate, simulateBlip, standardStrategies, STORMS } from '../../www/sim.js';
 import { fmt } from './measure.mjs';
 
 /** The §5 tables, one per scenario in `STORMS`, every strategy in the same run. */
@@ -21,6 +21,22 @@ export function stormSection({ say, RetryEngine }) {
     }
   }
   sharedSection({ say, RetryEngine });
+  blipSection({ say, RetryEngine });
+}
+
+/** §5c: a blip — calls in flight when every connection resets for 1.2 s, then the server is back. */
+export function blipSection({ say, RetryEngine }) {
+  for (const calls of [5, 30]) {
+    say();
+    say(`## 5c. A 1.2 s blip with ${calls} calls in flight (every attempt in it reset after it was sent; 100 ms an attempt)`);
+    say();
+    say('| strategy | calls that succeeded | amplification | time to drain |');
+    say('|---|---:|---:|---:|');
+    for (const st of standardStrategies(RetryEngine, ExponentialBackoff)) {
+      const r = simulateBlip(st, { calls });
+      say(`| ${r.label} | ${r.succeeded} of ${r.calls} | ${fmt(r.amplification)}× | ${(r.drainMs / 1000).toFixed(1)} s |`);
+    }
+  }
 }
 
 /** §5b: the same storms, each client a separate process (an isolate): a breaker each, or one shared (issue 20 §4). */
