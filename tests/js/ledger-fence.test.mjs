@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -51,12 +51,20 @@ function next(child, pick) {
   });
 }
 
+/** Resolves once process `pid` is stopped (its state in /proc: `T`). */
+async function stopped(pid) {
+  for (;;) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'T') return;
+    await sleep(5);
+  }
+}
+
 /**
- * The paused-process case: server A (a child process) claims the operation and its handler starts; the test
- * stops A (SIGSTOP) while its handler waits to commit; a retry reaches server B (this process, same SQLite
- * file), which answers in progress until A's lease ends on its clock, then — its reconcile hook finding
- * nothing downstream — runs it. Only after B has answered is A resumed (its `go` queued first, so the handler
- * goes on before any of A's timers run). Resolves to the effects written and both answers.
+ * The paused-process case: server A (a child process) claims the operation and its handler is paused
+ * (SIGSTOP) before committing; a retry reaches server B (this process, same SQLite file), which answers in
+ * progress until A's lease ends on its clock, then — its reconcile hook finding nothing downstream — runs it.
+ * Only after B has answered is A resumed (SIGCONT). Resolves to the effects written and both answers.
  */
 async function pausedCase(mode) {
   const sq = sqliteFile();
@@ -73,15 +81,13 @@ async function pausedCase(mode) {
       reconcile: async ({ operationId }) => (who(operationId) ? { status: 'succeeded', result: { content: [{ type: 'text', text: who(operationId) }] } } : { status: 'not_done' }),
     });
     const toolB = withIdempotency(b, async ({ operation_id: op }, extra) => {
-      await claimOf(extra).transaction((tx) => tx.prepare('INSERT INTO effects (op, by) VALUES (?, ?)').run(op, 'B'));
+      db.prepare('INSERT INTO effects (op, by) VALUES (?, ?)').run(op, 'B'); // B is the live owner here
       return { content: [{ type: 'text', text: 'B' }] };
     }, { action: 'transfer', tenant: () => 'org-1' });
     const op = `op-${crypto.randomUUID()}`;
-    const running = next(child, (m) => m.running);
     const answered = next(child, (m) => m.answer);
     child.send({ call: op });
-    await running;
-    process.kill(child.pid, 'SIGSTOP');
+    await stopped(child.pid); // A claimed it and its handler is paused
     let answerB;
     let rounds = 0;
     for (; rounds < 100; rounds++) {
@@ -90,8 +96,7 @@ async function pausedCase(mode) {
       if (meta?.status !== 'in_progress') break;
       await sleep(Math.max(1, meta.retryAfterMs));
     }
-    child.send('go'); // queued while A is stopped: read first when it resumes
-    process.kill(child.pid, 'SIGCONT');
+    process.kill(child.pid, 'SIGCONT'); // resumed only after B has taken over and answered
     const { answer: answerA } = await answered;
     const effects = db.prepare('SELECT by FROM effects WHERE op = ? ORDER BY rowid').all(op).map((r) => r.by);
     return { effects, a: { text: text(answerA), status: answerA?._meta?.[META]?.status }, b: { text: text(answerB), status: answerB?._meta?.[META]?.status }, rounds, events };
@@ -126,6 +131,7 @@ test('a clock 1,100 ms behind on a 1.5 s lease (past the bound of a third) on a 
     const out = await runSkewCase(pkg, {
       make: async ({ a, b }) => [a, b].map((o) => new OperationLedger({ store: new SqliteLedgerStore(sq.open()), ...o })),
       write: (tx, op, by) => tx.prepare('INSERT INTO effects (op, by) VALUES (?, ?)').run(op, by),
+      direct: (op, by) => reader.prepare('INSERT INTO effects (op, by) VALUES (?, ?)').run(op, by),
       read: (op) => reader.prepare('SELECT by FROM effects WHERE op = ?').get(op)?.by,
       count: (op) => reader.prepare('SELECT by FROM effects WHERE op = ? ORDER BY rowid').all(op).map((r) => r.by),
     });

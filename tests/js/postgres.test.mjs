@@ -231,6 +231,7 @@ test('a clock 1,100 ms behind on a 1.5 s lease, two pools as two servers: the fe
       return new OperationLedger({ store, ...o });
     })),
     write: (client, op, by) => client.query('INSERT INTO fence_effects (op, by) VALUES ($1, $2)', [op, by]),
+    direct: (op, by) => pool.query('INSERT INTO fence_effects (op, by) VALUES ($1, $2)', [op, by]),
     read: async (op) => (await pool.query('SELECT by FROM fence_effects WHERE op = $1', [op])).rows[0]?.by,
     count: async (op) => (await pool.query('SELECT by FROM fence_effects WHERE op = $1 ORDER BY n', [op])).rows.map((r) => r.by),
   });

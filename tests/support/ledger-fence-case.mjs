@@ -11,11 +11,11 @@ const text = (r) => r?.content?.[0]?.text;
 
 /**
  * `make({ a, b })` → [ledger A, ledger B] built with those options; `write(tx, op, by)` writes the effect
- * through the store's transaction handle; `read(op)` → who wrote it, or undefined. Resolves to
+ * through the store's transaction handle, `direct(op, by)` on its own; `read(op)` → who wrote it, or undefined. Resolves to
  * `{ effects, a, b, rounds, events }`: the effects written, what each caller was answered (its text and
  * ledger status), how many calls B took to get in, and A's ledger events by type.
  */
-export async function runSkewCase(pkg, { make, write, read, count, leaseMs = 1500, skewMs = -1100 }) {
+export async function runSkewCase(pkg, { make, write, direct, read, count, leaseMs = 1500, skewMs = -1100, fenced = true }) {
   const { claimOf, withIdempotency } = pkg;
   const reconcile = async ({ operationId }) => {
     const by = await read(operationId);
@@ -31,16 +31,18 @@ export async function runSkewCase(pkg, { make, write, read, count, leaseMs = 150
   const answeredB = new Promise((r) => { bAnswered = r; });
   let aRunning;
   const runningA = new Promise((r) => { aRunning = r; });
-  const tool = (ledger, by, before) => withIdempotency(ledger, async ({ operation_id: op }, extra) => {
-    await before?.();
-    await claimOf(extra).transaction((tx) => write(tx, op, by));
+  const tool = (ledger, by, commit) => withIdempotency(ledger, async ({ operation_id: op }, extra) => {
+    await commit(op, extra);
     return { content: [{ type: 'text', text: by }] };
   }, { action: 'transfer', tenant: () => 'org-1' });
-  const toolA = tool(a, 'A', async () => {
+  const toolA = tool(a, 'A', async (op, extra) => {
     aRunning();
     await answeredB;
+    // `fenced: false` (how the "before" was measured): A commits downstream as it may without the fence.
+    if (fenced) await claimOf(extra).transaction((tx) => write(tx, op, 'A'));
+    else await direct(op, 'A');
   });
-  const toolB = tool(b, 'B');
+  const toolB = tool(b, 'B', (op) => direct(op, 'B')); // B is the live owner: its write needs nothing more
   const op = `op-${crypto.randomUUID()}`;
   const first = toolA({ operation_id: op }, {});
   await runningA;

@@ -1,10 +1,12 @@
-// Server A of the paused-process case, in a process of its own so that a test can stop it (SIGSTOP) and
-// resume it (SIGCONT): an OperationLedger on a SQLite file, a tool behind withIdempotency whose handler tells
-// the test it is running, waits for the test's `go`, then commits its effect — after checking its claim's
-// signal (`mode` signal) or through the claim's fenced transaction (`mode` transaction).
+// Server A of the paused-process case, in a process of its own: an OperationLedger on a SQLite file, a tool
+// behind withIdempotency whose handler is paused mid-run — it stops itself (SIGSTOP) while waiting on a short
+// timer, as a process frozen by its host, a debugger or a long GC would be — and, once the test has resumed it
+// (SIGCONT), commits its effect: after checking its claim's signal (`mode` signal) or through the claim's
+// fenced transaction (`mode` transaction). Its timer was due before the lease's renewal, so on resume the
+// handler goes on before any renewal has told it anything.
 //
 //   node ledger-pause-child.mjs <pkg dir> <sqlite file> <leaseMs> <signal|transaction>
-// Messages in: { call: operationId }, 'go'. Out: { ready }, { running }, { event }, { answer }.
+// Messages in: { call: operationId }. Out: { ready }, { event }, { answer }.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
@@ -23,17 +25,11 @@ const ledger = new OperationLedger({
   reconcile: async ({ operationId }) => (done(operationId) ? { status: 'succeeded', result: { content: [{ type: 'text', text: done(operationId).by }] } } : { status: 'not_done' }),
   onEvent: (e) => process.send({ event: { type: e.type, reason: e.reason } }),
 });
-const go = () => new Promise((resolve) => {
-  const on = (m) => {
-    if (m !== 'go') return;
-    process.off('message', on);
-    resolve();
-  };
-  process.on('message', on);
-});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const tool = withIdempotency(ledger, async ({ operation_id: op }, extra) => {
-  process.send({ running: true });
-  await go();
+  const wake = sleep(1); // due long before the first renewal (a third of the lease)
+  process.kill(process.pid, 'SIGSTOP'); // paused here, until the test resumes it
+  await wake;
   if (mode === 'signal') {
     const { signal } = claimOf(extra); // read afresh, right before committing
     if (signal.aborted) throw signal.reason;
