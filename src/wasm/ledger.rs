@@ -16,9 +16,9 @@ use super::out::put_ledger as put;
 use super::JsResult;
 use crate::input::MAX_DURATION_MS;
 use crate::ledger::{
-    admit_matching, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, give_up_at_ms, keep_alive_ms, lookup, release,
-    renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record, RecordState, ReleaseRefusal,
-    MAX_TEXT_BYTES,
+    admit_matching, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, give_up_at_ms, keep_alive_ms,
+    lookup, release, renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record,
+    RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
 };
 use crate::seam::{LedgerOut, RECORD_NUMBERS};
 
