@@ -10,6 +10,8 @@
 // goes downstream so a stale writer can be refused there too; `transaction(work)` checks it where the write
 // lands: the handler's writes commit in the store's transaction only while the claim is still the record's.
 
+import { typeError } from '../errors.js';
+
 /** Why a handler's claim signal aborted: `reason` is `record_changed` or `not_renewed`. */
 export class LeaseLost extends Error {
   constructor(reason, fence, committed) {
@@ -159,7 +161,11 @@ export class ClaimHold {
    */
   async transaction(work) {
     const { store, rules, now: clock, mono, every } = this.#env;
-    if (this.#stopped) throw new TypeError('the claim has ended: its handler returned');
+    if (typeof store.transaction !== 'function') {
+      throw typeError('store', 'claim.transaction needs a ledger store with transaction() (SQLite, Postgres, D1 or a Durable Object)', 'not_transactional');
+    }
+    if (typeof work !== 'function') throw typeError('work', 'claim.transaction(work): work must be a function of the transaction');
+    if (this.#stopped) throw typeError('claim', 'the claim has ended: its handler returned', 'claim_ended');
     this.#committing = true;
     try {
       if (this.#renewing) await this.#settled();

@@ -183,3 +183,59 @@ test('a renewal that never answers (a hung store) does not hold the finished han
   assert.equal((await ledger.status({ tenant: 't', action: 'w', operationId: id })).status, 'succeeded', 'recorded');
   assert.ok(events.some((e) => e.type === 'lease_lost' && e.reason === 'not_renewed'), JSON.stringify(events.map((e) => e.type)));
 });
+
+test('claim.transaction while the claim is held: the writes commit once, renewals go on from the version it wrote, the outcome is recorded; a throwing work rolls back', { timeout: 20_000 }, async () => {
+  const sq = sqliteFile();
+  const alive = setInterval(() => {}, 1_000); // a server's listening socket (the ledger's timers keep nothing up)
+  try {
+    const db = sq.open();
+    const sqlite = new SqliteLedgerStore(db);
+    let renewed = 0;
+    let wake;
+    const store = {
+      get: (k) => sqlite.get(k),
+      insert: (k, r) => sqlite.insert(k, r),
+      replace: async (k, v, r, res) => {
+        const ok = await sqlite.replace(k, v, r, res);
+        if (r.state === 'pending' && ok) (renewed++, wake?.());
+        return ok;
+      },
+      transaction: (...a) => sqlite.transaction(...a),
+    };
+    const events = [];
+    const ledger = new OperationLedger({ store, leaseMs: 300, onEvent: (e) => events.push(e) });
+    const rows = (op) => db.prepare('SELECT by FROM effects WHERE op = ?').all(op).map((r) => r.by);
+    const h = withIdempotency(ledger, async ({ operation_id: op, fail }, extra) => {
+      const claim = claimOf(extra);
+      if (fail) {
+        await assert.rejects(claim.transaction((tx) => {
+          tx.prepare('INSERT INTO effects (op, by) VALUES (?, ?)').run(op, 'x');
+          throw new Error('downstream refused');
+        }), /downstream refused/);
+        assert.deepEqual(rows(op), [], 'rolled back');
+      }
+      const n = await claim.transaction((tx) => tx.prepare('INSERT INTO effects (op, by) VALUES (?, ?)').run(op, 'A').changes);
+      const after = renewed;
+      await new Promise((r) => { wake = () => renewed >= after + 2 && r(); }); // two renewals after the commit
+      assert.equal(claim.signal.aborted, false);
+      return { content: [{ type: 'text', text: `wrote ${n}` }] };
+    }, { action: 'w', tenant: () => 't' });
+    for (const fail of [false, true]) {
+      const op = `op-${crypto.randomUUID()}`;
+      const out = await h({ operation_id: op, fail }, {});
+      assert.equal(text(out), 'wrote 1');
+      assert.deepEqual(rows(op), ['A']);
+      assert.equal((await ledger.status({ tenant: 't', action: 'w', operationId: op })).status, 'succeeded');
+    }
+    assert.deepEqual(events.map((e) => e.type), [], 'no lease lost, no late finish');
+    // A store without transactions: a typed error, not a crash.
+    const mem = withIdempotency(new OperationLedger({ store: new MemoryLedgerStore() }), async (_a, extra) => {
+      await assert.rejects(claimOf(extra).transaction(() => {}), (e) => e instanceof TypeError && e.code === 'not_transactional' && e.field === 'store');
+      return { content: [] };
+    }, { action: 'w', tenant: () => 't' });
+    await mem({ operation_id: `op-${crypto.randomUUID()}` }, {});
+  } finally {
+    clearInterval(alive);
+    sq.close();
+  }
+});
