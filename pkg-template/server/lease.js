@@ -178,7 +178,9 @@ export class ClaimHold {
         value = await work(tx);
         return { record: renewed, result: undefined };
       });
-      if (!won) {
+      // Not applied — unless the store could not tell and read back a changed record that is this very
+      // renewal (D1: a batch whose answer was lost): then it committed after all.
+      if (!won && !sameRecord((await store.get(this.#key))?.record, renewed)) {
         this.#lose('record_changed');
         throw new LeaseLost('record_changed', this.fence, false);
       }
