@@ -206,6 +206,8 @@ export declare class LedgerStoreError extends Error {
 export declare class LeaseLost extends Error {
   readonly reason: 'record_changed' | 'not_renewed';
   readonly fence: number;
+  /** `false` when `claim.transaction` was refused: none of its writes stand. */
+  readonly committed?: false;
 }
 
 /** A claim kept while its handler runs (`OperationLedger.hold`). */
@@ -217,7 +219,9 @@ export interface LedgerClaimHold {
   readonly live: boolean;
   /** The claim as last renewed. */
   readonly claim: LedgerRecord;
-  /** Ends the renewals; resolves to the claim to `finish` with. */
+  /** `work(tx)` in the store's transaction, committed only while the claim is the record's (see `LedgerClaimContext.transaction`). */
+  transaction<T, Tx = any>(work: (tx: Tx) => T | Promise<T>): Promise<T>;
+  /** Ends the renewals; resolves to the claim to `finish` with (a renewal in flight is waited for up to the give-up point). */
   stop(): Promise<LedgerRecord>;
 }
 
@@ -225,8 +229,19 @@ export interface LedgerClaimHold {
 export interface LedgerClaimContext extends LedgerKey {
   /** The fencing token (the claim's version): pass it downstream so that a stale run is refused there. */
   readonly fence: number;
-  /** Aborts when the claim can no longer be kept: stop, and do not commit. */
+  /**
+   * Aborts when the claim can no longer be kept: stop, and do not commit. It also aborts once the claim's
+   * give-up point (a third of the lease before its end) passes on this process's monotonic clock with no
+   * renewal landed — after a pause too: read `claimOf(extra).signal` afresh right before committing.
+   */
   readonly signal: AbortSignal;
+  /**
+   * Runs `work(tx)` in one transaction of the ledger's store (SQLite, Postgres, D1, Durable Object) that
+   * commits only while this claim is still the record's: the fence is checked where the write lands. Refused
+   * (the record changed hands): rejects with a `LeaseLost` (`committed: false`), none of the writes stand, and
+   * `withIdempotency` answers what the ledger now says (the other run's result, or in progress).
+   */
+  transaction<T, Tx = any>(work: (tx: Tx) => T | Promise<T>): Promise<T>;
 }
 /** The claim the handler with this `extra` runs under, or `undefined` outside a `withIdempotency` handler. */
 export declare function claimOf(extra: unknown): LedgerClaimContext | undefined;
@@ -262,9 +277,9 @@ export declare class OperationLedger {
   hold(key: LedgerKey, claim: LedgerRecord): LedgerClaimHold;
   /**
    * Which action holds `operationId` for `tenant`: the asked one, else the one action registered by
-   * `withIdempotency` on this ledger that does (`{ ambiguous: true }` for several). One tenant only.
+   * `withIdempotency` on this ledger that does (`{ ambiguous: true, actions }` for several). One tenant only.
    */
-  locate(query: { tenant: string; operationId: string; action: string }): Promise<{ action: string } | { ambiguous: true } | undefined>;
+  locate(query: { tenant: string; operationId: string; action: string }): Promise<{ action: string } | { ambiguous: true; actions: string[] } | undefined>;
   /** Records the outcome; a result that cannot be encoded (BigInt, function, Symbol, cycle) is recorded as a note. */
   finish(key: LedgerKey, claim: LedgerRecord, state: 'succeeded' | 'failed' | 'unknown', result?: unknown): Promise<boolean>;
   /**
@@ -368,6 +383,20 @@ export interface IdempotencyOptions<Extra> {
    * The ledger's store must be SQLite, Postgres, D1 or a Durable Object (else a `TypeError`, `field: 'transaction'`).
    */
   transaction?: boolean;
+  /**
+   * Asked on every call — a replay included — before the ledger is read, with the call's arguments: anything
+   * but `true` (a throw included, told to `onEvent` as `authorize_error`) answers `rejected`, reason
+   * `unauthorized`, and reveals nothing (not whether the id was used). Put here the permission checks the write
+   * needs: a replay skips the handler, so checks inside it do not run for a reused key.
+   */
+  authorize?: (ctx: LedgerKey & { args: Record<string, unknown>; extra: Extra }) => boolean | Promise<boolean>;
+  /**
+   * With a tenant wider than one principal (an organisation): the caller's own principal (the token's
+   * subject). It is bound into the record's fingerprint, so another principal's call with the same id and
+   * input is a `conflict` (nothing done, nothing revealed), never a replay of this one's result. A request
+   * without one is `rejected` (`unauthenticated`).
+   */
+  principal?: (extra: Extra) => string | undefined | Promise<string | undefined>;
 }
 
 /**
@@ -389,7 +418,7 @@ export declare function withIdempotency<Args extends Record<string, unknown>, Ex
 export { LEDGER_META_KEY } from '../generated/names.js';
 
 /** Why `withIdempotency` answered `rejected`: refused before any claim, or (`rolled_back`) rolled back whole; nothing took effect. */
-export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'invalid_input' | 'validation_failed' | 'rolled_back';
+export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'unauthorized' | 'invalid_input' | 'validation_failed' | 'rolled_back';
 
 /** What the ledger's own answers carry under `_meta[LEDGER_META_KEY]`. */
 export type LedgerMeta =

@@ -20,6 +20,9 @@ export const COUNTERS = new WeakMap();
 /** Each ledger's internals for withIdempotency and the status tool: `{ emit(event), addAction(action) }`. */
 export const INTERNALS = new WeakMap();
 
+/** The monotonic clock a claim's give-up point is kept on (a paused process's wall clock may jump or be skewed). */
+const MONO = () => performance.now();
+
 /** The record changed while the reconcile hook was asked: look again. */
 const RACED = Symbol('raced');
 
@@ -80,7 +83,7 @@ export class OperationLedger {
     INTERNALS.set(this, this.#inner);
     if (opentelemetry !== undefined) COUNTERS.set(this, ledgerInstruments(opentelemetry, this.#inner, this.#actions, cacheMs));
     this.#keepAliveMs = this.#rules.keepAliveMs;
-    this.#holdEnv = { store, rules: this.#rules, now: this.#now, emit, live: this.#live, every: this.#keepAliveMs };
+    this.#holdEnv = { store, rules: this.#rules, now: this.#now, mono: MONO, emit, live: this.#live, every: this.#keepAliveMs };
   }
 
   /** Tells `onEvent` (a throw there is ignored) and counts the incident. */
@@ -326,8 +329,8 @@ export class OperationLedger {
   /**
    * Which action of this ledger holds `operationId` for `tenant` (read-only, one tenant only): the asked
    * `action` if its record exists, else the one action registered by `withIdempotency` on this ledger under
-   * which a record of the id exists. Resolves to `{ action }`, `{ ambiguous: true }` (several actions hold the
-   * id: the caller cannot be told which it meant) or `undefined` (none). The status tool asks by tool name;
+   * which a record of the id exists. Resolves to `{ action }`, `{ ambiguous: true, actions }` (several actions
+   * hold the id: the caller cannot be told which it meant) or `undefined` (none). The status tool asks by tool name;
    * this is how it finds a write whose `withIdempotency` named its action otherwise.
    */
   async locate({ tenant, operationId, action }) {
@@ -336,7 +339,7 @@ export class OperationLedger {
     const found = [];
     for (const a of this.#actions) if (a !== action && (await has(a))) found.push(a);
     if (found.length === 1) return { action: found[0] };
-    return found.length ? { ambiguous: true } : undefined;
+    return found.length ? { ambiguous: true, actions: found } : undefined;
   }
 
   /**

@@ -48,6 +48,8 @@ export declare class LedgerRules {
   release(stored: LedgerRecord, nowMs: number): LedgerReleaseRule;
   /** The claim renewed by the run that holds it: a new lease from `nowMs`, the next version (pending only). */
   renew(claimed: LedgerRecord, nowMs: number): LedgerRecord;
+  /** When the owner of `claimed` gives up on it (ms, on the clock it was written by): a third of the lease before its end. */
+  giveUpAt(claimed: LedgerRecord): number;
   /** How often a running claim is renewed, and how long before its lease ends its owner gives up: a third of the lease. */
   readonly keepAliveMs: number;
   /** Ends their use; later calls are a `freed` TypeError. */

@@ -8,7 +8,7 @@
 // The rule exports import nothing, so no JS runs inside them.
 import {
   errorDetail, initSync, isValidOperationId as rawIsValidOperationId, ledgerAdmit, ledgerClaim, ledgerConfig, ledgerDefault,
-  ledgerFinish, ledgerKeepAlive, ledgerLookup, ledgerRelease, ledgerRenew, ledgerSlots,
+  ledgerFinish, ledgerGiveUpAt, ledgerKeepAlive, ledgerLookup, ledgerRelease, ledgerRenew, ledgerSlots,
 } from '../mcp_retry_policy_server.js';
 import { guardFunction, stackGuard } from '../guard.js';
 import { rangeError, typeError, typeName } from '../errors.js';
@@ -209,6 +209,16 @@ export class LedgerRules {
   get keepAliveMs() {
     live(this);
     return ok(ledgerKeepAlive(this.#ttl, this.#lease));
+  }
+
+  /**
+   * When the owner of `claimed` (a pending claim it holds) gives up on it, on the clock the claim was written
+   * by: a third of the lease before it ends. Past it the run must not commit (its claim's signal aborts).
+   */
+  giveUpAt(claimed) {
+    live(this);
+    readRecord(claimed, false);
+    return ok(ledgerGiveUpAt(R[2], this.#ttl, this.#lease));
   }
 
   /**

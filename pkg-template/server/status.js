@@ -38,8 +38,10 @@ const WORDS = {
  * (`OperationLedger.locate`), within the caller's tenant only; an id held under several actions is
  * `unknown` (ambiguous). `tenant(extra)` reads the authenticated principal, as for `withIdempotency`; a
  * request without one is refused. `authorize({ tenant, action, operationId, extra })` (optional; may be
- * async) decides whether this caller may read the record found under `action`: anything but `true` — a
- * throw included — answers exactly as an id never used (`not_found`), so a refusal tells nothing. `z` is
+ * async) decides whether this caller may read records under `action`: it is asked first, for the asked action,
+ * before anything is read, then for the action the record is found under; anything but `true` — a throw
+ * included — answers exactly as an id never used (`not_found`), so a refusal tells nothing (an id held under
+ * several actions is `unknown` only when the caller may read more than one of them). `z` is
  * the zod the server's SDK uses (default: the `zod` this package resolves; pass yours when several copies
  * are installed). Returns the registered tool.
  */
@@ -59,12 +61,25 @@ export function registerStatusTool(server, ledger, options = {}) {
       return false;
     }
   };
+  // `authorize` is asked before anything is read, for the asked action, then for each action the id was found
+  // under: a caller it refuses reads `not_found` whatever exists — never `unknown` for an id used under two
+  // actions it may not read, nor a record's existence under another action.
   const lookup = async (who, action, operationId, extra) => {
+    const may = (a) => allowed({ tenant: who, action: a, operationId, extra });
+    if (!(await may(action))) return { status: OPERATION_NOT_FOUND };
     const found = await ledger.locate({ tenant: who, operationId, action });
     if (!found) return { status: OPERATION_NOT_FOUND };
-    if (found.ambiguous) return { status: OPERATION_UNKNOWN };
-    if (!(await allowed({ tenant: who, action: found.action, operationId, extra }))) return { status: OPERATION_NOT_FOUND };
-    return ledger.status({ tenant: who, action: found.action, operationId });
+    let hit = found.action;
+    if (found.ambiguous) {
+      const readable = [];
+      for (const a of found.actions) if (await may(a)) readable.push(a);
+      if (readable.length > 1) return { status: OPERATION_UNKNOWN }; // several it may read: never a guess
+      hit = readable[0];
+    } else if (hit !== action && !(await may(hit))) {
+      hit = undefined;
+    }
+    if (hit === undefined) return { status: OPERATION_NOT_FOUND };
+    return ledger.status({ tenant: who, action: hit, operationId });
   };
   if (typeof name !== 'string' || !name) throw optError('name', 'a non-empty string');
   if (typeof z?.string !== 'function') throw optError('z', 'zod (the `z` export)');

@@ -7,9 +7,9 @@ import { optionError as optError } from '../errors.js';
 import { isValidOperationId } from './rules.js';
 import { fingerprint } from './fingerprint.js';
 import { COUNTERS, INTERNALS, LedgerStoreError, OperationLedger, OutcomeUnknown } from './ledger.js';
-import { HandlerClaim } from './lease.js';
+import { HandlerClaim, LeaseLost } from './lease.js';
 import {
-  LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED,
+  LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, OPERATION_IN_PROGRESS, RECORD_FAILED, RECORD_SUCCEEDED,
   RECORD_UNKNOWN,
 } from '../generated/names.js';
 
@@ -73,7 +73,7 @@ function storeDown(operationId, arg) {
 export function withIdempotency(ledger, handler, options = {}) {
   if (!(ledger instanceof OperationLedger)) throw optError('ledger', 'an OperationLedger');
   if (typeof handler !== 'function') throw optError('handler', 'a function');
-  const { action, tenant, operationIdArgument = 'operation_id', validate, transaction = false } = options ?? {};
+  const { action, tenant, operationIdArgument = 'operation_id', validate, transaction = false, authorize, principal } = options ?? {};
   if (typeof action !== 'string' || !action) throw optError('action', 'a non-empty string');
   if (typeof transaction !== 'boolean') throw optError('transaction', 'true or false');
   if (transaction && !ledger.transactional) {
@@ -81,6 +81,8 @@ export function withIdempotency(ledger, handler, options = {}) {
   }
   if (typeof tenant !== 'function') throw optError('tenant', 'a function of the request context');
   if (validate !== undefined && typeof validate !== 'function') throw optError('validate', 'a function');
+  if (authorize !== undefined && typeof authorize !== 'function') throw optError('authorize', 'a function ({ tenant, action, operationId, args, extra }) → true to allow');
+  if (principal !== undefined && typeof principal !== 'function') throw optError('principal', 'a function of the request context');
   const { emit, addAction } = INTERNALS.get(ledger);
   addAction(action); // the status tool finds this action's records by tool name too (OperationLedger.locate)
 
@@ -117,6 +119,22 @@ export function withIdempotency(ledger, handler, options = {}) {
       return rejected('unauthenticated', operationId, 'This request has no authenticated tenant; nothing was done.');
     }
     const key = { tenant: who, action, operationId };
+    // Asked on every call, a replay included, before the ledger is read: a caller the write would refuse
+    // learns nothing of a recorded result, nor whether the id was used.
+    if (authorize && !(await allowed({ tenant: who, action, operationId, args, extra }, key))) {
+      return rejected('unauthorized', operationId, 'This caller is not allowed to make this call; nothing was done.');
+    }
+    let bound;
+    if (principal) {
+      try {
+        bound = await principal(extra);
+      } catch {
+        bound = undefined;
+      }
+      if (typeof bound !== 'string' || !bound) {
+        return rejected('unauthenticated', operationId, 'This request has no authenticated principal; nothing was done.');
+      }
+    }
     if (validate) {
       let problem;
       try {
@@ -132,7 +150,9 @@ export function withIdempotency(ledger, handler, options = {}) {
     const { [operationIdArgument]: _, ...input } = args;
     let inputFingerprint;
     try {
-      inputFingerprint = fingerprint(input);
+      // With `principal`, the caller is part of what the id stands for: another principal's call with the
+      // same id and input is a different request (a conflict), never answered with this one's result.
+      inputFingerprint = fingerprint(bound === undefined ? input : { principal: bound, input });
     } catch (e) {
       // Input the fingerprint refuses (too large, not JSON): refused before any claim.
       return rejected('invalid_input', operationId, `The input cannot be fingerprinted (${e?.message ?? String(e)}); nothing was done.`);
@@ -156,6 +176,9 @@ export function withIdempotency(ledger, handler, options = {}) {
       result = await handler(args, context);
       state = result?.isError ? RECORD_FAILED : RECORD_SUCCEEDED;
     } catch (error) {
+      // Its fenced transaction was refused (another run took the record over): none of its writes stand,
+      // and the record is the other run's. This caller hears what every caller hears now.
+      if (error instanceof LeaseLost && error.committed === false) return afterRefusedCommit(key, hold);
       // OutcomeUnknown says so; any other exception after the claim cannot say whether it committed either.
       if (!(error instanceof OutcomeUnknown)) emit({ type: 'handler_error', during: 'handler', key, error });
       state = RECORD_UNKNOWN;
@@ -168,6 +191,37 @@ export function withIdempotency(ledger, handler, options = {}) {
       // The record stays pending (told to onEvent): after its lease it is reconciled. The caller still gets the truth now.
     }
     return result;
+  }
+
+  /** `authorize`'s answer: anything but `true` — a throw included (told to onEvent) — refuses. */
+  async function allowed(ctx, key) {
+    try {
+      return (await authorize(ctx)) === true;
+    } catch (error) {
+      emit({ type: 'authorize_error', key, error });
+      return false;
+    }
+  }
+
+  /**
+   * After `claim.transaction` was refused: this run committed nothing and the record changed hands. Answers
+   * what the ledger says now — the other run's result (the replay every caller gets), in progress, or unknown.
+   */
+  async function afterRefusedCommit(key, hold) {
+    const { operationId } = key;
+    await hold.stop();
+    let now;
+    try {
+      now = await ledger.status(key);
+    } catch {
+      now = undefined;
+    }
+    if (now?.status === RECORD_SUCCEEDED || now?.status === RECORD_FAILED) {
+      if (counter && now.result !== null && typeof now.result === 'object') replays.add(now.result);
+      return now.result;
+    }
+    if (now?.status === OPERATION_IN_PROGRESS) return answerAdmission({ action: 'in_progress', retryAfterMs: now.retryAfterMs }, operationId);
+    return unknownReply(operationId, operationIdArgument);
   }
 
   /** The transaction option: the handler's writes and the record commit together (`executeAtomically`). */
@@ -209,7 +263,7 @@ export function withIdempotency(ledger, handler, options = {}) {
         return admission.result;
       case 'conflict':
         return reply(LEDGER_CONFLICT, operationId,
-          `${operationIdArgument} ${operationId} was already used for a different request; nothing was done. Use a new ${operationIdArgument} for a new request.`);
+          `${operationIdArgument} ${operationId} was already used for a different request${principal ? ' (other input, or another caller)' : ''}; nothing was done. Use a new ${operationIdArgument} for a new request.`);
       case 'in_progress':
         return reply(LEDGER_IN_PROGRESS, operationId,
           `This operation (${operationIdArgument} ${operationId}) is still running. Check back with the same ${operationIdArgument}; do not use a new one.`,

@@ -341,6 +341,18 @@ pub const fn keep_alive_ms(config: &LedgerConfig) -> u64 {
     }
 }
 
+/// When the owner of `claimed` gives up on it: a third of the lease before the lease ends
+/// ([`keep_alive_ms`]), on the clock the record was written by.
+///
+/// Read on the owner's *local monotonic* clock (the time elapsed since the record was written added to the
+/// `now_ms` it was written at), this is the point past which the owner's run must not commit any more, even
+/// when no renewal has failed: a process paused past it (a stopped VM, a long GC pause) may find its claim
+/// taken over when it resumes, and a peer whose clock runs ahead by up to a third of the lease may reconcile
+/// the record from here on. Its signal fires here.
+pub const fn give_up_at_ms(claimed: &Record, config: &LedgerConfig) -> u64 {
+    claimed.lease_until_ms.saturating_sub(keep_alive_ms(config))
+}
+
 /// The claim renewed at `now_ms` by the run that holds it (heartbeat): a new lease from now, the next
 /// version (the store's compare-and-swap on the previous one refuses a renewal of a claim that changed
 /// hands). The claim's *fence* — the version it was claimed with, handed to the handler as a fencing token —
@@ -630,6 +642,21 @@ mod tests {
         let long = Record { lease_until_ms: 5_000, ..claim(None, FP, 0, &cfg) };
         assert_eq!(renew(&long, 10, &cfg).map(|r| r.lease_until_ms), Some(5_000));
         assert_eq!(keep_alive_ms(&LedgerConfig { ttl_ms: 2, lease_ms: 2 }), 1);
+    }
+
+    #[test]
+    fn the_owner_gives_up_a_third_of_the_lease_before_it_ends() {
+        let cfg = LedgerConfig { ttl_ms: 10_000, lease_ms: 1_500 };
+        let held = claim(None, FP, 1_000, &cfg);
+        assert_eq!(held.lease_until_ms, 2_500);
+        assert_eq!(give_up_at_ms(&held, &cfg), 2_000, "lease end − a third");
+        // A renewal moves it with the lease; the owner always has two thirds of the lease before it.
+        let renewed = renew(&held, 1_500, &cfg).unwrap_or(held.clone());
+        assert_eq!(give_up_at_ms(&renewed, &cfg), 2_500);
+        // The smallest lease: a millisecond before its end; never below zero.
+        let tiny = LedgerConfig { ttl_ms: 2, lease_ms: 2 };
+        assert_eq!(give_up_at_ms(&claim(None, FP, 0, &tiny), &tiny), 1);
+        assert_eq!(give_up_at_ms(&Record { lease_until_ms: 0, ..held }, &cfg), 0);
     }
 
     #[test]

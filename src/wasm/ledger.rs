@@ -16,9 +16,9 @@ use super::out::put_ledger as put;
 use super::JsResult;
 use crate::input::MAX_DURATION_MS;
 use crate::ledger::{
-    admit_matching, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, keep_alive_ms, lookup, release,
-    renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record, RecordState, ReleaseRefusal,
-    MAX_TEXT_BYTES,
+    admit_matching, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, give_up_at_ms, keep_alive_ms,
+    lookup, release, renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record,
+    RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
 };
 use crate::seam::{LedgerOut, RECORD_NUMBERS};
 
@@ -235,6 +235,17 @@ pub fn ledger_renew(
 #[wasm_bindgen(js_name = ledgerKeepAlive)]
 pub fn ledger_keep_alive(ttl_ms: f64, lease_ms: f64) -> f64 {
     run(|| Ok(keep_alive_ms(&valid_config(ttl_ms, lease_ms)?) as f64))
+}
+
+/// When the owner of a claim whose lease ends at `lease_until_ms` gives up on it (ms, on the clock the claim
+/// was written by): a third of the lease before its end, or a failure for a lease out of range.
+#[wasm_bindgen(js_name = ledgerGiveUpAt)]
+pub fn ledger_give_up_at(lease_until_ms: f64, ttl_ms: f64, lease_ms: f64) -> f64 {
+    run(|| {
+        let cfg = valid_config(ttl_ms, lease_ms)?;
+        let claimed = record(0.0, lease_until_ms, 0.0, 0.0, 1.0)?;
+        Ok(give_up_at_ms(&claimed, &cfg) as f64)
+    })
 }
 
 /// An operator's release at `now_ms`: 0 when released (the record in the out slots), 1 when refused (the

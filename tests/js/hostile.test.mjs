@@ -329,7 +329,8 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'finish': (p) => rules.finish(recordOf(p), p.rnd() < 0.5 ? 'succeeded' : p(), p.rnd() < 0.5 ? 6 : p()),
     'release': (p) => rules.release(recordOf(p), p.rnd() < 0.5 ? 6 : p()),
     'lookup': (p) => rules.lookup(recordOf(p), p.rnd() < 0.5 ? 6 : p()),
-    'admit/claim/finish/release/lookup (hostile this)': (p) => [LP.admit, LP.claim, LP.finish, LP.release, LP.lookup][Math.floor(p.rnd() * 5)].call(p(), good, 'fp', 6),
+    'giveUpAt': (p) => rules.giveUpAt(recordOf(p)),
+    'admit/claim/finish/release/lookup/giveUpAt (hostile this)': (p) => [LP.admit, LP.claim, LP.finish, LP.release, LP.lookup, LP.giveUpAt][Math.floor(p.rnd() * 6)].call(p(), good, 'fp', 6),
     'claim (a getter frees the rules)': () => doomed.claim(freeing, 'fp', 6),
     'getters (hostile this)': (p) => getters[Math.floor(p.rnd() * 2)].call(p.rnd() < 0.1 ? rules : p()),
     'free / dispose (hostile this)': (p) => {
@@ -350,6 +351,7 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'raw ledgerRelease': raw('ledgerRelease', 8),
     'raw ledgerRenew': raw('ledgerRenew', 8),
     'raw ledgerKeepAlive': raw('ledgerKeepAlive', 2),
+    'raw ledgerGiveUpAt': raw('ledgerGiveUpAt', 3),
     'raw ledgerSlots': raw('ledgerSlots', 1),
     'raw errorDetail': raw('errorDetail', 1),
     'raw maxFingerprintBytes': raw('maxFingerprintBytes', 1),
@@ -367,7 +369,7 @@ test('server face: every entry point survives hostile calls, then works, with bo
   assert.throws(() => doomed.ttlMs, (e) => e instanceof TypeError && e.code === 'freed', 'a getter freed those: later use is typed');
   const grown = memory() - before;
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
-  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['admit', 'claim', 'constructor', 'finish', 'free', 'keepAliveMs', 'leaseMs', 'lookup', 'release', 'renew', 'ttlMs']);
+  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['admit', 'claim', 'constructor', 'finish', 'free', 'giveUpAt', 'keepAliveMs', 'leaseMs', 'lookup', 'release', 'renew', 'ttlMs']);
   // Every raw export is covered above (the fingerprint ones by name), so one added later is noticed here.
   const exported = Object.keys(rawServer).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).flatMap((k) => (k.startsWith('raw ') ? [k.slice(4)] : ['fingerprintJson', 'fingerprintCanonical', 'isValidOperationId'].includes(k) ? [k] : [])).sort();

@@ -39,7 +39,7 @@ async function connect(url, token) {
 }
 
 /** A server whose tool `tickets_create` records under the action `create_ticket`. */
-function ticketDesk(ledger, effects, tenant, statusOptions = {}) {
+function ticketDesk(ledger, effects, tenant, statusOptions = {}, writeOptions = {}) {
   return (server) => {
     registerStatusTool(server, ledger, { tenant, z, ...statusOptions });
     server.registerTool('tickets_create', {
@@ -49,12 +49,12 @@ function ticketDesk(ledger, effects, tenant, statusOptions = {}) {
     }, withIdempotency(ledger, async ({ title }, extra) => {
       effects.push({ title, by: tenant(extra) });
       return { ...text(`ticket for ${title}`), structuredContent: { ticket: `T-${effects.length}`, title } };
-    }, { action: 'create_ticket', tenant }));
+    }, { action: 'create_ticket', tenant, ...writeOptions }));
     server.registerTool('payroll_adjust', {
       description: 'Adjust a payroll entry.',
       inputSchema: { amount: z.number(), operation_id: z.string() },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-    }, withIdempotency(ledger, async ({ amount }) => text(`adjusted by ${amount}`), { action: 'payroll_adjust', tenant }));
+    }, withIdempotency(ledger, async ({ amount }) => text(`adjusted by ${amount}`), { action: 'payroll_adjust', tenant, ...writeOptions }));
   };
 }
 
@@ -163,6 +163,99 @@ test('item 3: the status tool\'s authorize hook decides which caller reads which
   const thrown = await (await connect(url2, 'alice')).callTool({ name: 'operation_status', arguments: { action: 'payroll_adjust', operation_id: id } });
   assert.equal(thrown.structuredContent.status, 'not_found');
   assert.doesNotMatch(JSON.stringify(thrown), /policy service/);
+});
+
+const org = (extra) => extra.authInfo?.clientId; // a tenant wider than one user: the organisation's app
+const sub = (extra) => extra.authInfo?.extra?.sub;
+const metaOf = (r) => r?._meta?.['dev.mcp-retry-policy/ledger'];
+
+test('another user of the same tenant (the organisation): with `principal`, user B replaying A\'s operation_id and input is refused as a conflict, never given A\'s result', async () => {
+  const ledger = new OperationLedger({ store: new MemoryLedgerStore() });
+  const effects = [];
+  const { url } = await start(ticketDesk(ledger, effects, org, {}, { principal: sub }));
+  const alice = await connect(url, 'alice');
+  const bob = await connect(url, 'bob');
+  const id = opId();
+  const args = { title: 'alice: medical leave', operation_id: id };
+  const first = await alice.callTool({ name: 'tickets_create', arguments: args });
+  assert.equal(first.structuredContent.ticket, 'T-1');
+  const replay = await bob.callTool({ name: 'tickets_create', arguments: args });
+  assert.equal(metaOf(replay)?.status, 'conflict', JSON.stringify(replay));
+  assert.match(replay.content[0].text, /another caller/);
+  assert.doesNotMatch(JSON.stringify(replay), /T-1|medical leave/);
+  assert.equal(effects.length, 1, 'nothing ran for B either');
+  // A's own retry still replays her result.
+  const again = await alice.callTool({ name: 'tickets_create', arguments: args });
+  assert.equal(again.structuredContent.ticket, 'T-1');
+  // A request without a principal is refused before the ledger is read.
+  const h = withIdempotency(ledger, async () => text('x'), { action: 'create_ticket', tenant: () => APP, principal: () => undefined });
+  assert.equal(metaOf(await h(args, {})).reason, 'unauthenticated');
+});
+
+test('the same, without `principal` (the measured before): user B of the organisation receives A\'s result', async () => {
+  const ledger = new OperationLedger({ store: new MemoryLedgerStore() });
+  const { url } = await start(ticketDesk(ledger, [], org));
+  const id = opId();
+  const args = { title: 'alice: medical leave', operation_id: id };
+  await (await connect(url, 'alice')).callTool({ name: 'tickets_create', arguments: args });
+  const replay = await (await connect(url, 'bob')).callTool({ name: 'tickets_create', arguments: args });
+  assert.equal(replay.structuredContent.ticket, 'T-1');
+});
+
+test('withIdempotency\'s `authorize` is asked on a replay too: a caller the write refuses gets rejected (unauthorized), never the recorded result nor whether the id was used', async () => {
+  const events = [];
+  const ledger = new OperationLedger({ store: new MemoryLedgerStore(), onEvent: (e) => events.push(e) });
+  const asked = [];
+  const authorize = ({ tenant, action, operationId, args, extra }) => {
+    asked.push({ tenant, action, operationId, args, sub: sub(extra) });
+    return action !== 'payroll_adjust' || sub(extra) === 'user-alice'; // only payroll admins adjust payroll
+  };
+  const { url } = await start(ticketDesk(ledger, [], org, {}, { authorize }));
+  const alice = await connect(url, 'alice');
+  const bob = await connect(url, 'bob');
+  const id = opId();
+  const args = { amount: -300, operation_id: id };
+  const own = await alice.callTool({ name: 'payroll_adjust', arguments: args });
+  assert.equal(own.content[0].text, 'adjusted by -300');
+  const replay = await bob.callTool({ name: 'payroll_adjust', arguments: args });
+  assert.deepEqual([metaOf(replay)?.status, metaOf(replay)?.reason], ['rejected', 'unauthorized'], JSON.stringify(replay));
+  assert.doesNotMatch(JSON.stringify(replay), /adjusted/);
+  const unused = await bob.callTool({ name: 'payroll_adjust', arguments: { amount: -300, operation_id: opId() } });
+  assert.deepEqual(JSON.stringify(unused.content).replace(/op-[0-9a-f-]+/g, 'ID'), JSON.stringify(replay.content).replace(/op-[0-9a-f-]+/g, 'ID'), 'a used id and an unused one read the same');
+  assert.deepEqual(asked.at(1), { tenant: APP, action: 'payroll_adjust', operationId: id, args, sub: 'user-bob' });
+  // A hook that throws refuses too, told to onEvent.
+  const h = withIdempotency(ledger, async () => text('x'), { action: 'payroll_adjust', tenant: () => APP, authorize: () => { throw new Error('policy service down'); } });
+  const thrown = await h(args, {});
+  assert.equal(metaOf(thrown).reason, 'unauthorized');
+  assert.doesNotMatch(JSON.stringify(thrown), /policy service|adjusted/);
+  assert.ok(events.some((e) => e.type === 'authorize_error'));
+  assert.throws(() => withIdempotency(ledger, async () => ({}), { action: 'a', tenant: org, authorize: true }), (e) => e instanceof TypeError && e.field === 'authorize');
+  assert.throws(() => withIdempotency(ledger, async () => ({}), { action: 'a', tenant: org, principal: 'sub' }), (e) => e instanceof TypeError && e.field === 'principal');
+});
+
+test('the status tool asks `authorize` before telling whether an id exists: an id used under two actions reads not_found to a caller refused both, as an unused one does', async () => {
+  const ledger = new OperationLedger({ store: new MemoryLedgerStore() });
+  const asked = [];
+  const may = { 'user-alice': ['create_ticket', 'payroll_adjust', 'no_such_tool'], 'user-bob': [], 'user-carol': ['no_such_tool', 'create_ticket'] };
+  const authorize = ({ action, operationId, extra }) => (asked.push([sub(extra), action, operationId]), may[sub(extra)].includes(action));
+  const tokensOrg = { ...tokens, carol: { clientId: APP, sub: 'user-carol' } };
+  const s = await startAuthServer({ tokens: tokensOrg, register: ticketDesk(ledger, [], org, { authorize }) });
+  servers.push(s);
+  const alice = await connect(s.url, 'alice');
+  const id = opId();
+  await alice.callTool({ name: 'tickets_create', arguments: { title: 'x', operation_id: id } });
+  await alice.callTool({ name: 'payroll_adjust', arguments: { amount: 5, operation_id: id } });
+  const read = async (who, opid) => (await (await connect(s.url, who)).callTool({ name: 'operation_status', arguments: { action: 'no_such_tool', operation_id: opid } })).structuredContent;
+  assert.equal((await read('alice', id)).status, 'unknown', 'the owner, who may read both: ambiguous, never a guess');
+  const bob = await read('bob', id);
+  assert.deepEqual([bob.status, bob.result], ['not_found', undefined], 'refused: exactly as an id never used');
+  const before = asked.length;
+  assert.equal((await read('bob', opId())).status, 'not_found');
+  assert.ok(asked.length > before, 'asked for an unused id too: the hook is asked before anything is read');
+  // A caller who may read only one of the two actions reads that one: the other's existence stays hidden.
+  const carol = await read('carol', id);
+  assert.equal(carol.status, 'succeeded');
+  assert.equal(carol.result.content[0].text, 'ticket for x');
 });
 
 test('item 3: registerStatusTool option errors are typed', () => {

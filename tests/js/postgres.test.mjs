@@ -9,6 +9,8 @@ import { build } from 'esbuild';
 import { runLedgerStoreContract } from '../support/ledger-store-contract.mjs';
 import { startPostgres } from '../support/postgres.mjs';
 import { assertEachRanOnce, killBetweenWriteAndRecord, raceThroughProcesses } from '../support/ledger-race.mjs';
+import { runSkewCase } from '../support/ledger-fence-case.mjs';
+import * as pkg from '../../pkg/node.js';
 
 let server;
 let pool;
@@ -218,4 +220,22 @@ test('only the node entries carry PostgresLedgerStore: the browser and workerd m
   }
   const node = await import('../../pkg/node.js');
   assert.equal(node.PostgresLedgerStore, PostgresLedgerStore);
+});
+
+test('a clock 1,100 ms behind on a 1.5 s lease, two pools as two servers: the fenced transaction refuses the stale run\'s commit', { timeout: 30_000 }, async () => {
+  await pool.query('CREATE TABLE IF NOT EXISTS fence_effects (op TEXT NOT NULL, by TEXT NOT NULL, n SERIAL)');
+  const out = await runSkewCase(pkg, {
+    make: async ({ a, b }) => Promise.all([a, b].map(async (o) => {
+      const store = new PostgresLedgerStore(poolFor('postgres'));
+      await store.ready;
+      return new OperationLedger({ store, ...o });
+    })),
+    write: (client, op, by) => client.query('INSERT INTO fence_effects (op, by) VALUES ($1, $2)', [op, by]),
+    direct: (op, by) => pool.query('INSERT INTO fence_effects (op, by) VALUES ($1, $2)', [op, by]),
+    read: async (op) => (await pool.query('SELECT by FROM fence_effects WHERE op = $1', [op])).rows[0]?.by,
+    count: async (op) => (await pool.query('SELECT by FROM fence_effects WHERE op = $1 ORDER BY n', [op])).rows.map((r) => r.by),
+  });
+  const detail = JSON.stringify(out);
+  assert.deepEqual(out.effects, ['B'], `one commit: ${detail}`);
+  assert.deepEqual([out.a.text, out.b.text], ['B', 'B'], `both callers get the one result: ${detail}`);
 });

@@ -91,6 +91,8 @@ import {
   fingerprint,
   isValidOperationId,
   LEDGER_META_KEY,
+  claimOf,
+  LeaseLost,
   type LedgerBegin,
 } from '../../pkg/index.js';
 
@@ -129,6 +131,23 @@ const atomic = withIdempotency(
   { action: 'open_ticket', tenant: (extra) => extra.authInfo?.clientId, transaction: true },
 );
 void atomic;
+// A lease-held handler's fenced commit, authorize and principal binding.
+const fenced = withIdempotency(
+  atomicLedger,
+  async (args: { title: string; operation_id: string }, extra: Extra & { authInfo?: { extra?: { sub?: string } } }) => {
+    const claim = claimOf(extra);
+    if (!claim || claim.signal.aborted) return { content: [] };
+    const id: number | bigint = await claim.transaction((db: FakeDb) => db.prepare('INSERT INTO t VALUES (?)').run(args.title).lastInsertRowid);
+    return { content: [{ type: 'text' as const, text: `T-${id}` }] };
+  },
+  {
+    action: 'open_ticket', tenant: (extra) => extra.authInfo?.clientId, principal: (extra) => extra.authInfo?.extra?.sub,
+    authorize: ({ action, args, extra }) => action === 'open_ticket' && typeof args.title === 'string' && !!extra.authInfo,
+  },
+);
+void fenced;
+const refused = (e: unknown): boolean => e instanceof LeaseLost && e.committed === false;
+void refused;
 const transactional: boolean = atomicLedger.transactional;
 void transactional;
 
