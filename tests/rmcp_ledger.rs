@@ -1519,7 +1519,9 @@ async fn the_hold_tells_a_late_renewal_and_a_lost_lease() {
     admin.execute_batch("DROP TRIGGER sick").unwrap();
     let told = kinds(&events);
     assert_eq!(told.last(), Some(&"lease_lost"), "{told:?}");
-    assert!(told.len() >= 2 && told[..told.len() - 1].iter().all(|k| *k == "store_error"), "{told:?}");
+    // Each renewal that reached the store before the give-up point was refused (on a loaded machine the give-up
+    // point, on the monotonic clock, may come before the first renewal's answer: then none is told).
+    assert!(told[..told.len() - 1].iter().all(|k| *k == "store_error"), "{told:?}");
     assert_eq!(
         events.lock().unwrap().last().cloned(),
         Some(LedgerEvent::LeaseLost { key: k.clone(), fence: claimed.version, reason: "not_renewed" })
