@@ -45,8 +45,13 @@ mod native {
     }
 
     fn bench(c: &mut Criterion) {
-        let outcome =
-            AttemptOutcome::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+        let outcome = AttemptOutcome::Http {
+            status: 503,
+            retry_after_ms: None,
+            had_session: false,
+            jsonrpc_code: None,
+            mismatch_confirmed: false,
+        };
         c.bench_function("classify", |b| b.iter(|| classify(black_box(&outcome), Revision::LATEST)));
 
         let policy = Policy::default();

@@ -375,6 +375,8 @@ error_fields! {
     OutcomeJsonrpcCode = "outcome.jsonrpcCode",
     /// `options.seed`.
     Seed = "options.seed",
+    /// `options.behindRetryingProxy`.
+    BehindRetryingProxy = "options.behindRetryingProxy",
     /// `options.hintMs` of `poll`.
     HintMs = "options.hintMs",
     /// A ledger record's `state` (the server face).

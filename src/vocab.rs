@@ -125,9 +125,10 @@ const SENT_CODE: InRead = InRead::Code { js: "SENT", ts: "Sent" };
 
 /// `kind: "result"`: `isError` (0/1), `resultType` ([`ResultType`] code).
 pub const KIND_RESULT: u32 = 0;
-/// `kind: "jsonrpc_error"`: `code`.
+/// `kind: "jsonrpc_error"`: `code`, flags ([`C_MISMATCH_CONFIRMED`]).
 pub const KIND_JSONRPC_ERROR: u32 = 1;
-/// `kind: "http"`: `status`, `retryAfterMs`, flags ([`C_HAD_SESSION`], [`C_B_PRESENT`], [`C_D_PRESENT`]),
+/// `kind: "http"`: `status`, `retryAfterMs`, flags ([`C_HAD_SESSION`], [`C_B_PRESENT`], [`C_D_PRESENT`],
+/// [`C_MISMATCH_CONFIRMED`]),
 /// `jsonrpcCode`.
 pub const KIND_HTTP: u32 = 2;
 /// `kind: "network"`: `sent` ([`Sent`] code).
@@ -152,6 +153,9 @@ pub const C_HAD_SESSION: u32 = 1;
 pub const C_B_PRESENT: u32 = 2;
 /// Slot `c`: slot `d` (the `jsonrpcCode` of an `http` outcome) is present.
 pub const C_D_PRESENT: u32 = 4;
+/// Slot `c` of `jsonrpc_error` and `http`: the client confirmed the mismatch a -32020/-32022 names
+/// (`mismatchConfirmed`; [`crate::retry::AttemptOutcome::JsonRpcError`]).
+pub const C_MISMATCH_CONFIRMED: u32 = 8;
 
 /// Every outcome kind, by code.
 pub const OUTCOME_KINDS: [OutcomeKind; 10] = [
@@ -164,7 +168,10 @@ pub const OUTCOME_KINDS: [OutcomeKind; 10] = [
     },
     OutcomeKind {
         name: "jsonrpc_error",
-        inputs: &[key("code", InSlot::A, InRead::Number, Some("the JSON-RPC error code"))],
+        inputs: &[
+            key("code", InSlot::A, InRead::Number, Some("the JSON-RPC error code")),
+            key("mismatchConfirmed", InSlot::C(C_MISMATCH_CONFIRMED), InRead::Bool, None),
+        ],
     },
     OutcomeKind {
         name: "http",
@@ -173,6 +180,7 @@ pub const OUTCOME_KINDS: [OutcomeKind; 10] = [
             key("retryAfterMs", InSlot::B, InRead::Number, None),
             key("hadSession", InSlot::C(C_HAD_SESSION), InRead::Bool, None),
             key("jsonrpcCode", InSlot::D, InRead::Number, None),
+            key("mismatchConfirmed", InSlot::C(C_MISMATCH_CONFIRMED), InRead::Bool, None),
         ],
     },
     OutcomeKind { name: "network", inputs: &[key("sent", InSlot::A, SENT_CODE, Some(""))] },
@@ -506,7 +514,13 @@ pub fn render_js() -> String {
         .collect();
     let _ = writeln!(
         s,
-        "export const C_HAD_SESSION = {C_HAD_SESSION};\nexport const C_B_PRESENT = {C_B_PRESENT};\nexport const C_D_PRESENT = {C_D_PRESENT};"
+        "export const C_HAD_SESSION = {C_HAD_SESSION};\nexport const C_B_PRESENT = {C_B_PRESENT};\nexport const C_D_PRESENT = {C_D_PRESENT};\nexport const C_MISMATCH_CONFIRMED = {C_MISMATCH_CONFIRMED};"
+    );
+    let _ = writeln!(
+        s,
+        "/** The codes whose mismatch the client checks (`mismatchConfirmed`): -32020 header mismatch, -32022 unsupported protocol version. */\nexport const CODE_HEADER_MISMATCH = {};\nexport const CODE_UNSUPPORTED_PROTOCOL_VERSION = {};",
+        crate::retry::HEADER_MISMATCH_CODE,
+        crate::retry::UNSUPPORTED_PROTOCOL_VERSION_CODE
     );
     let _ = writeln!(s, "export const OUTCOME_FIELDS = Object.freeze([{}]);", kinds.join(", "));
     let transitions: Vec<String> = BREAKER_TRANSITIONS
@@ -558,7 +572,8 @@ pub fn render_dts() -> String {
     for k in OUTCOME_KINDS {
         let _ = writeln!(s, "export declare const KIND_{}: number;", k.name.to_uppercase());
     }
-    s.push_str("export declare const C_HAD_SESSION: number;\nexport declare const C_B_PRESENT: number;\nexport declare const C_D_PRESENT: number;\n");
+    s.push_str("export declare const C_HAD_SESSION: number;\nexport declare const C_B_PRESENT: number;\nexport declare const C_D_PRESENT: number;\nexport declare const C_MISMATCH_CONFIRMED: number;\n");
+    s.push_str("export declare const CODE_HEADER_MISMATCH: number;\nexport declare const CODE_UNSUPPORTED_PROTOCOL_VERSION: number;\n");
     s.push_str("export declare const OUTCOME_FIELDS: readonly (readonly string[])[];\n");
     s.push_str("/** How one attempt ended, as the caller observed it. */\nexport type AttemptOutcome =\n");
     for k in OUTCOME_KINDS {

@@ -21,18 +21,26 @@ const fn res(is_error: bool, result_type: ResultType) -> O {
     O::Result { is_error, result_type }
 }
 const fn rpc(code: i64) -> O {
-    O::JsonRpcError { code }
+    O::JsonRpcError { code, mismatch_confirmed: false }
+}
+/// A JSON-RPC error whose mismatch (-32020/-32022) the client confirmed.
+const fn rpc_confirmed(code: i64) -> O {
+    O::JsonRpcError { code, mismatch_confirmed: true }
 }
 const fn http(status: u16, had_session: bool) -> O {
-    O::Http { status, retry_after_ms: None, had_session, jsonrpc_code: None }
+    O::Http { status, retry_after_ms: None, had_session, jsonrpc_code: None, mismatch_confirmed: false }
 }
 /// An HTTP error answer that carried `Retry-After`.
 const fn http_ra(status: u16) -> O {
-    O::Http { status, retry_after_ms: Some(1_000), had_session: false, jsonrpc_code: None }
+    O::Http { status, retry_after_ms: Some(1_000), had_session: false, jsonrpc_code: None, mismatch_confirmed: false }
 }
 /// An HTTP error answer whose body held a JSON-RPC error object with `code`.
 const fn http_body(status: u16, had_session: bool, code: i64) -> O {
-    O::Http { status, retry_after_ms: None, had_session, jsonrpc_code: Some(code) }
+    O::Http { status, retry_after_ms: None, had_session, jsonrpc_code: Some(code), mismatch_confirmed: false }
+}
+/// [`http_body`] with the body's mismatch confirmed.
+const fn http_body_confirmed(status: u16, code: i64) -> O {
+    O::Http { status, retry_after_ms: None, had_session: false, jsonrpc_code: Some(code), mismatch_confirmed: true }
 }
 
 use D::{NotProcessed as NP, Processed as P, Unknown as U};
@@ -78,10 +86,16 @@ const TABLE: &[Row] = &[
 
     // ── 2026-07-28: -32020 HeaderMismatch → tools/list, then re-send once; -32021 missing capability;
     // -32022 unsupported version → renegotiate, no backoff. Before 2026-07-28 they are implementation-defined.
-    (R2,      rpc(-32020), V::Recover, NP, Some(R::RefreshTools), C::HeaderMismatch),
+    // A handler may relay -32020/-32022 after it acted: "not processed" only once the recovery confirmed the
+    // mismatch (a changed `x-mcp-header` declaration; `supported` without the request's version).
+    (R2,      rpc(-32020),           V::Recover, U,  Some(R::RefreshTools), C::HeaderMismatch),
+    (R2,      rpc_confirmed(-32020), V::Recover, NP, Some(R::RefreshTools), C::HeaderMismatch),
     // -32021 follows the handler in the TS SDK v2 server (it checks the InputRequiredResult after the tool ran).
     (R2,      rpc(-32021), Perm,       U,  None,                  C::MissingClientCapability),
-    (R2,      rpc(-32022), V::Recover, NP, Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
+    (R2,      rpc_confirmed(-32021), Perm, U, None,               C::MissingClientCapability),
+    (R2,      rpc(-32022),           V::Recover, U,  Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
+    (R2,      rpc_confirmed(-32022), V::Recover, NP, Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
+    (UPTO_R1, rpc_confirmed(-32020), Tr,         U,  None,                  C::ImplementationDefined),
     (UPTO_R1, rpc(-32020), Tr,         U,  None,                  C::ImplementationDefined),
     (UPTO_R1, rpc(-32021), Tr,         U,  None,                  C::ImplementationDefined),
     (UPTO_R1, rpc(-32022), Tr,         U,  None,                  C::ImplementationDefined),
@@ -146,8 +160,10 @@ const TABLE: &[Row] = &[
 
     // ── The body of a non-2xx answer (2026-07-28: the client SHOULD inspect it). A JSON-RPC code with a meaning
     // of its own decides; one without (implementation- or application-defined) leaves the status to decide.
-    (R2,      http_body(400, false, -32020), V::Recover, NP, Some(R::RefreshTools), C::HeaderMismatch),
-    (R2,      http_body(400, false, -32022), V::Recover, NP, Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
+    (R2,      http_body(400, false, -32020), V::Recover, U,  Some(R::RefreshTools), C::HeaderMismatch),
+    (R2,      http_body_confirmed(400, -32020), V::Recover, NP, Some(R::RefreshTools), C::HeaderMismatch),
+    (R2,      http_body(400, false, -32022), V::Recover, U,  Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
+    (R2,      http_body_confirmed(400, -32022), V::Recover, NP, Some(R::Renegotiate),  C::UnsupportedProtocolVersion),
     (R2,      http_body(400, false, -32021), Perm,       U,  None,                  C::MissingClientCapability),
     (ALL,     http_body(400, false, -32600), Perm,       U,  None,                  C::InvalidRequest),
     (ALL,     http_body(503, false, -32603), Tr,         U,  None,                  C::InternalError),
@@ -269,8 +285,16 @@ fn every_cause_appears_in_the_table() {
 #[test]
 fn retry_after_and_sse_retry_are_carried() {
     for rev in Revision::ALL {
-        let c =
-            classify(&O::Http { status: 429, retry_after_ms: Some(1500), had_session: false, jsonrpc_code: None }, rev);
+        let c = classify(
+            &O::Http {
+                status: 429,
+                retry_after_ms: Some(1500),
+                had_session: false,
+                jsonrpc_code: None,
+                mismatch_confirmed: false,
+            },
+            rev,
+        );
         assert_eq!(c.retry_after_ms, Some(1500));
         let c = classify(&O::StreamBroken { event_id_seen: true, retry_ms: Some(3000) }, rev);
         assert_eq!(c.retry_after_ms, Some(3000));

@@ -15,7 +15,8 @@ fn no_time_refill(p: Policy) -> Policy {
 
 const OK: O = O::Result { is_error: false, result_type: ResultType::Complete };
 const NOT_SENT: O = O::Network { sent: Sent::No };
-const BAD_REQUEST: O = O::Http { status: 400, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+const BAD_REQUEST: O =
+    O::Http { status: 400, retry_after_ms: None, had_session: false, jsonrpc_code: None, mismatch_confirmed: false };
 const REV: Revision = Revision::LATEST;
 
 /// One attempt: admit, then record `outcome` at `now`.
@@ -129,7 +130,13 @@ fn jitter_uses_the_random_bits() {
 fn storm_client(policy: Policy, phase: u64, outage_end: u64, until: u64, seed: u64) -> Vec<(u64, u32, bool)> {
     let mut e = Engine::new(policy);
     let mut rng = SplitMix64::new(seed);
-    let down = O::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    let down = O::Http {
+        status: 503,
+        retry_after_ms: None,
+        had_session: false,
+        jsonrpc_code: None,
+        mismatch_confirmed: false,
+    };
     let mut calls = Vec::new();
     let mut start = phase;
     while start < until {
@@ -177,7 +184,13 @@ fn one_calls_own_retries_never_open_the_breaker_but_five_failing_calls_do() {
     // ms) used to open the breaker after five, so the attempts the caller allowed were never made.
     let policy = Policy { max_attempts: 10, ..Policy::default() };
     let mut e = Engine::new(policy);
-    let down = O::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    let down = O::Http {
+        status: 503,
+        retry_after_ms: None,
+        had_session: false,
+        jsonrpc_code: None,
+        mismatch_confirmed: false,
+    };
     let mut call = e.begin(0);
     let (mut t, mut sent) = (0, 0);
     let last = loop {
@@ -227,7 +240,13 @@ fn a_probe_in_flight_is_not_doubled_until_its_attempt_timeout_and_a_cancelled_on
     // With a 2 s open time, a hanging server would otherwise get a new probe every 2 s, each hanging for
     // the whole attempt timeout (60 s): thirty at once. The engine waits for the probe's attempt timeout.
     let mut e = Engine::new(Policy::default());
-    let down = O::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    let down = O::Http {
+        status: 503,
+        retry_after_ms: None,
+        had_session: false,
+        jsonrpc_code: None,
+        mismatch_confirmed: false,
+    };
     for t in 0..5 {
         let mut call = e.begin(t);
         e.admit(&mut call, t).unwrap();
@@ -254,7 +273,13 @@ fn a_probe_in_flight_is_not_doubled_until_its_attempt_timeout_and_a_cancelled_on
 /// others sent before they knew), and, per engine, when its first call after the outage got through.
 fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u32, u32, Vec<u64>) {
     use mcp_retry_policy::retry::{BreakerSnapshot, SharedState};
-    let down = O::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    let down = O::Http {
+        status: 503,
+        retry_after_ms: None,
+        had_session: false,
+        jsonrpc_code: None,
+        mismatch_confirmed: false,
+    };
     let mut engines: Vec<Engine> = (0..n).map(|_| Engine::new(Policy::default())).collect();
     let mut synced = vec![0u64; n as usize];
     let mut store = BreakerSnapshot { state: SharedState::Closed, since_ms: 0 };
@@ -569,7 +594,8 @@ fn input_rounds_a_lost_continuation_is_unknown_for_an_unsafe_tool_and_resent_for
 fn an_attempt_the_invocation_cannot_pay_for_is_never_started() {
     // Subrequests counted (a Worker's limit): an attempt costs its request and the cancellation the SDK sends
     // if it times out (ATTEMPT_REQUESTS), plus the recovery it follows.
-    let lost_session = O::Http { status: 404, retry_after_ms: None, had_session: true, jsonrpc_code: None };
+    let lost_session =
+        O::Http { status: 404, retry_after_ms: None, had_session: true, jsonrpc_code: None, mismatch_confirmed: false };
     let mut e = Engine::new(Policy::default());
     let mut call = e.begin(0);
     for room in [0, 1] {
@@ -693,7 +719,13 @@ fn a_held_call_ends_at_its_deadline_with_what_held_it() {
 fn a_429_never_moves_the_breaker() {
     // One tenant's bursts rate-limited: a throttled answer is this caller told to slow down, not a failing server.
     let mut e = Engine::new(Policy::default());
-    let throttled = O::Http { status: 429, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    let throttled = O::Http {
+        status: 429,
+        retry_after_ms: None,
+        had_session: false,
+        jsonrpc_code: None,
+        mismatch_confirmed: false,
+    };
     for i in 0..50u64 {
         let mut call = e.begin(i);
         let _ = attempt(&mut e, &mut call, &throttled, Safety::ReadOnly, i, 7);
@@ -722,4 +754,90 @@ fn the_budget_refills_with_time() {
     assert!(e.admit(&mut call, 300).is_err(), "too early: held again");
     assert!(e.admit(&mut call, 1_100).is_ok(), "a token later it goes");
     assert_eq!(call.owed_milli, 0);
+}
+
+#[test]
+fn behind_a_retrying_proxy_a_replicas_refusal_proves_nothing() {
+    // A proxy that re-sends a POST to another replica (Envoy/Istio's retry policy, nginx `non_idempotent`): the
+    // lost session, the 404/400 and the 429/503 with Retry-After may be the second replica's answer after the
+    // first one ran the request. Still recovered from (a read re-initializes and is re-sent); an unsafe tool is not
+    // sent again. Without the setting, the same answers re-send it (they prove "not processed").
+    let answers = [
+        (
+            O::Http {
+                status: 404,
+                retry_after_ms: None,
+                had_session: true,
+                jsonrpc_code: None,
+                mismatch_confirmed: false,
+            },
+            Revision::V2025_11_25,
+        ),
+        (
+            O::Http {
+                status: 400,
+                retry_after_ms: None,
+                had_session: true,
+                jsonrpc_code: Some(-32000),
+                mismatch_confirmed: false,
+            },
+            Revision::V2025_11_25,
+        ),
+        (
+            O::Http {
+                status: 503,
+                retry_after_ms: Some(1_000),
+                had_session: false,
+                jsonrpc_code: None,
+                mismatch_confirmed: false,
+            },
+            REV,
+        ),
+        (
+            O::Http {
+                status: 429,
+                retry_after_ms: Some(1_000),
+                had_session: false,
+                jsonrpc_code: None,
+                mismatch_confirmed: false,
+            },
+            REV,
+        ),
+        (BAD_REQUEST, Revision::V2025_11_25),
+    ];
+    for (answer, rev) in answers {
+        for proxied in [false, true] {
+            let mut e = Engine::new(Policy::default());
+            e.set_behind_retrying_proxy(proxied);
+            assert_eq!(e.behind_retrying_proxy(), proxied);
+            let mut call = e.begin(0);
+            assert!(e.admit(&mut call, 0).is_ok());
+            let step = e.record(&mut call, &answer, Safety::Unsafe, rev, 1, 7);
+            if BAD_REQUEST == answer {
+                // A permanent refusal: failed without the setting (not processed), unknown with it.
+                let status = if proxied { FinalStatus::Unknown } else { FinalStatus::Failed };
+                assert_eq!(step.decision, Decision::stop(status, Reason::Permanent), "{answer:?} proxied {proxied}");
+                continue;
+            }
+            if proxied {
+                assert_eq!(step.classification.delivery, mcp_retry_policy::retry::Delivery::Unknown, "{answer:?}");
+                assert_eq!(
+                    step.decision,
+                    Decision::stop(FinalStatus::Unknown, Reason::UnsafeAfterUnknown),
+                    "{answer:?}"
+                );
+            } else {
+                assert!(step.decision.is_retry(), "{answer:?}: not processed, an unsafe tool is re-sent");
+            }
+            // A read is recovered and re-sent either way.
+            let mut read = e.begin(0);
+            assert!(e.admit(&mut read, 0).is_ok());
+            assert!(e.record(&mut read, &answer, Safety::ReadOnly, rev, 1, 7).decision.is_retry(), "{answer:?}");
+        }
+    }
+    // What every copy of the request meets alike stands: a failed connect from this client.
+    let mut e = Engine::new(Policy::default());
+    e.set_behind_retrying_proxy(true);
+    let mut call = e.begin(0);
+    assert!(attempt(&mut e, &mut call, &NOT_SENT, Safety::Unsafe, 0, 7).is_retry());
 }

@@ -96,17 +96,17 @@ fn every_stop() {
     ));
     rows.push((
         "permanent",
-        case(O::JsonRpcError { code: -32700 }, Safety::ReadOnly),
+        case(O::JsonRpcError { code: -32700, mismatch_confirmed: false }, Safety::ReadOnly),
         Decision::stop(F::Failed, Reason::Permanent),
     ));
     rows.push((
         "permanent, but the tool may have run (-32602 after a result the server rejected)",
-        case(O::JsonRpcError { code: -32602 }, Safety::ReadOnly),
+        case(O::JsonRpcError { code: -32602, mismatch_confirmed: false }, Safety::ReadOnly),
         Decision::stop(F::Unknown, Reason::Permanent),
     ));
     rows.push((
         "permanent, but a Python tool may have run (-32600 NoBackChannelError after the side effect)",
-        case(O::JsonRpcError { code: -32600 }, Safety::Unsafe),
+        case(O::JsonRpcError { code: -32600, mismatch_confirmed: false }, Safety::Unsafe),
         Decision::stop(F::Unknown, Reason::Permanent),
     ));
     rows.push((
@@ -192,7 +192,13 @@ fn every_stop() {
         Case {
             call: CallState { deadline_ms: NOW + 5_000, ..call() },
             ..case(
-                O::Http { status: 429, retry_after_ms: Some(9_000), had_session: false, jsonrpc_code: None },
+                O::Http {
+                    status: 429,
+                    retry_after_ms: Some(9_000),
+                    had_session: false,
+                    jsonrpc_code: None,
+                    mismatch_confirmed: false,
+                },
                 Safety::Unsafe,
             )
         },
@@ -200,7 +206,16 @@ fn every_stop() {
     ));
     rows.push((
         "401",
-        case(O::Http { status: 401, retry_after_ms: None, had_session: false, jsonrpc_code: None }, Safety::ReadOnly),
+        case(
+            O::Http {
+                status: 401,
+                retry_after_ms: None,
+                had_session: false,
+                jsonrpc_code: None,
+                mismatch_confirmed: false,
+            },
+            Safety::ReadOnly,
+        ),
         Decision::stop(F::Failed, Reason::ReauthenticationRequired),
     ));
     rows.push((
@@ -209,7 +224,13 @@ fn every_stop() {
             revision: Revision::V2025_11_25,
             call: CallState { used_recover: 1 << (Recover::Reinitialize as u8), ..call() },
             ..case(
-                O::Http { status: 404, retry_after_ms: None, had_session: true, jsonrpc_code: None },
+                O::Http {
+                    status: 404,
+                    retry_after_ms: None,
+                    had_session: true,
+                    jsonrpc_code: None,
+                    mismatch_confirmed: false,
+                },
                 Safety::ReadOnly,
             )
         },
@@ -239,7 +260,13 @@ fn every_retry_shape() {
         (
             "429 waits for Retry-After",
             case(
-                O::Http { status: 429, retry_after_ms: Some(2_500), had_session: false, jsonrpc_code: None },
+                O::Http {
+                    status: 429,
+                    retry_after_ms: Some(2_500),
+                    had_session: false,
+                    jsonrpc_code: None,
+                    mismatch_confirmed: false,
+                },
                 Safety::Unsafe,
             ),
             Decision::Retry { delay_ms: 2_500, recover: None, reason: Reason::Throttled },
@@ -249,7 +276,13 @@ fn every_retry_shape() {
             Case {
                 policy: Policy { max_retry_after_ms: 1_500, ..policy() },
                 ..case(
-                    O::Http { status: 503, retry_after_ms: Some(30_000), had_session: false, jsonrpc_code: None },
+                    O::Http {
+                        status: 503,
+                        retry_after_ms: Some(30_000),
+                        had_session: false,
+                        jsonrpc_code: None,
+                        mismatch_confirmed: false,
+                    },
                     Safety::Unsafe,
                 )
             },
@@ -260,20 +293,46 @@ fn every_retry_shape() {
             Case {
                 revision: Revision::V2025_11_25,
                 ..case(
-                    O::Http { status: 404, retry_after_ms: None, had_session: true, jsonrpc_code: None },
+                    O::Http {
+                        status: 404,
+                        retry_after_ms: None,
+                        had_session: true,
+                        jsonrpc_code: None,
+                        mismatch_confirmed: false,
+                    },
                     Safety::Unsafe,
                 )
             },
             Decision::Retry { delay_ms: 0, recover: Some(Recover::Reinitialize), reason: Reason::Recover },
         ),
         (
-            "-32020: refresh tools at once",
-            case(O::JsonRpcError { code: -32020 }, Safety::Unsafe),
+            "-32020, the changed header declaration confirmed: refresh tools at once, re-send",
+            case(O::JsonRpcError { code: -32020, mismatch_confirmed: true }, Safety::Unsafe),
             Decision::Retry { delay_ms: 0, recover: Some(Recover::RefreshTools), reason: Reason::Recover },
         ),
         (
-            "-32022: renegotiate at once",
-            case(O::JsonRpcError { code: -32022 }, Safety::Unsafe),
+            "-32020 unconfirmed (a handler may relay it after it acted): an unsafe tool is unknown",
+            case(O::JsonRpcError { code: -32020, mismatch_confirmed: false }, Safety::Unsafe),
+            Decision::stop(F::Unknown, Reason::UnsafeAfterUnknown),
+        ),
+        (
+            "-32020 unconfirmed: a read is refreshed and re-sent",
+            case(O::JsonRpcError { code: -32020, mismatch_confirmed: false }, Safety::ReadOnly),
+            Decision::Retry { delay_ms: 0, recover: Some(Recover::RefreshTools), reason: Reason::Recover },
+        ),
+        (
+            "-32022, the version confirmed unsupported: renegotiate at once, re-send",
+            case(O::JsonRpcError { code: -32022, mismatch_confirmed: true }, Safety::Unsafe),
+            Decision::Retry { delay_ms: 0, recover: Some(Recover::Renegotiate), reason: Reason::Recover },
+        ),
+        (
+            "-32022 unconfirmed: an unsafe tool is unknown",
+            case(O::JsonRpcError { code: -32022, mismatch_confirmed: false }, Safety::Unsafe),
+            Decision::stop(F::Unknown, Reason::UnsafeAfterUnknown),
+        ),
+        (
+            "-32022 unconfirmed: a keyed write renegotiates and is re-sent under its id",
+            case(O::JsonRpcError { code: -32022, mismatch_confirmed: false }, Safety::Keyed),
             Decision::Retry { delay_ms: 0, recover: Some(Recover::Renegotiate), reason: Reason::Recover },
         ),
         (

@@ -174,7 +174,13 @@ fn standing(copies: &[O], revision: Option<Revision>) -> O {
 fn copy_stands_a_copy_refused_at_connect_never_replaces_one_that_may_have_run() {
     let maybe = O::Network { sent: Sent::Maybe };
     let refused = O::Network { sent: Sent::No };
-    let unavailable = O::Http { status: 503, retry_after_ms: Some(1_000), had_session: true, jsonrpc_code: None };
+    let unavailable = O::Http {
+        status: 503,
+        retry_after_ms: Some(1_000),
+        had_session: true,
+        jsonrpc_code: None,
+        mismatch_confirmed: false,
+    };
     let revisions = Revision::ALL.map(Some).into_iter().chain([None]);
     for r in revisions {
         // The review's sequence: copy 0 forwarded and its answer lost, then the hedge refused at connect.

@@ -44,13 +44,15 @@ fn outcome() -> impl Strategy<Value = AttemptOutcome> {
             prop_oneof![Just(ResultType::Complete), Just(ResultType::InputRequired), Just(ResultType::Task)]
         )
             .prop_map(|(is_error, result_type)| AttemptOutcome::Result { is_error, result_type }),
-        codes.prop_map(|code| AttemptOutcome::JsonRpcError { code }),
-        (statuses, ms(), any::<bool>(), proptest::option::of(-33_000i64..33_000)).prop_map(
-            |(status, retry_after_ms, had_session, jsonrpc_code)| AttemptOutcome::Http {
+        (codes, any::<bool>())
+            .prop_map(|(code, mismatch_confirmed)| AttemptOutcome::JsonRpcError { code, mismatch_confirmed }),
+        (statuses, ms(), any::<bool>(), proptest::option::of(-33_000i64..33_000), any::<bool>()).prop_map(
+            |(status, retry_after_ms, had_session, jsonrpc_code, mismatch_confirmed)| AttemptOutcome::Http {
                 status,
                 retry_after_ms,
                 had_session,
-                jsonrpc_code
+                jsonrpc_code,
+                mismatch_confirmed,
             },
         ),
         sent().prop_map(|sent| AttemptOutcome::Network { sent }),
@@ -244,7 +246,7 @@ proptest! {
     ) {
         let cfg = BreakerConfig { consecutive_failures: consecutive, open_ms, ..BreakerConfig::default() };
         let mut e = Engine::new(Policy { breaker: Some(cfg), budget: None, max_attempts: 1, ..Policy::default() });
-        let down = AttemptOutcome::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+        let down = AttemptOutcome::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None, mismatch_confirmed: false };
         let cancelled = AttemptOutcome::Aborted { sent: Sent::No };
         let (mut now, mut opened, mut last_failure) = (0u64, false, None::<u64>);
         for (gap, cancel) in steps {
@@ -294,7 +296,9 @@ proptest! {
                     || (status == 429 && retry_after_ms.is_none());
                 // A JSON-RPC code in the body with a meaning of its own decides instead of the status.
                 let code_decides = jsonrpc_code
-                    .is_some_and(|code| classify(&AttemptOutcome::JsonRpcError { code }, rev).cause.is_specific());
+                    .is_some_and(|code| {
+                        classify(&AttemptOutcome::JsonRpcError { code, mismatch_confirmed: false }, rev).cause.is_specific()
+                    });
                 if unproven && !code_decides {
                     prop_assert_eq!(c.delivery, Delivery::Unknown, "{:?} under {}", o, rev);
                 }

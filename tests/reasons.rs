@@ -134,11 +134,18 @@ fn the_list_recovery_table() {
         assert_eq!(decide_list_recovery(given), want, "{given:?}");
     }
     // Through the engine: a session lost before the first call is re-initialized; a refused or broken read is not.
-    let lost = O::Http { status: 404, retry_after_ms: None, had_session: true, jsonrpc_code: None };
+    let lost =
+        O::Http { status: 404, retry_after_ms: None, had_session: true, jsonrpc_code: None, mismatch_confirmed: false };
     let mut e = Engine::new(Policy::default());
     let d = e.list_failed(&lost, Revision::V2025_11_25, 0, 1);
     assert_eq!(d, retry(Some(Recover::Reinitialize)));
-    let refused = O::Http { status: 400, retry_after_ms: None, had_session: false, jsonrpc_code: None };
+    let refused = O::Http {
+        status: 400,
+        retry_after_ms: None,
+        had_session: false,
+        jsonrpc_code: None,
+        mismatch_confirmed: false,
+    };
     assert!(!e.list_failed(&refused, Revision::V2025_11_25, 0, 1).is_retry());
     assert!(!e.list_failed(&O::Timeout, Revision::V2025_11_25, 0, 1).is_retry(), "a transient failure is not followed");
 }

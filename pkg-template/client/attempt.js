@@ -52,6 +52,12 @@ export function provablyNotSent(error) {
  * inspect it (-32020/-32021/-32022 arrive inside 4xx answers). Only a well-formed JSON-RPC error object counts.
  */
 export function bodyErrorCode(message) {
+  const code = bodyError(message)?.code;
+  return Number.isSafeInteger(code) ? code : undefined;
+}
+
+/** The JSON-RPC error object in the body an SDK quotes in its HTTP error's message, or undefined. */
+export function bodyError(message) {
   if (typeof message !== 'string') return undefined;
   const at = message.indexOf('{');
   const arr = message.indexOf('[');
@@ -64,8 +70,7 @@ export function bodyErrorCode(message) {
     return undefined;
   }
   const one = Array.isArray(body) ? (body.length === 1 ? body[0] : undefined) : body;
-  const code = one?.jsonrpc === '2.0' && one.error && typeof one.error === 'object' ? one.error.code : undefined;
-  return Number.isSafeInteger(code) ? code : undefined;
+  return one?.jsonrpc === '2.0' && one.error && typeof one.error === 'object' ? one.error : undefined;
 }
 
 /** Parses `Retry-After` (delta-seconds or an HTTP date) into milliseconds from `now`. */

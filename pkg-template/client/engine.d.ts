@@ -30,7 +30,13 @@ export type Policy = Required<Omit<PolicyOptions, 'budget' | 'breaker' | 'hedgeA
 export type RevisionSetting = Revision | typeof UNKNOWN_REVISION;
 /** Engine options: `seed` makes jitter repeatable; `revision` is the server's MCP revision (default `"unknown"`: each
  * outcome gets its most conservative reading across revisions until a negotiated version is set). */
-export interface EngineOptions { seed?: number; revision?: RevisionSetting }
+export interface EngineOptions {
+  seed?: number;
+  revision?: RevisionSetting;
+  /** The server sits behind a proxy that may re-send a POST to another replica: a lost session and a 429/503 with
+   * `Retry-After` no longer prove "not processed" (see `WithRetryOptions.behindRetryingProxy`). Default false. */
+  behindRetryingProxy?: boolean;
+}
 export interface Classification {
   verdict: Verdict; delivery: Delivery; recover?: Recover; retryAfterMs?: number; cause: Cause;
 }

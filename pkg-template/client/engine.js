@@ -49,12 +49,14 @@ export class RetryEngine {
     const read = readPolicy(policy);
     let revision = REVISIONS.length; // "unknown" until one is given or negotiated
     let seed;
+    let proxy = false;
     let at = 'options';
     try {
-      fields(options, 'options', ['seed', 'revision'], (key, v, field) => {
+      fields(options, 'options', ['seed', 'revision', 'behindRetryingProxy'], (key, v, field) => {
         at = field;
         if (v === undefined) return;
         if (key === 'seed') seed = number(v, field);
+        else if (key === 'behindRetryingProxy') proxy = bool(v, field);
         else revision = readRevision(v, field);
       });
     } catch (e) {
@@ -62,7 +64,8 @@ export class RetryEngine {
     }
     stagePolicy(read, revision); // no caller code runs from here to the engine's creation
     const h = ok(w.engineNew(...ARGS));
-    const refused = setHedging(h);
+    const set = proxy ? w.engineSetBehindRetryingProxy(h, 1) : 0;
+    const refused = setHedging(h) ?? (set < 0 ? failure(set) : undefined);
     if (refused) {
       w.engineFree(h);
       throw refused;

@@ -172,8 +172,20 @@ export type RetryEvent = EventContext & (
 
 export interface WithRetryOptions {
   policy?: PolicyOptions;
-  /** Whether this server's tool annotations are trusted (default false: the spec's rule). */
+  /** Whether this server's tool annotations are trusted (default false: the spec's rule). On an untrusted server
+   * the status tool is not made read-only by its name either: it is `unsafe` unless `tools` says otherwise. */
   trusted?: boolean;
+  /**
+   * The server sits behind a proxy that may re-send a POST to another replica (default false). Set it behind
+   * Envoy or Istio with a retry policy that covers POSTs (Istio's default route retries on
+   * `connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes` to another host), or nginx with
+   * `proxy_next_upstream … non_idempotent`. Then a lost session and a 429/503 with `Retry-After` may be the second
+   * replica's answer to a request the first one ran: they are still recovered from (a new session, the wait), but
+   * an unsafe tool is no longer sent again after them — it ends `unknown`. Unneeded when the proxy does not retry
+   * POSTs (nginx's default since 1.9.13; an Envoy route whose `retry_policy` is absent or limited to `reset`
+   * before any byte was forwarded is still a retry: set this).
+   */
+  behindRetryingProxy?: boolean;
   /** Per-tool safety overrides; they win over annotations. */
   tools?: Record<string, Safety>;
   /** The argument that carries the operation id (default `operation_id`). */

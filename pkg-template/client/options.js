@@ -9,7 +9,7 @@ import { SAFETIES } from '../generated/names.js';
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
   'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent', 'opentelemetry',
-  'server', 'journalArguments', 'subrequestBudget',
+  'server', 'journalArguments', 'subrequestBudget', 'behindRetryingProxy',
   'sharedBreaker', // issue 20 §4: client/shared-breaker.js
 ]);
 
@@ -23,6 +23,7 @@ export function checkOptions(client, o) {
     if (!OPTION_KEYS.has(k)) throw typeError(k, `${k} is not a known option`, 'unknown_option');
   }
   if (o.trusted !== undefined && typeof o.trusted !== 'boolean') throw typeOptionError('trusted', 'a boolean');
+  if (o.behindRetryingProxy !== undefined && typeof o.behindRetryingProxy !== 'boolean') throw typeOptionError('behindRetryingProxy', 'a boolean');
   if (o.operationIdArgument !== undefined && (typeof o.operationIdArgument !== 'string' || !o.operationIdArgument))
     throw typeOptionError('operationIdArgument', 'a non-empty string');
   if (o.tools !== undefined) {

@@ -13,8 +13,10 @@ export async function resolveTool(ctx, params, intent) {
   const name = params.name;
   const tool = await ctx.toolInfo(name);
   ctx.learnRevision();
-  // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise.
-  const override = ctx.overrides[name] ?? (name === ctx.statusTool ? 'read_only' : undefined);
+  // The status tool is a lookup by this package's own protocol: read-only on a trusted server unless the app says
+  // otherwise. A name proves nothing on an untrusted one (any server may call a write `operation_status`): there it
+  // is what the app says, else `unsafe` — sent once, never re-sent, hedged or retried.
+  const override = ctx.overrides[name] ?? (name === ctx.statusTool && ctx.trusted ? 'read_only' : undefined);
   // The engine's answer for this tool object, kept (weakly) while tools/list gives the same object (a refresh
   // makes new ones); the overrides and the trust are the wrapper's, fixed. A tool the list does not name is
   // judged again on each call: kept by name, a model inventing names would grow the cache without end.

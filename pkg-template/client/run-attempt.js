@@ -4,6 +4,7 @@ import { ATTEMPT_META_KEY, errorOutcome, resultOutcome } from './attempt.js';
 import { RESULT_SCHEMA } from './result-schema.js';
 import { linkedSignal } from './own-signal.js';
 import { brokenStream, reportsStreamEnd, watchStreamEnd } from './stream-end.js';
+import { mismatchCode, mismatchConfirmed } from './mismatch.js';
 
 /**
  * Step 2a — recover: the step the engine asked for before the re-send (a new session, a fresh tool list).
@@ -53,8 +54,11 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     });
   }
   let sent = false;
+  let sentTool;
   try {
-    await recoverStep(ctx, recover, cause);
+    // A -32020 just checked fetched the tool list already (mismatch.js): the step does not fetch it twice.
+    if (!(recover === 'refresh_tools' && run.toolsFresh)) await recoverStep(ctx, recover, cause);
+    run.toolsFresh = false;
     if (recover === 'resume_stream' && !resumable(client, run)) {
       // Nothing to resume here: no event id, or the session the stream was on is gone (re-initialized since —
       // its Last-Event-ID would replay another request's answer under this one's id). Nothing is sent; the engine
@@ -62,6 +66,7 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
       return { outcome: { kind: 'network', sent: 'no' } };
     }
     sent = !signal?.aborted;
+    sentTool = ctx.knownTool?.(params.name); // the listing this attempt goes out under (a -32020 is checked against it)
     const send = (f) => (ctx.session ? ctx.session.send(f) : f());
     // Built field by field: the spreads of conditional objects were a sixth of a call's cost.
     const callParams = { ...params, arguments: args, ...run.round };
@@ -99,6 +104,10 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     // A stdio server: what its process did meanwhile — exited, or went silent past this timeout and a ping
     // bounded like the attempt (session.js, stdio.js).
     if (sent && ctx.session) outcome = await ctx.session.outcomeOf(error, outcome, Math.min(admission.timeoutMs, run.state.deadlineMs - now()));
+    // A -32020 or -32022 proves nothing until checked (a handler may relay one after it acted): what can be
+    // checked is, and the engine reads the answer.
+    const mismatch = sent ? mismatchCode(outcome) : undefined;
+    if (mismatch !== undefined && (await mismatchConfirmed(ctx, run, error, mismatch, sentTool))) outcome = { ...outcome, mismatchConfirmed: true };
     // The v2 transport said this attempt's stream ended without an answer (and without the SDK resuming it):
     // a broken stream, at once rather than at the attempt's timeout. With v1, a stream that broke during this
     // attempt after the server gave an event id is seen at the timeout. Either can be resumed (≤ 2025-11-25,

@@ -2,12 +2,50 @@
 // annotations and schema from. A failed list is a read like any other: the engine says whether to recover and
 // list again (`listFailed`: a session that expired before the first call is re-initialized, once); any other
 // failure leaves the list unknown, and a tool's safety is then the app's override or `unsafe`.
-import { ACTION_RETRY } from '../generated/names.js';
+import { ACTION_RETRY, REVISIONS } from '../generated/names.js';
 import { errorOutcome } from './attempt.js';
 import { sleep } from './sleep.js';
 
 /** The most pages one listing reads (a server whose cursor never ends is not followed forever). */
 const MAX_PAGES = 100;
+/** The revision whose results carry a cache lifetime (`ttlMs`): the newest this package knows. */
+const CACHING_REVISION = REVISIONS[REVISIONS.length - 1];
+/** The longest a server's `ttlMs` is believed (a day): a server cannot pin its annotations for ever. */
+const MAX_TTL_MS = 86_400_000;
+
+/**
+ * When a listing fetched at `at` goes stale. 2026-07-28 `caching.mdx`: a result is fresh for its `ttlMs`, then the
+ * client SHOULD fetch it again on next access; 0 — and, at 2026-07-28, an absent `ttlMs` — is stale at once. Read
+ * from the first page, capped at a day. Before 2026-07-28 (no caching rule, no `ttlMs`) a list stays until it is
+ * refreshed. `revision`: the engine's (`unknown` until negotiated: then an absent ttl keeps the list too).
+ */
+const expiryOf = (page, at, revision) => {
+  const ttl = page?.ttlMs;
+  if (typeof ttl === 'number' && Number.isFinite(ttl)) return at + Math.min(Math.max(0, ttl), MAX_TTL_MS);
+  return revision === CACHING_REVISION ? at : Infinity;
+};
+
+/**
+ * A tool's `x-mcp-header` declarations (2026-07-28: a property reachable through `properties` keys mirrored as an
+ * `Mcp-Param-{name}` header, checked by the server's transport before dispatch), as one comparable string: what a
+ * -32020 (header mismatch) is checked against after the fresh tools/list (run-attempt.js). '' for none.
+ */
+export function headerDeclarations(tool) {
+  const found = [];
+  const walk = (schema, path, depth) => {
+    const props = schema?.properties;
+    if (props === null || typeof props !== 'object' || depth > 32) return;
+    for (const key of Object.keys(props).sort()) {
+      const p = props[key];
+      if (p === null || typeof p !== 'object') continue;
+      const at = `${path}/${key}`;
+      if (Object.hasOwn(p, 'x-mcp-header')) found.push(`${at}=${String(p['x-mcp-header']).toLowerCase()}`);
+      walk(p, at, depth + 1);
+    }
+  };
+  walk(tool?.inputSchema, '', 0);
+  return found.join('\n');
+}
 
 /**
  * The tool list of `client`'s server. `reconnect(cause)` opens a new session when the engine asks for one;
@@ -19,19 +57,24 @@ const MAX_PAGES = 100;
  */
 export function toolsCache({ client, engine, now, reconnect, session }) {
   let tools; // name → Tool, from the last tools/list: replaced whole by each listing (bounded by MAX_PAGES pages)
+  let expiresAt = Infinity; // when `tools` goes stale (the server's ttlMs)
   let loading;
   const send = session ? session.send : (f) => f();
 
   async function refresh() {
     const list = new Map();
+    const at = now();
     let cursor;
+    let expiry = Infinity;
     for (let page = 0; page < MAX_PAGES; page++) {
       const res = await send(() => client.listTools(cursor ? { cursor } : undefined));
+      if (page === 0) expiry = expiryOf(res, at, engine.revision);
       for (const t of res.tools ?? []) list.set(t.name, t);
       cursor = res.nextCursor;
       if (!cursor) break;
     }
     tools = list;
+    expiresAt = expiry;
     return list;
   }
 
@@ -50,7 +93,9 @@ export function toolsCache({ client, engine, now, reconnect, session }) {
   }
 
   async function info(name) {
-    if (!tools || !tools.has(name)) {
+    // Listed again when the tool is not known, or when the server's ttlMs has passed: annotations, which decide
+    // a tool's safety, are not trusted past it (a failed re-listing leaves the old list in place).
+    if (!tools || !tools.has(name) || now() >= expiresAt) {
       loading ??= listRecovering().finally(() => (loading = undefined));
       try {
         await loading;
@@ -61,5 +106,5 @@ export function toolsCache({ client, engine, now, reconnect, session }) {
     return tools?.get(name);
   }
 
-  return { refresh, info, has: (name) => !!tools?.has(name) };
+  return { refresh, info, has: (name) => !!tools?.has(name), known: (name) => tools?.get(name) };
 }

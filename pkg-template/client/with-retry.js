@@ -40,6 +40,7 @@ export function withRetry(client, options = {}) {
   const engine = new RetryEngine(options.policy, {
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.revision !== undefined ? { revision: options.revision } : {}),
+    ...(options.behindRetryingProxy ? { behindRetryingProxy: true } : {}),
   });
   const journal = options.journal ?? new MemoryJournal();
   const now = options.now ?? (() => Date.now());
@@ -84,6 +85,7 @@ export function withRetry(client, options = {}) {
     safetyOf: new WeakMap(),
     refreshTools: tools.refresh,
     toolInfo: tools.info,
+    knownTool: tools.known,
     askStatus: statusAsker((params, requestOptions) => call(params, requestOptions), settings.statusTool),
     // When the SDK last reported a broken SSE stream (client.onerror, chained): stream-end.js.
     streamBrokeAt: watchStreamBreaks(client, now),

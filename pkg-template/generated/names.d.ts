@@ -214,7 +214,7 @@ export declare const JITTERS: readonly Jitter[];
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a numbers-only export's error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges';
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';
@@ -253,12 +253,15 @@ export declare const KIND_PROCESS_UNRESPONSIVE: number;
 export declare const C_HAD_SESSION: number;
 export declare const C_B_PRESENT: number;
 export declare const C_D_PRESENT: number;
+export declare const C_MISMATCH_CONFIRMED: number;
+export declare const CODE_HEADER_MISMATCH: number;
+export declare const CODE_UNSUPPORTED_PROTOCOL_VERSION: number;
 export declare const OUTCOME_FIELDS: readonly (readonly string[])[];
 /** How one attempt ended, as the caller observed it. */
 export type AttemptOutcome =
   | { kind: 'result'; isError?: boolean; resultType?: ResultType }
-  | { kind: 'jsonrpc_error'; code: number }
-  | { kind: 'http'; status: number; retryAfterMs?: number; hadSession?: boolean; jsonrpcCode?: number }
+  | { kind: 'jsonrpc_error'; code: number; mismatchConfirmed?: boolean }
+  | { kind: 'http'; status: number; retryAfterMs?: number; hadSession?: boolean; jsonrpcCode?: number; mismatchConfirmed?: boolean }
   | { kind: 'network'; sent: Sent }
   | { kind: 'timeout' }
   | { kind: 'stream_broken'; eventIdSeen?: boolean; retryMs?: number }

@@ -31,6 +31,8 @@ export function encodeInputs(o, k, e) {
       case 1: // jsonrpc_error
         at = 'outcome.code';
         a = number(required(o.code, at, 'the JSON-RPC error code'), at);
+        at = 'outcome.mismatchConfirmed';
+        if (bool(o.mismatchConfirmed, at)) c |= 8;
         break;
       case 2: // http
         at = 'outcome.status';
@@ -49,6 +51,8 @@ export function encodeInputs(o, k, e) {
           d = number(v, at);
           c |= 4;
         }
+        at = 'outcome.mismatchConfirmed';
+        if (bool(o.mismatchConfirmed, at)) c |= 8;
         break;
       case 3: // network
         at = 'outcome.sent';

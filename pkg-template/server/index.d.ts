@@ -379,7 +379,9 @@ export interface IdempotencyOptions<Extra> {
    * `true`: the handler gets the store's transaction as its third argument and writes through it; its
    * writes, the claim and the record commit together or not at all, so a crash never leaves `unknown`. A
    * handler that throws is rolled back and the caller gets `{ status: 'rejected', reason: 'rolled_back' }`
-   * (nothing took effect; the same id may be sent again). Every effect must go through the transaction.
+   * (its database writes were undone; the same id may be sent again). Every effect must go through the
+   * transaction: what the handler does outside it (a message sent, a call to another service) may stand, and the
+   * caller is told so.
    * The ledger's store must be SQLite, Postgres, D1 or a Durable Object (else a `TypeError`, `field: 'transaction'`).
    */
   transaction?: boolean;
@@ -417,7 +419,8 @@ export declare function withIdempotency<Args extends Record<string, unknown>, Ex
 
 export { LEDGER_META_KEY } from '../generated/names.js';
 
-/** Why `withIdempotency` answered `rejected`: refused before any claim, or (`rolled_back`) rolled back whole; nothing took effect. */
+/** Why `withIdempotency` answered `rejected`: refused before any claim (nothing was done), or (`rolled_back`) the
+ *  handler ran and failed and its transaction was undone (effects outside the transaction may stand). */
 export type LedgerRejectReason = 'invalid_operation_id' | 'unauthenticated' | 'unauthorized' | 'invalid_input' | 'validation_failed' | 'rolled_back';
 
 /** What the ledger's own answers carry under `_meta[LEDGER_META_KEY]`. */

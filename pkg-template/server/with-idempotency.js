@@ -36,7 +36,8 @@ export function claimOf(extra) {
   return Object.hasOwn(extra, CLAIM) ? extra[CLAIM] : CLAIMS.get(extra);
 }
 
-/** Refused before any claim: nothing was done. Clients read `status: 'rejected'` as "permanent, not processed". */
+/** A refusal: before any claim (nothing was done), or `rolled_back` (the handler ran; its transaction was undone).
+ *  Clients read `status: 'rejected'` as permanent. */
 export function rejected(reason, operationId, text) {
   return reply(LEDGER_REJECTED, operationId, text, { reason });
 }
@@ -243,10 +244,11 @@ export function withIdempotency(ledger, handler, options = {}) {
       case 'executed':
         return done.result;
       case 'rolled_back':
-        // Proof of "nothing took effect": the store rolled back the handler's writes with the claim.
+        // The handler ran and failed; the store rolled back its writes with the claim. Its database writes did
+        // not take effect — anything it did outside the transaction may have.
         emit({ type: 'handler_error', during: 'transaction', key, error: done.error });
         return rejected('rolled_back', operationId,
-          `The operation failed and was rolled back: nothing took effect. It may be called again with the same ${operationIdArgument}.`);
+          `The operation ran and failed; the server's transaction undid its database writes, but anything it did outside that transaction (a message sent, a call to another service) may stand. It may be called again with the same ${operationIdArgument}.`);
       case 'commit_unknown':
         emit({ type: 'store_error', during: 'commit', key, error: done.error });
         return unknownReply(operationId, operationIdArgument);

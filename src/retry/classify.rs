@@ -71,9 +71,9 @@ pub const ATTEMPT_REQUESTS: u32 = 2;
 
 impl Recover {
     /// Whether the action is taken at once, at most once per call, with neither it nor its re-send counted as
-    /// an attempt: the steps that follow a request that provably was not processed (a lost session, a changed
-    /// tool list, a version mismatch) — and a re-initialization after a lost stdio process, whose request may
-    /// have been processed (the gate in `decide` then stops an unsafe tool). The one definition `decide` and the
+    /// an attempt: the steps that follow a lost session, a changed tool list or a version mismatch — and a
+    /// re-initialization after a lost stdio process. Where the request may have been processed (a lost process,
+    /// an unconfirmed -32020/-32022) the gate in `decide` stops an unsafe tool. The one definition `decide` and the
     /// engine both use.
     pub const fn is_one_shot(self) -> bool {
         matches!(self, Recover::Reinitialize | Recover::RefreshTools | Recover::Renegotiate)
@@ -308,9 +308,25 @@ impl Cause {
             Cause::UrlElicitationRequired => {
                 Some("the server needs the user to finish a step in the browser first (a URL elicitation)")
             }
+            // `rejected` is said both before any claim and (reason `rolled_back`) after a handler whose writes
+            // the store rolled back: the words hold for both.
             Cause::LedgerRejected => Some(
-                "the server refused the request before doing anything (a missing or malformed operation id, no \
-                 signed-in tenant, or invalid input)",
+                "the server refused it: before running it (a missing or malformed operation id, no signed-in \
+                 tenant, or invalid input), or after its handler failed and the server's transaction undid its \
+                 writes — anything the handler did outside that transaction may stand",
+            ),
+            Cause::HeaderMismatch | Cause::UnsupportedProtocolVersion => Some(
+                "the server answered with a header or protocol-version mismatch, which a tool can also relay from \
+                 another server after it ran",
+            ),
+            // Read as unknown only behind a retrying proxy (`Classification::behind_retrying_proxy`).
+            Cause::HttpSessionExpired | Cause::HttpSessionUnknown | Cause::SdkSessionTerminated => Some(
+                "the server no longer knew the session, an answer a second server behind a retrying proxy gives \
+                 after the first one ran the request",
+            ),
+            Cause::HttpTooManyRetryAfter | Cause::HttpServiceUnavailableRetryAfter => Some(
+                "the server asked to wait, an answer a second server behind a retrying proxy gives after the first \
+                 one ran the request",
             ),
             Cause::InvalidRequest | Cause::MethodNotFound | Cause::InvalidParams | Cause::MissingClientCapability => {
                 Some("the server answered with a protocol error that servers also send after the tool already ran")
@@ -355,6 +371,24 @@ impl Cause {
 }
 
 impl Cause {
+    /// Whether this row's answer can come from a replica other than the one that ran the request, once a proxy
+    /// re-sent it there ([`Classification::behind_retrying_proxy`]): the lost-session rows (a replica that never
+    /// saw the session), a plain 400 or 404 (a replica that refuses a request meant for another), and the
+    /// `Retry-After` refusals (the last replica's load, not the first's). The rows a replica gives every copy of
+    /// the same request alike (a parse error, 401/403/405/413, a failed connect from this client) stand.
+    pub const fn replica_may_answer(self) -> bool {
+        matches!(
+            self,
+            Cause::HttpSessionExpired
+                | Cause::HttpSessionUnknown
+                | Cause::SdkSessionTerminated
+                | Cause::HttpBadRequest
+                | Cause::HttpNotFound
+                | Cause::HttpTooManyRetryAfter
+                | Cause::HttpServiceUnavailableRetryAfter
+        )
+    }
+
     /// The recovery step this row of the table asks for, if any. ([`classify`] builds its classifications
     /// from it, so the two cannot disagree; the wasm hot path uses it to name the step without sending it.)
     pub const fn recover(self) -> Option<Recover> {
@@ -400,6 +434,21 @@ impl Classification {
             || matches!(self.recover, Some(Recover::ResumeStream))
     }
 
+    /// This classification for a server behind a proxy that may retry a POST on another replica (Envoy/Istio's
+    /// default route retry policy — `retry_on: connect-failure,refused-stream,unavailable,cancelled,
+    /// retriable-status-codes` with 503 and the `previous_hosts` predicate, regardless of method —, nginx with
+    /// `proxy_next_upstream … non_idempotent`): the answer may be the last replica's, given after the first one
+    /// ran the request. The rows such a replica can produce ([`Cause::replica_may_answer`]: a session it does
+    /// not know, a 404/400 it gives a request meant for another, its own 429/503 with `Retry-After`) keep their
+    /// verdict and recovery (re-initialize, wait) but prove nothing: the delivery is unknown.
+    #[must_use]
+    pub const fn behind_retrying_proxy(mut self) -> Self {
+        if matches!(self.delivery, Delivery::NotProcessed) && self.cause.replica_may_answer() {
+            self.delivery = Delivery::Unknown;
+        }
+        self
+    }
+
     const fn new(verdict: Verdict, delivery: Delivery, cause: Cause) -> Self {
         Classification { verdict, delivery, recover: None, retry_after_ms: None, cause }
     }
@@ -430,15 +479,19 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
             (ResultType::Complete, true) => Classification::new(Verdict::ToolError, Processed, Cause::ToolError),
             (ResultType::Complete, false) => Classification::new(Verdict::Success, Processed, Cause::Result),
         },
-        AttemptOutcome::JsonRpcError { code } => classify_code(code, revision),
-        AttemptOutcome::Http { status, retry_after_ms, had_session, jsonrpc_code } => {
+        AttemptOutcome::JsonRpcError { code, mismatch_confirmed } => classify_code(code, mismatch_confirmed, revision),
+        AttemptOutcome::Http { status, retry_after_ms, had_session, jsonrpc_code, mismatch_confirmed } => {
             // A lost session first: on a request that carried a session id, the status (and for a 400 the
             // body's -32000) says the session is gone, whatever else the body says (`lost_session`).
             // Otherwise the body of a non-2xx answer is inspected (2026-07-28 streamable-http.mdx: the client
             // SHOULD): a JSON-RPC error code with a meaning of its own in this revision decides the row. A code
             // without one (-32000..-32019, an application code) says less than the status, so the status decides.
             lost_session(status, had_session, jsonrpc_code, revision)
-                .or_else(|| jsonrpc_code.map(|code| classify_code(code, revision)).filter(|c| c.cause.is_specific()))
+                .or_else(|| {
+                    jsonrpc_code
+                        .map(|code| classify_code(code, mismatch_confirmed, revision))
+                        .filter(|c| c.cause.is_specific())
+                })
                 .unwrap_or_else(|| classify_http(status, retry_after_ms.is_some(), revision))
                 .waiting(retry_after_ms)
         }
@@ -470,8 +523,10 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
             Classification::new(Transient, Unknown, Cause::LedgerUnknown)
         }
         // conflict → the id belongs to other input; rejected → refused before any claim, or (reason
-        // `rolled_back`, the `transaction` option) the handler's writes were rolled back with the claim in
-        // the store's own transaction (pkg-template/server/ledger.js `executeAtomically`). Nothing took effect.
+        // `rolled_back`, the `transaction` option) the handler ran and its writes were rolled back with the claim
+        // in the store's own transaction (pkg-template/server/ledger.js `executeAtomically`): its database writes
+        // did not take effect (the words say that effects outside the transaction may stand). Not re-sent either
+        // way: permanent.
         AttemptOutcome::Ledger { status: LedgerStatus::Conflict, .. } => {
             Classification::new(Permanent, NotProcessed, Cause::LedgerConflict)
         }
@@ -542,7 +597,12 @@ impl Cause {
     }
 }
 
-fn classify_code(code: i64, revision: Revision) -> Classification {
+/// -32020 (2026-07-28): the request's headers disagree with its body.
+pub const HEADER_MISMATCH_CODE: i64 = -32020;
+/// -32022 (2026-07-28): the server does not speak the request's protocol version.
+pub const UNSUPPORTED_PROTOCOL_VERSION_CODE: i64 = -32022;
+
+fn classify_code(code: i64, mismatch_confirmed: bool, revision: Revision) -> Classification {
     let latest = revision >= Revision::V2026_07_28;
     match code {
         // JSON-RPC 2.0 §5.1: "Invalid JSON was received by the server" — a request that could not be parsed
@@ -577,11 +637,24 @@ fn classify_code(code: i64, revision: Revision) -> Classification {
         -32042 if revision == Revision::V2025_11_25 => {
             Classification::new(Permanent, Unknown, Cause::UrlElicitationRequired)
         }
-        // 2026-07-28 streamable-http.mdx: the server rejects a request whose headers disagree with its body
-        // before dispatch (-32020: call tools/list, then retry once) and refuses a version it does not speak
-        // (-32022).
-        -32020 if latest => Classification::recovering(NotProcessed, Cause::HeaderMismatch),
-        -32022 if latest => Classification::recovering(NotProcessed, Cause::UnsupportedProtocolVersion),
+        // 2026-07-28 streamable-http.mdx: the server's transport rejects a request whose headers disagree with
+        // its body before dispatch (-32020: call tools/list, then retry once) and refuses a version it does not
+        // speak (-32022). The code alone is NOT proof: handlers send it too — the Python SDK 2.x maps
+        // handler-origin errors to HTTP exactly as transport ones (src/mcp/shared/inbound.py: "consulted for
+        // classifier-origin *and* handler-origin errors"), rmcp maps a handler's `ErrorData::header_mismatch`
+        // to 400 (transport/streamable_http_server/tower.rs), and a tool that calls another MCP server relays
+        // the peer's code after it acted. Proof is the recovery confirming the mismatch (`mismatch_confirmed`):
+        // the fresh tools/list changed this tool's `x-mcp-header` declarations (the transport checks the
+        // `Mcp-Param-*` headers against them before dispatch), or the error's `supported` versions exclude the
+        // one the request carried. Unconfirmed, the step is still taken (a retry-safe call is re-sent after it)
+        // but the delivery is unknown: an unsafe tool stops `unknown`.
+        HEADER_MISMATCH_CODE if latest => {
+            Classification::recovering(if mismatch_confirmed { NotProcessed } else { Unknown }, Cause::HeaderMismatch)
+        }
+        UNSUPPORTED_PROTOCOL_VERSION_CODE if latest => Classification::recovering(
+            if mismatch_confirmed { NotProcessed } else { Unknown },
+            Cause::UnsupportedProtocolVersion,
+        ),
         // -32021 (a capability the client did not declare) is NOT proof: the TS SDK v2 server runs the tool
         // handler, then checks its `InputRequiredResult` and throws `MissingRequiredClientCapabilityError`
         // (packages/server/src/server/server.ts, 2.4.0); the spec (basic/index.mdx) says "if processing a
@@ -712,7 +785,7 @@ mod tests {
     fn processed_only_from_results() {
         for code in -33000..-31000 {
             for rev in Revision::ALL {
-                assert_ne!(classify_code(code, rev).delivery, Processed, "code {code}");
+                assert_ne!(classify_code(code, true, rev).delivery, Processed, "code {code}");
             }
         }
         for status in 0..=999 {

@@ -103,7 +103,7 @@ reasons! {
         Some("Calling it again with the same arguments will fail the same way; fix the arguments or choose another tool.");
     /// The delivery is unknown and the tool is unsafe: a re-send may act twice.
     UnsafeAfterUnknown = "unsafe_after_unknown",
-        "the connection failed after the request was sent, and this tool is not safe to send twice", None;
+        "the request may have been acted on before it failed, and this tool is not safe to send twice", None;
     /// `maxAttempts` reached.
     MaxAttempts = "max_attempts", "every attempt failed", None;
     /// The next attempt would start past the total deadline.

@@ -46,6 +46,7 @@ pub struct Engine {
     budget: Option<RetryBudget>,
     breaker: Option<Breaker>,
     hedging: Hedging,
+    behind_retrying_proxy: bool,
 }
 
 impl Engine {
@@ -57,6 +58,30 @@ impl Engine {
             breaker: policy.breaker.map(|b| Breaker::new(b).with_probe_timeout(policy.attempt_timeout_ms)),
             policy,
             hedging: Hedging::default(),
+            behind_retrying_proxy: false,
+        }
+    }
+
+    /// Says that the server sits behind a proxy that may retry a POST on another replica (Envoy/Istio's default
+    /// retry policy, nginx `proxy_next_upstream … non_idempotent`): a lost session and a 429/503 with
+    /// `Retry-After` still recover (re-initialize, wait) but no longer prove "not processed", so an unsafe tool
+    /// is not sent again after them ([`Classification::behind_retrying_proxy`]). Off by default.
+    pub fn set_behind_retrying_proxy(&mut self, on: bool) {
+        self.behind_retrying_proxy = on;
+    }
+
+    /// Whether [`Engine::set_behind_retrying_proxy`] is on.
+    pub const fn behind_retrying_proxy(&self) -> bool {
+        self.behind_retrying_proxy
+    }
+
+    /// How this engine reads an outcome: [`classify_under`] the revision, behind a retrying proxy when set.
+    pub fn classify(&self, outcome: &AttemptOutcome, revision: Option<Revision>) -> Classification {
+        let c = classify_under(outcome, revision);
+        if self.behind_retrying_proxy {
+            c.behind_retrying_proxy()
+        } else {
+            c
         }
     }
 
@@ -331,7 +356,7 @@ impl Engine {
         }
         self.attempt_ended(call);
         call.resend_safe = safety.retry_after_unknown();
-        let classification = classify_under(outcome, revision.into());
+        let classification = self.classify(outcome, revision.into());
         // The server answered a round that carried input (a continuation, or a re-send of one) by asking again.
         if classification.recover == Some(Recover::ContinueInput) && call.continuations > 0 {
             call.input_processed = true;

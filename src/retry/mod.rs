@@ -23,6 +23,7 @@ pub use breaker::{Breaker, BreakerConfig, BreakerSnapshot, BreakerState, SharedS
 pub use budget::{BudgetConfig, RetryBudget};
 pub use classify::{
     classify, classify_conservatively, classify_under, Cause, Classification, Delivery, Recover, Verdict,
+    HEADER_MISMATCH_CODE, UNSUPPORTED_PROTOCOL_VERSION_CODE,
 };
 pub use decide::{
     decide, decide_poll, decide_unanswered, hold_spread_ms, hold_wait, CallOptions, CallState, Decision, DecisionInput,

@@ -149,6 +149,12 @@ pub enum AttemptOutcome {
     JsonRpcError {
         /// The error's `code`.
         code: i64,
+        /// For -32020 (header mismatch) and -32022 (unsupported protocol version): the client checked that the
+        /// mismatch the code names is real — the tool list fetched after it changed this tool's `x-mcp-header`
+        /// declarations (-32020), or the error's `supported` versions exclude the one the request carried
+        /// (-32022). Without that check the code proves nothing: a tool that calls another MCP server may relay
+        /// the peer's code after it acted. Ignored for every other code.
+        mismatch_confirmed: bool,
     },
     /// A non-2xx HTTP response (the SDK raised it as a transport error).
     Http {
@@ -162,6 +168,8 @@ pub enum AttemptOutcome {
         /// (2026-07-28 `streamable-http.mdx`: the client SHOULD inspect the body of a non-2xx answer;
         /// -32020/-32021/-32022 arrive inside 4xx answers).
         jsonrpc_code: Option<i64>,
+        /// [`AttemptOutcome::JsonRpcError::mismatch_confirmed`], for the `jsonrpc_code` in the body.
+        mismatch_confirmed: bool,
     },
     /// The network failed before any response.
     Network {
@@ -212,8 +220,9 @@ pub enum LedgerStatus {
     /// The operation id was already used with other input; nothing was run.
     Conflict,
     /// The ledger refused the request before any claim (a missing or malformed operation id, no
-    /// authenticated tenant, input that failed validation), or rolled the handler's writes back with the
-    /// claim in one store transaction (reason `rolled_back`): nothing took effect.
+    /// authenticated tenant, input that failed validation): nothing was done; or the handler ran, failed, and
+    /// the store rolled its writes back with the claim in one transaction (reason `rolled_back`): what it did
+    /// outside that transaction may stand.
     Rejected,
 }
 

@@ -83,7 +83,9 @@ pub fn error_outcome(error: &ServiceError) -> AttemptOutcome {
 pub fn error_outcome_at(error: &ServiceError, now_unix_ms: u64) -> AttemptOutcome {
     const MAYBE: AttemptOutcome = AttemptOutcome::Network { sent: Sent::Maybe };
     match error {
-        ServiceError::McpError(e) => AttemptOutcome::JsonRpcError { code: i64::from(e.code.0) },
+        ServiceError::McpError(e) => {
+            AttemptOutcome::JsonRpcError { code: i64::from(e.code.0), mismatch_confirmed: false }
+        }
         ServiceError::Timeout { .. } => AttemptOutcome::Timeout,
         ServiceError::TransportSend(dynamic) => {
             match dynamic.error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
@@ -96,7 +98,7 @@ pub fn error_outcome_at(error: &ServiceError, now_unix_ms: u64) -> AttemptOutcom
 }
 
 fn http(status: u16, retry_after_ms: Option<u64>, had_session: bool) -> AttemptOutcome {
-    AttemptOutcome::Http { status, retry_after_ms, had_session, jsonrpc_code: None }
+    AttemptOutcome::Http { status, retry_after_ms, had_session, jsonrpc_code: None, mismatch_confirmed: false }
 }
 
 fn http_outcome(error: &StreamableHttpError<reqwest::Error>, now_unix_ms: u64) -> AttemptOutcome {
@@ -207,7 +209,7 @@ mod tests {
     #[test]
     fn mcp_errors_and_timeouts() {
         let e = ServiceError::McpError(::rmcp::model::ErrorData::internal_error("x", None));
-        assert_eq!(error_outcome(&e), AttemptOutcome::JsonRpcError { code: -32603 });
+        assert_eq!(error_outcome(&e), AttemptOutcome::JsonRpcError { code: -32603, mismatch_confirmed: false });
         let t = ServiceError::Timeout { timeout: std::time::Duration::from_millis(5) };
         assert_eq!(error_outcome(&t), AttemptOutcome::Timeout);
         assert_eq!(error_outcome(&ServiceError::TransportClosed), AttemptOutcome::Network { sent: Sent::Maybe });

@@ -69,6 +69,11 @@ pub struct RetryOptions {
     /// The app's propagator for the W3C trace context each attempt carries in `params._meta` (the JS layer's
     /// `propagation.inject`); without it nothing is injected.
     pub trace_context: Option<TraceContext>,
+    /// The server sits behind a proxy that may retry a POST on another replica (Envoy/Istio's default retry
+    /// policy, nginx `proxy_next_upstream … non_idempotent`): a lost session and a 429/503 with `Retry-After`
+    /// still recover but no longer prove "not processed" for an unsafe tool (default `false`;
+    /// `Engine::set_behind_retrying_proxy`).
+    pub behind_retrying_proxy: bool,
 }
 
 impl Default for RetryOptions {
@@ -85,6 +90,7 @@ impl Default for RetryOptions {
             status_tool: Some(super::ledger::STATUS_TOOL_NAME.to_string()),
             task_tools: HashMap::new(),
             trace_context: None,
+            behind_retrying_proxy: false,
         }
     }
 }
@@ -99,6 +105,13 @@ impl RetryOptions {
     /// Overrides one tool's safety.
     pub fn tool(mut self, name: impl Into<String>, safety: Safety) -> Self {
         self.tools.insert(name.into(), safety);
+        self
+    }
+
+    /// Says the server sits behind a proxy that may retry a POST on another replica
+    /// ([`RetryOptions::behind_retrying_proxy`]).
+    pub fn behind_retrying_proxy(mut self, on: bool) -> Self {
+        self.behind_retrying_proxy = on;
         self
     }
 
@@ -366,7 +379,11 @@ impl<H: ClientHandler> RetryClient<H> {
         RetryClient {
             session: tokio::sync::RwLock::new(Session { running: client, generation: 0 }),
             connect: None,
-            engine: Mutex::new(Engine::new(options.policy)),
+            engine: Mutex::new({
+                let mut engine = Engine::new(options.policy);
+                engine.set_behind_retrying_proxy(options.behind_retrying_proxy);
+                engine
+            }),
             random: Mutex::new(SplitMix64::new(seed)),
             tools: tokio::sync::Mutex::new(None),
             journal: Arc::new(MemoryJournal::new()),
@@ -475,12 +492,15 @@ impl<H: ClientHandler> RetryClient<H> {
             idempotent_hint: annotations.and_then(|a| a.idempotent_hint),
             declares_operation_id: declares,
         };
-        // The status tool is a lookup by this package's own protocol: read-only unless the app says otherwise,
-        // and never keyed — its `operation_id` names another call's operation, not one of its own (also when
-        // the wrapper was told not to ask it, `status_tool: None`, and the app calls it by hand).
+        // The status tool is a lookup by this package's own protocol: read-only on a trusted server unless the app
+        // says otherwise, and never keyed — its `operation_id` names another call's operation, not one of its own
+        // (also when the wrapper was told not to ask it, `status_tool: None`, and the app calls it by hand). A name
+        // proves nothing on an untrusted server (any server may call a write `operation_status`): there it is what
+        // the app says, else `unsafe`.
         let is_status =
             self.options.status_tool.as_deref() == Some(name.as_str()) || name == super::ledger::STATUS_TOOL_NAME;
-        let override_ = self.options.tools.get(&name).copied().or(is_status.then_some(Safety::ReadOnly));
+        let by_name = (is_status && self.options.trusted).then_some(Safety::ReadOnly);
+        let override_ = self.options.tools.get(&name).copied().or(by_name);
         let safety = safety(&facts, self.options.trusted, override_);
         let mut arguments = params.arguments.clone();
         let mut operation_id = None;

@@ -158,7 +158,7 @@ impl CallSpan {
         );
         if let Some(error_type) = error_type {
             span.record("error.type", error_type.as_str());
-            if let AttemptOutcome::JsonRpcError { code } = outcome {
+            if let AttemptOutcome::JsonRpcError { code, .. } = outcome {
                 span.record("rpc.response.status_code", code.to_string().as_str());
             }
             span.record("otel.status_code", "ERROR");
@@ -224,7 +224,7 @@ impl CallSpan {
 fn attempt_error_type(outcome: &AttemptOutcome, classification: &Classification) -> Option<String> {
     match outcome {
         AttemptOutcome::Result { is_error, .. } => is_error.then(|| "tool_error".to_string()),
-        AttemptOutcome::JsonRpcError { code } => Some(code.to_string()),
+        AttemptOutcome::JsonRpcError { code, .. } => Some(code.to_string()),
         AttemptOutcome::Http { status, .. } => Some(status.to_string()),
         _ => Some(classification.cause.as_str().to_string()),
     }

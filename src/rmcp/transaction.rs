@@ -96,7 +96,8 @@ pub trait Transact: Send {
 pub enum Atomic {
     /// Committed with its record: the handler's result.
     Executed(CallToolResult),
-    /// The handler failed: its writes were rolled back with the claim; nothing took effect.
+    /// The handler failed: its writes were rolled back with the claim (what it did outside the transaction may
+    /// stand).
     RolledBack(String),
     /// The commit did not answer: it may have committed.
     CommitUnknown(String),
@@ -149,7 +150,7 @@ impl OperationLedger {
 /// transaction (the JS `transaction: true`): `transact` is the store's transaction with your handler inside,
 /// e.g. `store.transact(|tx| { tx.execute(…)?; Ok(result) })` on the ledger's `SqliteLedgerStore` (a
 /// transaction on another store is refused: nothing runs). A handler that fails is rolled back and answered
-/// `rejected` with reason `rolled_back` (nothing took effect: the same id may be sent again); a commit that
+/// `rejected` with reason `rolled_back` (its database writes were undone; the same id may be sent again); a commit that
 /// does not answer is `unknown` for that call.
 pub async fn with_idempotency_atomic(
     ledger: &OperationLedger,
@@ -182,14 +183,19 @@ async fn atomic(
         Err(_) => super::ledger::store_down(id, arg),
         Ok(Atomic::Executed(result)) => result,
         Ok(Atomic::RolledBack(error)) => {
-            // Proof of "nothing took effect": the store rolled back the handler's writes with the claim.
+            // The handler ran and failed; the store rolled back its writes with the claim. Its database writes did
+            // not take effect — anything it did outside the transaction may have.
             ledger.emit(LedgerEvent::HandlerError { during: "transaction", key: key.clone(), error });
             let mut extra = Map::new();
             extra.insert("reason".into(), json!("rolled_back"));
             reply(
                 LedgerStatus::Rejected.as_str(),
                 Some(id),
-                format!("The operation failed and was rolled back: nothing took effect. It may be called again with the same {arg}."),
+                format!(
+                    "The operation ran and failed; the server's transaction undid its database writes, but anything \
+                     it did outside that transaction (a message sent, a call to another service) may stand. It may \
+                     be called again with the same {arg}."
+                ),
                 extra,
             )
         }

@@ -20,9 +20,9 @@ use super::packed::{code, put_admission, put_classification, put_decision, put_s
 use crate::input::MAX_DURATION_MS;
 use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, PolicyField, Section};
 use crate::retry::{
-    classify_under, decide_status, decide_task_end, decide_task_result, safety, CallOptions, CallState, Cause,
-    Decision, Engine, FinalStatus, Jitter, OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision,
-    SplitMix64, TaskStatus, ToolFacts,
+    decide_status, decide_task_end, decide_task_result, safety, CallOptions, CallState, Cause, Decision, Engine,
+    FinalStatus, Jitter, OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision, SplitMix64, TaskStatus,
+    ToolFacts,
 };
 use crate::seam::{Out, POLICY};
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
@@ -327,6 +327,19 @@ pub fn engine_set_revision(engine: f64, revision: f64) -> f64 {
     })
 }
 
+/// Says whether the engine's server sits behind a proxy that may retry a POST on another replica (1) or not
+/// (0): `Engine::set_behind_retrying_proxy`.
+#[wasm_bindgen(js_name = engineSetBehindRetryingProxy)]
+pub fn engine_set_behind_retrying_proxy(engine: f64, on: f64) -> f64 {
+    run(|| {
+        let on = Fail::number(Field::BehindRetryingProxy, on, 0, 1, true)? == 1;
+        with_engine(engine, |e| {
+            e.engine.set_behind_retrying_proxy(on);
+            Ok(0.0)
+        })
+    })
+}
+
 /// The engine's revision code (the count of revisions for "unknown").
 #[wasm_bindgen(js_name = engineRevision)]
 pub fn engine_revision(engine: f64) -> f64 {
@@ -590,11 +603,10 @@ pub fn task_result_end(cause: f64, reason: f64) -> f64 {
 pub fn classify(engine: f64, kind: f64, a: f64, b: f64, c: f64, d: f64) -> f64 {
     run(|| {
         let outcome = unpack_outcome(kind, a, b, c, d)?;
-        let revision = with_engine(engine, |e| Ok(e.revision))?;
-        {
-            put_classification(&classify_under(&outcome, revision));
+        with_engine(engine, |e| {
+            put_classification(&e.engine.classify(&outcome, e.revision));
             Ok(0.0)
-        }
+        })
     })
 }
 

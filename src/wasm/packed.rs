@@ -11,8 +11,9 @@ use crate::retry::engine::{Admission, Step};
 use crate::retry::{AttemptOutcome, Classification, Decision, LedgerStatus, ResultType, Safety, Sent};
 use crate::seam::Out;
 use crate::vocab::{
-    C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
-    KIND_PROCESS_EXITED, KIND_PROCESS_UNRESPONSIVE, KIND_RESULT, KIND_STREAM_BROKEN, KIND_TIMEOUT,
+    C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, C_MISMATCH_CONFIRMED, KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR,
+    KIND_LEDGER, KIND_NETWORK, KIND_PROCESS_EXITED, KIND_PROCESS_UNRESPONSIVE, KIND_RESULT, KIND_STREAM_BROKEN,
+    KIND_TIMEOUT,
 };
 
 /// A breaker transition's code (`BREAKER_TRANSITIONS`; 0: none).
@@ -106,7 +107,7 @@ fn jsonrpc_code(field: Field, v: f64) -> Result<i64, Fail> {
 
 /// The outcome from `kind` and four numbers (the encoding of each kind: [`crate::vocab`]'s `KIND_*`).
 pub fn unpack_outcome(kind: f64, a: f64, b: f64, c: f64, d: f64) -> Result<AttemptOutcome, Fail> {
-    let flags = if c.fract() == 0.0 && (0.0..8.0).contains(&c) { c as u32 } else { 0 };
+    let flags = if c.fract() == 0.0 && (0.0..16.0).contains(&c) { c as u32 } else { 0 };
     let present = |bit: u32| flags & bit != 0;
     let wait = |field: Field| -> Result<Option<u64>, Fail> {
         // A server may ask for any wait; the policy clamps it. Past a day is nonsense and rejected.
@@ -126,12 +127,16 @@ pub fn unpack_outcome(kind: f64, a: f64, b: f64, c: f64, d: f64) -> Result<Attem
         KIND_RESULT => {
             AttemptOutcome::Result { is_error: flag(a), result_type: code(&ResultType::ALL, b, Field::Kind)? }
         }
-        KIND_JSONRPC_ERROR => AttemptOutcome::JsonRpcError { code: jsonrpc_code(Field::OutcomeCode, a)? },
+        KIND_JSONRPC_ERROR => AttemptOutcome::JsonRpcError {
+            code: jsonrpc_code(Field::OutcomeCode, a)?,
+            mismatch_confirmed: present(C_MISMATCH_CONFIRMED),
+        },
         KIND_HTTP => AttemptOutcome::Http {
             status: u16::try_from(Fail::number(Field::OutcomeStatus, a, 100, 999, true)?).unwrap_or(999),
             retry_after_ms: wait(Field::OutcomeRetryAfterMs)?,
             had_session: present(C_HAD_SESSION),
             jsonrpc_code: if present(C_D_PRESENT) { Some(jsonrpc_code(Field::OutcomeJsonrpcCode, d)?) } else { None },
+            mismatch_confirmed: present(C_MISMATCH_CONFIRMED),
         },
         KIND_NETWORK => AttemptOutcome::Network { sent: sent()? },
         KIND_TIMEOUT => AttemptOutcome::Timeout,

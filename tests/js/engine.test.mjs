@@ -221,8 +221,22 @@ test("the core's retryAfterMs is the answer, for every ledger status", () => {
   assert.ok(step.decision.delayMs >= 1234);
   // An HTTP answer with a JSON-RPC body has its slot on the one protocol (2026-07-28: -32020 in a 400).
   const e2 = new RetryEngine(undefined, { seed: 1, revision: '2026-07-28' });
+  // A -32020 proves nothing until the client confirmed it (a handler may relay it after it ran): unknown, then
+  // not processed with `mismatchConfirmed` (the flag crosses in slot c, on both kinds that carry a code).
   assert.deepEqual(e2.classify({ kind: 'http', status: 400, jsonrpcCode: -32020 }),
+    { verdict: 'recover', delivery: 'unknown', recover: 'refresh_tools', retryAfterMs: undefined, cause: 'jsonrpc_header_mismatch' });
+  assert.deepEqual(e2.classify({ kind: 'http', status: 400, jsonrpcCode: -32020, mismatchConfirmed: true }),
     { verdict: 'recover', delivery: 'not_processed', recover: 'refresh_tools', retryAfterMs: undefined, cause: 'jsonrpc_header_mismatch' });
+  assert.equal(e2.classify({ kind: 'jsonrpc_error', code: -32022, mismatchConfirmed: true }).delivery, 'not_processed');
+  assert.equal(e2.classify({ kind: 'jsonrpc_error', code: -32022 }).delivery, 'unknown');
+  assert.throws(() => e2.classify({ kind: 'jsonrpc_error', code: -32022, mismatchConfirmed: 'yes' }), { code: 'invalid_type', field: 'outcome.mismatchConfirmed' });
+  // Behind a retrying proxy a lost session and a Retry-After refusal prove nothing either (a replica's answer).
+  const lost = { kind: 'http', status: 404, hadSession: true };
+  const proxied = new RetryEngine(undefined, { revision: '2025-11-25', behindRetryingProxy: true });
+  assert.equal(proxied.classify(lost).delivery, 'unknown');
+  assert.equal(proxied.classify({ kind: 'http', status: 503, retryAfterMs: 1000 }).delivery, 'unknown');
+  assert.equal(new RetryEngine(undefined, { revision: '2025-11-25' }).classify(lost).delivery, 'not_processed');
+  assert.throws(() => new RetryEngine(undefined, { behindRetryingProxy: 1 }), { code: 'invalid_type', field: 'options.behindRetryingProxy' });
 });
 
 test('by path: pkg/index.js is the Node entry; decide is record under its DESIGN name', async () => {

@@ -321,7 +321,7 @@ test('transaction option (SQLite, one process): a throw rolls the write back and
   const failed = await handler({ title: 'a', operation_id: 'op-atomic-1' });
   assert.equal(failed.isError, true);
   assert.deepEqual(failed._meta[LEDGER_META_KEY], { status: 'rejected', operationId: 'op-atomic-1', reason: 'rolled_back' });
-  assert.match(failed.content[0].text, /rolled back: nothing took effect/);
+  assert.match(failed.content[0].text, /transaction undid its database writes, but anything it did outside that transaction .* may stand/);
   assert.doesNotMatch(failed.content[0].text, /downstream API said 500/, 'the error goes to onEvent, not to the model');
   assert.equal(count(), 0);
   assert.deepEqual(await ledger.status({ tenant: 'acme', action: 'create_ticket', operationId: 'op-atomic-1' }), { status: 'not_found' });
@@ -702,7 +702,7 @@ test('5. the same id under another tenant: its own operation, never the first te
   assert.equal(out.status, 'failed');
   assert.equal(out.attempts.length, 1);
   assert.equal(out.attempts[0].classification.cause, 'ledger_rejected');
-  assert.match(out.message, /refused the request before doing anything/);
+  assert.match(out.message, /the server refused it: before running it/);
   assert.equal(ticketsFor('w5-anon2').length, 0);
 });
 

@@ -31,6 +31,7 @@ beforeEach(() => {
   server.effects.phases.length = 0;
   server.effects.keyed.clear();
   server.effects.badEchoes = 0;
+  server.effects.charges.length = 0;
 });
 
 const asked = [];
@@ -243,3 +244,19 @@ test('2025-era input (a server-initiated elicitation request, TS SDK 1.32 server
     await old.close();
   }
 });
+
+// A code a handler relays. The TS SDK v2 `McpServer` (2.4.0) answers a tool's thrown -32020 or -32022 as an
+// `isError` result, not as the HTTP 400 its transport gives a real mismatch: the call is a tool error, charged once.
+// (The case where a handler's code does reach the wire as a 400 — the Python SDK 2.x, rmcp, a proxy — is
+// tests/js/with-retry.test.mjs's: nothing confirms the mismatch, so an unsafe tool ends unknown.)
+for (const code of [-32020, -32022]) {
+  test(`a relayed ${code} from an unsafe tool on the real v2 McpServer: a tool error, charged once, never re-sent`, async () => {
+    const client = await v2client();
+    assert.equal(client.transport.protocolVersion, '2026-07-28');
+    const mcp = withRetry(client, { trusted: true, policy: fast, seed: 5 });
+    const out = await mcp.call({ name: 'charge', arguments: { amount: 42, relay: code } });
+    assert.equal(server.effects.charges.length, 1);
+    assert.equal(out.status, 'tool_error');
+    assert.equal(out.attempts.length, 1);
+  });
+}

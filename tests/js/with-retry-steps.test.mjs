@@ -51,6 +51,18 @@ test('resolveTool: a keyed tool gets one operation id, journaled before anything
   assert.equal(plain.operationId, undefined);
 });
 
+test('resolveTool: a name proves nothing on an untrusted server — the status tool is read-only only when trusted or told', async () => {
+  // Any server may call a write `operation_status`: on an untrusted one its name does not make it read-only (it
+  // would be hedged and retried as a read), whatever its annotations say.
+  const write = { name: 'operation_status', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: {} } };
+  const untrusted = baseCtx({ trusted: false, statusTool: 'operation_status', safetyOf: new WeakMap(), toolInfo: async () => write });
+  assert.equal((await resolveTool(untrusted, { name: 'operation_status', arguments: {} })).safety, 'unsafe');
+  const told = baseCtx({ trusted: false, statusTool: 'operation_status', overrides: { operation_status: 'read_only' }, toolInfo: async () => write });
+  assert.equal((await resolveTool(told, { name: 'operation_status', arguments: {} })).safety, 'read_only', 'the app says so');
+  const trusted = baseCtx({ trusted: true, statusTool: 'operation_status', toolInfo: async () => ({ name: 'operation_status' }) });
+  assert.equal((await resolveTool(trusted, { name: 'operation_status', arguments: {} })).safety, 'read_only', 'a trusted server');
+});
+
 test("runAttempt's result schema accepts what the SDK's exported ResultSchema accepts: a result the tool returned is never refused", async () => {
   const results = [
     { content: [{ type: 'text', text: 'ok' }] },

@@ -175,19 +175,39 @@ test('a gateway 502/503/504 — or a 408/409 — after it forwarded: an unsafe t
 test('the body of a non-2xx answer is read: -32020 inside a 400 refreshes tools/list, -32022 renegotiates (2026-07-28)', async () => {
   const mcp = withRetry(await connect(), { trusted: true, policy: fast, seed: 41, revision: '2026-07-28' });
   const before = server.effects.tickets.length;
+  // A read: refreshed and re-sent, whatever the mismatch rests on.
+  proxy.faults.push({ status: 400, jsonrpcBody: -32020 });
+  const read = await mcp.call({ name: 'search_tickets', arguments: { query: 'x' } });
+  assert.equal(read.status, 'succeeded');
+  assert.equal(read.attempts[0].outcome.jsonrpcCode, -32020);
+  assert.equal(read.attempts[0].classification.cause, 'jsonrpc_header_mismatch');
+  assert.equal(read.attempts[0].decision.recover, 'refresh_tools');
+  // An unsafe write: the fresh list shows no changed header declaration, so nothing confirms the mismatch (a
+  // handler may relay the code after it ran): unknown, not sent again.
   proxy.faults.push({ status: 400, jsonrpcBody: -32020 });
   const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'refresh' } });
-  assert.equal(out.status, 'succeeded');
-  assert.equal(out.attempts[0].outcome.jsonrpcCode, -32020);
-  assert.equal(out.attempts[0].classification.cause, 'jsonrpc_header_mismatch');
-  assert.equal(out.attempts[0].decision.recover, 'refresh_tools');
-  assert.equal(server.effects.tickets.length, before + 1);
-  // -32022 inside a 400: renegotiate (a new session), then the call goes through once.
-  proxy.faults.push({ status: 400, jsonrpcBody: -32022 });
+  assert.equal(out.status, 'unknown');
+  assert.equal(out.reason, 'unsafe_after_unknown');
+  assert.equal(out.attempts[0].classification.delivery, 'unknown');
+  assert.equal(out.attempts.length, 1);
+  assert.match(out.message, /header or protocol-version mismatch, which a tool can also relay/);
+  assert.equal(server.effects.tickets.length, before);
+  // -32022 inside a 400 whose `supported` excludes the version this request carried: confirmed, so renegotiate
+  // (a new session), then the call goes through once.
+  const carried = mcp.engine && (await connect()).transport.protocolVersion;
+  assert.equal(typeof carried, 'string');
+  proxy.faults.push({ status: 400, jsonrpcBody: -32022, jsonrpcData: { supported: ['2099-01-01'], requested: carried } });
   const renegotiated = await mcp.call({ name: 'create_ticket', arguments: { title: 'renegotiate' } });
   assert.equal(renegotiated.status, 'succeeded');
+  assert.equal(renegotiated.attempts[0].outcome.mismatchConfirmed, true);
   assert.equal(renegotiated.attempts[0].decision.recover, 'renegotiate');
-  assert.equal(server.effects.tickets.length, before + 2);
+  assert.equal(server.effects.tickets.length, before + 1);
+  // The same -32022 listing the version it carried (a relayed one): unknown for the unsafe write.
+  proxy.faults.push({ status: 400, jsonrpcBody: -32022, jsonrpcData: { supported: [carried], requested: '2099-01-01' } });
+  const relayed = await mcp.call({ name: 'create_ticket', arguments: { title: 'relayed' } });
+  assert.equal(relayed.status, 'unknown');
+  assert.equal(relayed.attempts[0].outcome.mismatchConfirmed, undefined);
+  assert.equal(server.effects.tickets.length, before + 1);
   // A body code without a meaning of its own leaves the status to decide: 503 + -32603 is unknown.
   proxy.faults.push({ status: 503, jsonrpcBody: -32603 });
   const again = await mcp.call({ name: 'create_ticket', arguments: { title: 'internal' } });
@@ -560,12 +580,31 @@ test('-32020 (2026-07-28 header mismatch) refreshes the tool list, then re-sends
   await mcp.refreshTools();
   lists = 0;
   proxy.faults.push({ jsonrpcError: -32020 });
-  const out = await mcp.call({ name: 'create_ticket', arguments: { title: 'after refresh' } });
+  const out = await mcp.call({ name: 'create_ticket_keyed', arguments: { title: 'after refresh' } });
   assert.equal(out.status, 'succeeded');
   assert.equal(out.attempts[0].classification.recover, 'refresh_tools');
   assert.equal(out.attempts[0].decision.delayMs, 0);
-  assert.equal(lists, 1, 'tools/list was called before the re-send');
+  // One listing before the call (at 2026-07-28 a list without ttlMs is stale at once: caching.mdx), one for the
+  // check after the -32020, which the recovery step shares (not a third).
+  assert.equal(lists, 2, 'tools/list before the call, and once for the check and the step');
   assert.equal(server.effects.tickets.length, 1);
+  // The tool list changed this tool's x-mcp-header declarations since the call went out (the server's side of a
+  // real mismatch, seen through the list): confirmed, so an unsafe write is re-sent after the refresh.
+  const declared = (tools) => ({ ...tools, tools: tools.tools.map((t) => (t.name !== 'create_ticket' ? t
+    : { ...t, inputSchema: { ...t.inputSchema, properties: { ...t.inputSchema.properties, title: { ...t.inputSchema.properties.title, 'x-mcp-header': 'Title' } } } })) });
+  let listing = 0; // the call's own listing (stale at once) still shows the old schema; the check's shows the new
+  client.listTools = async (...a) => (listing++ === 0 ? (x) => x : declared)(await listTools(...a));
+  proxy.faults.push({ jsonrpcError: -32020 });
+  const confirmed = await mcp.call({ name: 'create_ticket', arguments: { title: 'declared' } });
+  assert.equal(confirmed.status, 'succeeded');
+  assert.equal(confirmed.attempts[0].outcome.mismatchConfirmed, true);
+  assert.equal(confirmed.attempts[0].classification.delivery, 'not_processed');
+  assert.equal(server.effects.tickets.length, 2);
+  // Unchanged since (the list already declares it): a second -32020 proves nothing for the unsafe write.
+  proxy.faults.push({ jsonrpcError: -32020 });
+  assert.equal((await mcp.call({ name: 'create_ticket', arguments: { title: 'again' } })).status, 'unknown');
+  assert.equal(server.effects.tickets.length, 2);
+  client.listTools = listTools;
   // Under 2025-11-25, -32020 means nothing in particular: the work may have happened.
   const old = withRetry(client, { trusted: true, policy: fast, revision: '2025-11-25' });
   proxy.faults.push({ jsonrpcError: -32020 });

@@ -4,7 +4,7 @@
 // Faults: 'pass' · 'cut' (forward, let the server commit, then break the connection mid-answer) ·
 // 'drop' (forward, let the server commit, then close the connection before any byte of the answer) ·
 // 'reset' (drop the connection before forwarding) · { status, retryAfter?, jsonrpcBody?, delayMs? } (answer without
-// forwarding, after `delayMs`; `jsonrpcBody`: a JSON-RPC error code to put in the body) · { status, afterForward: true } (forward,
+// forwarding, after `delayMs`; `jsonrpcBody`: a JSON-RPC error code to put in the body, `jsonrpcData` its data) · { status, afterForward: true } (forward,
 // let the server commit, then answer `status` like a gateway whose upstream failed after it forwarded) ·
 // { hold: ms } (forward, then delay the answer) · { jsonrpcError: code } (answer with a JSON-RPC error).
 import http from 'node:http';
@@ -37,7 +37,8 @@ export async function startFaultProxy(target) {
       const headers = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
       if (fault.jsonrpcBody !== undefined) {
         res.writeHead(fault.status, { ...headers, 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: fault.jsonrpcBody, message: 'injected' } }));
+        const error = { code: fault.jsonrpcBody, message: 'injected', ...(fault.jsonrpcData !== undefined ? { data: fault.jsonrpcData } : {}) };
+        return res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error }));
       }
       res.writeHead(fault.status, headers);
       return res.end(`injected ${fault.status}`);

@@ -6,7 +6,7 @@
 // (`cuts`), after the tool has acted: what a proxy or a dropped connection does mid-answer.
 import http from 'node:http';
 import { Readable } from 'node:stream';
-import { createMcpHandler, McpServer, inputRequired, acceptedContent } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer, ProtocolError, UnsupportedProtocolVersionError, inputRequired, acceptedContent } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { listenLocal } from './listen.mjs';
 
@@ -15,7 +15,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The effects the tools had, for the tests to count. */
 export function makeV2Effects() {
-  return { tickets: [], phases: [], keyed: new Map(), minted: new Set(), badEchoes: 0 };
+  return { tickets: [], phases: [], keyed: new Map(), minted: new Set(), badEchoes: 0, charges: [] };
 }
 
 // A requestState with bytes a careless client would alter (spaces, quotes, non-ASCII, a trailing newline):
@@ -122,6 +122,25 @@ function buildServer(effects) {
       annotations: unsafe,
     },
     write(true),
+  );
+  // A gateway-style write: it charges, then relays what its downstream MCP server answered — on the first
+  // charge of a `relay` code, that peer's -32020 (header mismatch) or -32022 (unsupported version). The SDK
+  // answers a handler's ProtocolError as it answers its transport's own: HTTP 400 with the code.
+  server.registerTool(
+    'charge',
+    {
+      description: 'Charge a card through the payments MCP server (a write; not safe to repeat).',
+      inputSchema: z.object({ amount: z.number(), relay: z.number().optional() }),
+      annotations: unsafe,
+    },
+    async (args) => {
+      effects.charges.push(args.amount);
+      if (args.relay !== undefined && effects.charges.length === 1) {
+        if (args.relay === -32022) throw new UnsupportedProtocolVersionError({ supported: ['2026-07-28'], requested: '2025-03-26' });
+        throw new ProtocolError(args.relay, 'downstream: header mismatch');
+      }
+      return { ...text(`charged ${args.amount}`), structuredContent: { charged: args.amount } };
+    },
   );
   return server;
 }
