@@ -145,6 +145,8 @@ pub const KIND_LEDGER: u32 = 7;
 pub const KIND_PROCESS_EXITED: u32 = 8;
 /// `kind: "process_unresponsive"`.
 pub const KIND_PROCESS_UNRESPONSIVE: u32 = 9;
+/// `kind: "withheld"`.
+pub const KIND_WITHHELD: u32 = 10;
 
 /// Slot `c` of `http`: the request carried an `Mcp-Session-Id`.
 pub const C_HAD_SESSION: u32 = 1;
@@ -158,7 +160,7 @@ pub const C_D_PRESENT: u32 = 4;
 pub const C_MISMATCH_CONFIRMED: u32 = 8;
 
 /// Every outcome kind, by code.
-pub const OUTCOME_KINDS: [OutcomeKind; 10] = [
+pub const OUTCOME_KINDS: [OutcomeKind; 11] = [
     OutcomeKind {
         name: "result",
         inputs: &[
@@ -199,6 +201,7 @@ pub const OUTCOME_KINDS: [OutcomeKind; 10] = [
     },
     OutcomeKind { name: "process_exited", inputs: &[key("sent", InSlot::A, SENT_CODE, Some(""))] },
     OutcomeKind { name: "process_unresponsive", inputs: &[] },
+    OutcomeKind { name: "withheld", inputs: &[] },
 ];
 
 /// A decision's `action`, by code: 0 retry, 1 stop.

@@ -211,6 +211,8 @@ const TABLE: &[Row] = &[
     (ALL, O::ProcessExited { sent: Sent::Maybe }, V::Recover, U,  Some(R::Reinitialize), C::ProcessExited),
     (ALL, O::ProcessExited { sent: Sent::No },    V::Recover, NP, Some(R::Reinitialize), C::ProcessExitedNotSent),
     (ALL, O::ProcessUnresponsive,                 V::Recover, U,  Some(R::Reinitialize), C::ProcessUnresponsive),
+    // Not sent by the client itself (a stream it cannot resume here): nothing left the machine.
+    (ALL, O::Withheld,                            Tr,         NP, None,                  C::Withheld),
 ];
 
 /// No revision visible (stdio, a transport that hides it): the most conservative reading across revisions.

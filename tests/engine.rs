@@ -841,3 +841,44 @@ fn behind_a_retrying_proxy_a_replicas_refusal_proves_nothing() {
     let mut call = e.begin(0);
     assert!(attempt(&mut e, &mut call, &NOT_SENT, Safety::Unsafe, 0, 7).is_retry());
 }
+
+#[test]
+fn a_withheld_probe_frees_its_slot_and_moves_nothing() {
+    // A held call's broken stream cannot be resumed on the session in use now (re-initialized since): the client
+    // sends nothing. At a half-open breaker that attempt was the probe; it must not re-open the breaker (nothing
+    // was heard from the server), and the next call may probe. Before, it was a `network`/`not sent` failure: the
+    // breaker re-opened and the held keyed calls of a blip ended unknown (breaker_open).
+    let down = O::Http {
+        status: 503,
+        retry_after_ms: None,
+        had_session: false,
+        jsonrpc_code: None,
+        mismatch_confirmed: false,
+    };
+    let mut e = Engine::new(Policy::default());
+    for i in 0..5u64 {
+        let mut call = e.begin(i);
+        let _ = attempt(&mut e, &mut call, &down, Safety::ReadOnly, i, 7);
+    }
+    assert_eq!(e.breaker_state().map(|s| s.as_str()), Some("open"));
+    let later = 10_000;
+    let mut probe = e.begin(later);
+    assert!(e.admit(&mut probe, later).is_ok(), "half-open: one probe");
+    let mut other = e.begin(later);
+    assert!(e.admit(&mut other, later).is_err(), "one probe at a time");
+    let step = e.record(&mut probe, &O::Withheld, Safety::Unsafe, REV, later + 1, 7);
+    assert_eq!(step.breaker, None, "the breaker did not move");
+    assert_ne!(e.breaker_state().map(|s| s.as_str()), Some("open"));
+    assert!(e.admit(&mut other, later + 2).is_ok(), "the slot is free: another call probes");
+    let _ = e.record(&mut other, &OK, Safety::ReadOnly, REV, later + 3, 7);
+    assert_eq!(e.breaker_state().map(|s| s.as_str()), Some("closed"), "the real probe closed it");
+    // Nothing was sent: a read goes again; after a lost answer an unsafe tool stays unknown.
+    let mut read = e.begin(later);
+    assert!(e.admit(&mut read, later + 4).is_ok());
+    assert!(e.record(&mut read, &O::Withheld, Safety::ReadOnly, REV, later + 5, 7).decision.is_retry());
+    let mut write = e.begin(later);
+    assert!(e.admit(&mut write, later + 4).is_ok());
+    let _ = e.record(&mut write, &O::Timeout, Safety::Unsafe, REV, later + 5, 7);
+    let d = e.record(&mut write, &O::Withheld, Safety::Unsafe, REV, later + 6, 7).decision;
+    assert_eq!(d, Decision::stop(FinalStatus::Unknown, Reason::UnsafeAfterUnknown));
+}

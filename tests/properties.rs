@@ -72,6 +72,7 @@ fn outcome() -> impl Strategy<Value = AttemptOutcome> {
             .prop_map(|(status, retry_after_ms)| AttemptOutcome::Ledger { status, retry_after_ms }),
         sent().prop_map(|sent| AttemptOutcome::ProcessExited { sent }),
         Just(AttemptOutcome::ProcessUnresponsive),
+        Just(AttemptOutcome::Withheld),
     ]
 }
 

@@ -4,7 +4,10 @@
 // the engine as `mismatchConfirmed`; the engine decides what it means. Decides nothing.
 import { CODE_HEADER_MISMATCH, CODE_UNSUPPORTED_PROTOCOL_VERSION } from '../generated/names.js';
 import { bodyError } from './attempt.js';
-import { headerDeclarations } from './tools-cache.js';
+import { declarationsOf } from './param-headers.js';
+
+/** A tool's `x-mcp-header` declarations as one comparable string ('' for none). */
+const declared = (tool) => declarationsOf(tool).map((d) => `${d.path.join('/')}=${String(d.header).toLowerCase()}`).sort().join('\n');
 
 /** The -32020/-32022 an outcome carries (as a JSON-RPC error, or in an HTTP error's body), or undefined. */
 export function mismatchCode(outcome) {
@@ -30,7 +33,7 @@ export async function mismatchConfirmed(ctx, run, error, code, sentTool) {
     } catch {
       return false;
     }
-    return headerDeclarations(sentTool) !== headerDeclarations(fresh);
+    return declared(sentTool) !== declared(fresh);
   }
   // The SDKs' JSON-RPC errors carry the data; their HTTP errors quote the body (v1 in the message, v2 in data.text).
   const supported = Array.isArray(error?.data?.supported) ? error.data.supported

@@ -1,10 +1,12 @@
 // Step 2 of a call — one attempt: the recovery step the engine asked for, then one `tools/call` with the
 // attempt's timeout and the caller's signal, observed as an outcome for the engine. Decides nothing.
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome } from './attempt.js';
+import { REVISIONS } from '../generated/names.js';
 import { RESULT_SCHEMA } from './result-schema.js';
 import { linkedSignal } from './own-signal.js';
 import { brokenStream, reportsStreamEnd, watchStreamEnd } from './stream-end.js';
 import { mismatchCode, mismatchConfirmed } from './mismatch.js';
+import { paramHeaders } from './param-headers.js';
 
 /**
  * Step 2a — recover: the step the engine asked for before the re-send (a new session, a fresh tool list).
@@ -19,6 +21,9 @@ export async function recoverStep(ctx, action, cause) {
     await ctx.refreshTools();
   }
 }
+
+const IN_BROWSER = typeof document !== 'undefined';
+const MODERN = REVISIONS[REVISIONS.length - 1]; // the revision with Mcp-Param-* headers: the newest known
 
 // Each attempt's tag (its `_meta` key, how observeFetch and stream-end.js tell attempts apart): unique in the
 // process — a random prefix drawn once, on the first attempt (never at module load: Workers forbid it), and a count.
@@ -62,8 +67,9 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     if (recover === 'resume_stream' && !resumable(client, run)) {
       // Nothing to resume here: no event id, or the session the stream was on is gone (re-initialized since —
       // its Last-Event-ID would replay another request's answer under this one's id). Nothing is sent; the engine
-      // reads what that means for the lost stream (an unsafe tool stays unknown; a retry-safe one is re-sent).
-      return { outcome: { kind: 'network', sent: 'no' } };
+      // reads what that means for the lost stream (an unsafe tool stays unknown; a retry-safe one is re-sent), and
+      // the breaker counts nothing (`withheld`: nothing was heard from the server; a probe frees its slot).
+      return { outcome: { kind: 'withheld' } };
     }
     sent = !signal?.aborted;
     sentTool = ctx.knownTool?.(params.name); // the listing this attempt goes out under (a -32020 is checked against it)
@@ -94,6 +100,10 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
       sendOptions.onprogress = requestOptions.onprogress ?? (() => {});
     } else if (requestOptions.onprogress) sendOptions.onprogress = requestOptions.onprogress;
     if (recover === 'resume_stream') sendOptions.resumptionToken = run.resumptionToken;
+    // 2026-07-28: the tool's `x-mcp-header` arguments as `Mcp-Param-*` headers (param-headers.js), as the SDK's own
+    // callTool sends them — not from a browser (they would need a CORS preflight; the SDK does not either).
+    const headers = paramHeaders(sentTool, args);
+    if (headers && !IN_BROWSER && ctx.engine.revision === MODERN) sendOptions.headers = headers;
     // run.round: a continuation's inputResponses and requestState (input-rounds.js).
     const result = await send(() => client.request({ method: 'tools/call', params: callParams }, RESULT_SCHEMA, sendOptions));
     return { outcome: resultOutcome(result), result };

@@ -8,6 +8,7 @@ import { sleep } from './sleep.js';
 
 /** The most pages one listing reads (a server whose cursor never ends is not followed forever). */
 const MAX_PAGES = 100;
+const REFRESH = Object.freeze({ cacheMode: 'refresh' });
 /** The revision whose results carry a cache lifetime (`ttlMs`): the newest this package knows. */
 const CACHING_REVISION = REVISIONS[REVISIONS.length - 1];
 /** The longest a server's `ttlMs` is believed (a day): a server cannot pin its annotations for ever. */
@@ -25,27 +26,6 @@ const expiryOf = (page, at, revision) => {
   return revision === CACHING_REVISION ? at : Infinity;
 };
 
-/**
- * A tool's `x-mcp-header` declarations (2026-07-28: a property reachable through `properties` keys mirrored as an
- * `Mcp-Param-{name}` header, checked by the server's transport before dispatch), as one comparable string: what a
- * -32020 (header mismatch) is checked against after the fresh tools/list (run-attempt.js). '' for none.
- */
-export function headerDeclarations(tool) {
-  const found = [];
-  const walk = (schema, path, depth) => {
-    const props = schema?.properties;
-    if (props === null || typeof props !== 'object' || depth > 32) return;
-    for (const key of Object.keys(props).sort()) {
-      const p = props[key];
-      if (p === null || typeof p !== 'object') continue;
-      const at = `${path}/${key}`;
-      if (Object.hasOwn(p, 'x-mcp-header')) found.push(`${at}=${String(p['x-mcp-header']).toLowerCase()}`);
-      walk(p, at, depth + 1);
-    }
-  };
-  walk(tool?.inputSchema, '', 0);
-  return found.join('\n');
-}
 
 /**
  * The tool list of `client`'s server. `reconnect(cause)` opens a new session when the engine asks for one;
@@ -67,7 +47,9 @@ export function toolsCache({ client, engine, now, reconnect, session }) {
     let cursor;
     let expiry = Infinity;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const res = await send(() => client.listTools(cursor ? { cursor } : undefined));
+      // `cacheMode: 'refresh'`: the v2 SDK client keeps its own copy for the server's ttlMs; a listing made here is
+      // meant to reach the server (a stale list, a -32020 to check). v1 ignores the option.
+      const res = await send(() => client.listTools(cursor ? { cursor } : undefined, REFRESH));
       if (page === 0) expiry = expiryOf(res, at, engine.revision);
       for (const t of res.tools ?? []) list.set(t.name, t);
       cursor = res.nextCursor;

@@ -92,7 +92,7 @@ export declare const DELIVERY_NOT_PROCESSED: 'not_processed';
 export declare const DELIVERY_UNKNOWN: 'unknown';
 export declare const DELIVERY_PROCESSED: 'processed';
 /** The row of the classification table that applied. */
-export type Cause = 'result' | 'tool_error' | 'input_required' | 'task_created' | 'jsonrpc_parse_error' | 'jsonrpc_invalid_request' | 'jsonrpc_method_not_found' | 'jsonrpc_invalid_params' | 'jsonrpc_internal_error' | 'jsonrpc_resource_not_found' | 'jsonrpc_header_mismatch' | 'jsonrpc_missing_client_capability' | 'jsonrpc_unsupported_protocol_version' | 'jsonrpc_url_elicitation_required' | 'sdk_request_timeout' | 'sdk_session_terminated' | 'jsonrpc_implementation_defined' | 'jsonrpc_reserved' | 'jsonrpc_application_defined' | 'http_400' | 'http_401' | 'http_403' | 'http_404_session_expired' | 'http_400_session_unknown' | 'http_404' | 'http_405' | 'http_408' | 'http_409' | 'http_413' | 'http_429' | 'http_429_retry_after' | 'http_500' | 'http_502' | 'http_503' | 'http_503_retry_after' | 'http_504' | 'http_4xx' | 'http_5xx' | 'http_unexpected' | 'network_not_sent' | 'network_maybe_sent' | 'timeout' | 'stream_broken_resumable' | 'stream_broken' | 'aborted' | 'ledger_in_progress' | 'ledger_unknown' | 'ledger_conflict' | 'ledger_rejected' | 'stdio_process_exited' | 'stdio_process_exited_not_sent' | 'stdio_process_unresponsive';
+export type Cause = 'result' | 'tool_error' | 'input_required' | 'task_created' | 'jsonrpc_parse_error' | 'jsonrpc_invalid_request' | 'jsonrpc_method_not_found' | 'jsonrpc_invalid_params' | 'jsonrpc_internal_error' | 'jsonrpc_resource_not_found' | 'jsonrpc_header_mismatch' | 'jsonrpc_missing_client_capability' | 'jsonrpc_unsupported_protocol_version' | 'jsonrpc_url_elicitation_required' | 'sdk_request_timeout' | 'sdk_session_terminated' | 'jsonrpc_implementation_defined' | 'jsonrpc_reserved' | 'jsonrpc_application_defined' | 'http_400' | 'http_401' | 'http_403' | 'http_404_session_expired' | 'http_400_session_unknown' | 'http_404' | 'http_405' | 'http_408' | 'http_409' | 'http_413' | 'http_429' | 'http_429_retry_after' | 'http_500' | 'http_502' | 'http_503' | 'http_503_retry_after' | 'http_504' | 'http_4xx' | 'http_5xx' | 'http_unexpected' | 'network_not_sent' | 'network_maybe_sent' | 'timeout' | 'stream_broken_resumable' | 'stream_broken' | 'aborted' | 'ledger_in_progress' | 'ledger_unknown' | 'ledger_conflict' | 'ledger_rejected' | 'stdio_process_exited' | 'stdio_process_exited_not_sent' | 'stdio_process_unresponsive' | 'withheld';
 export declare const CAUSES: readonly Cause[];
 export declare const CAUSE_RESULT: 'result';
 export declare const CAUSE_TOOL_ERROR: 'tool_error';
@@ -146,6 +146,7 @@ export declare const CAUSE_LEDGER_REJECTED: 'ledger_rejected';
 export declare const CAUSE_STDIO_PROCESS_EXITED: 'stdio_process_exited';
 export declare const CAUSE_STDIO_PROCESS_EXITED_NOT_SENT: 'stdio_process_exited_not_sent';
 export declare const CAUSE_STDIO_PROCESS_UNRESPONSIVE: 'stdio_process_unresponsive';
+export declare const CAUSE_WITHHELD: 'withheld';
 /** A result's `resultType`. */
 export type ResultType = 'complete' | 'input_required' | 'task';
 export declare const RESULT_TYPES: readonly ResultType[];
@@ -222,7 +223,7 @@ export declare const ACTIONS: readonly Action[];
 export declare const ACTION_RETRY: 'retry';
 export declare const ACTION_STOP: 'stop';
 /** An attempt outcome's `kind`. */
-export type OutcomeKind = 'result' | 'jsonrpc_error' | 'http' | 'network' | 'timeout' | 'stream_broken' | 'aborted' | 'ledger' | 'process_exited' | 'process_unresponsive';
+export type OutcomeKind = 'result' | 'jsonrpc_error' | 'http' | 'network' | 'timeout' | 'stream_broken' | 'aborted' | 'ledger' | 'process_exited' | 'process_unresponsive' | 'withheld';
 export declare const OUTCOME_KINDS: readonly OutcomeKind[];
 /** A breaker state. */
 export type BreakerStateName = 'closed' | 'open' | 'half_open';
@@ -250,6 +251,7 @@ export declare const KIND_ABORTED: number;
 export declare const KIND_LEDGER: number;
 export declare const KIND_PROCESS_EXITED: number;
 export declare const KIND_PROCESS_UNRESPONSIVE: number;
+export declare const KIND_WITHHELD: number;
 export declare const C_HAD_SESSION: number;
 export declare const C_B_PRESENT: number;
 export declare const C_D_PRESENT: number;
@@ -269,5 +271,6 @@ export type AttemptOutcome =
   | { kind: 'ledger'; status: LedgerStatus; retryAfterMs?: number }
   | { kind: 'process_exited'; sent: Sent }
   | { kind: 'process_unresponsive' }
+  | { kind: 'withheld' }
 ;
 export declare const BREAKER_TRANSITIONS: readonly (readonly [BreakerStateName, BreakerStateName] | undefined)[];

@@ -298,6 +298,8 @@ causes! {
     /// The stdio server's process stopped answering (the attempt timed out, nothing at all came from it since,
     /// and it did not answer a ping either): start a fresh process; the request may have been acted on.
     ProcessUnresponsive = "stdio_process_unresponsive",
+    /// The client did not send the attempt (`AttemptOutcome::Withheld`): nothing left, nothing was heard.
+    Withheld = "withheld",
 }
 
 impl Cause {
@@ -430,8 +432,9 @@ impl Classification {
     /// Whether this outcome is a transport-level failure: the only kind that moves the breaker (a transient
     /// or throttled verdict, or a broken stream to resume) — never a tool's `isError`.
     pub const fn is_transport_failure(&self) -> bool {
-        matches!(self.verdict, Verdict::Transient | Verdict::Throttled)
-            || matches!(self.recover, Some(Recover::ResumeStream))
+        (matches!(self.verdict, Verdict::Transient | Verdict::Throttled)
+            || matches!(self.recover, Some(Recover::ResumeStream)))
+            && !matches!(self.cause, Cause::Withheld)
     }
 
     /// This classification for a server behind a proxy that may retry a POST on another replica (Envoy/Istio's
@@ -498,6 +501,9 @@ pub fn classify(outcome: &AttemptOutcome, revision: Revision) -> Classification 
         // Proof: the failing step was `connect` or a DNS lookup (JS reports `sent: no` only then), so no
         // byte of the request left this machine.
         AttemptOutcome::Network { sent: Sent::No } => Classification::new(Transient, NotProcessed, Cause::NotSent),
+        // Not sent by the client itself: nothing left this machine (what came before still stands: the gate
+        // reads the call's `maybe_delivered`).
+        AttemptOutcome::Withheld => Classification::new(Transient, NotProcessed, Cause::Withheld),
         // A reset after the request was written, a stored ICMP error on a reused socket (Linux reports
         // EHOSTUNREACH on the next read), a browser's bare TypeError: the request may have arrived.
         AttemptOutcome::Network { sent: Sent::Maybe } => Classification::new(Transient, Unknown, Cause::MaybeSent),

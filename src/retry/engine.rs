@@ -367,8 +367,9 @@ impl Engine {
         }
         if let Some(b) = self.breaker.as_mut() {
             let failure = classification.is_transport_failure();
-            if classification.verdict == Verdict::Cancelled {
-                b.cancel(); // says nothing about the server; a cancelled probe frees its slot
+            if classification.verdict == Verdict::Cancelled || classification.cause == Cause::Withheld {
+                // Says nothing about the server (cancelled, or never sent): a probe frees its slot.
+                b.cancel();
             } else if classification.verdict == Verdict::Throttled {
                 // A 429 is this caller told to slow down, not a failing server: it never moves the breaker
                 // (one tenant's bursts would pause every tenant's calls), and a throttled probe frees its slot.

@@ -208,6 +208,12 @@ pub enum AttemptOutcome {
     /// since the request was written, and it did not answer a `ping` within the attempt timeout either. (A
     /// process that sent anything since, or answered the ping, is a slow tool: a [`AttemptOutcome::Timeout`].)
     ProcessUnresponsive,
+    /// The client did not send this attempt: the step it was admitted for cannot be taken here (a broken stream
+    /// whose session is gone since cannot be resumed — its `Last-Event-ID` would replay another request's answer
+    /// on the new session). Nothing left the machine and nothing was heard from the server: the breaker does not
+    /// count it (a probe frees its slot), and the call goes on as the gate says for what came before (an unsafe
+    /// tool whose stream broke stays unknown; a retry-safe one is sent again).
+    Withheld,
 }
 
 /// What a server's operation ledger can answer instead of running the tool.

@@ -13,7 +13,7 @@ use crate::seam::Out;
 use crate::vocab::{
     C_B_PRESENT, C_D_PRESENT, C_HAD_SESSION, C_MISMATCH_CONFIRMED, KIND_ABORTED, KIND_HTTP, KIND_JSONRPC_ERROR,
     KIND_LEDGER, KIND_NETWORK, KIND_PROCESS_EXITED, KIND_PROCESS_UNRESPONSIVE, KIND_RESULT, KIND_STREAM_BROKEN,
-    KIND_TIMEOUT,
+    KIND_TIMEOUT, KIND_WITHHELD,
 };
 
 /// A breaker transition's code (`BREAKER_TRANSITIONS`; 0: none).
@@ -118,7 +118,7 @@ pub fn unpack_outcome(kind: f64, a: f64, b: f64, c: f64, d: f64) -> Result<Attem
         }
     };
     let sent = || code(&Sent::ALL, a, Field::Kind);
-    let kind = if kind.fract() == 0.0 && (0.0..=f64::from(KIND_PROCESS_UNRESPONSIVE)).contains(&kind) {
+    let kind = if kind.fract() == 0.0 && (0.0..=f64::from(KIND_WITHHELD)).contains(&kind) {
         kind as u32
     } else {
         return Err(Fail::new(FailKind::InvalidValue, Field::Kind, kind));
@@ -149,7 +149,8 @@ pub fn unpack_outcome(kind: f64, a: f64, b: f64, c: f64, d: f64) -> Result<Attem
             retry_after_ms: wait(Field::OutcomeRetryAfterMs)?,
         },
         KIND_PROCESS_EXITED => AttemptOutcome::ProcessExited { sent: sent()? },
-        _ => AttemptOutcome::ProcessUnresponsive,
+        KIND_PROCESS_UNRESPONSIVE => AttemptOutcome::ProcessUnresponsive,
+        _ => AttemptOutcome::Withheld,
     })
 }
 

@@ -59,10 +59,12 @@ test('without a known revision each outcome gets its most conservative reading',
   const engine = new RetryEngine();
   assert.equal(engine.revision, 'unknown');
   // -32020 is implementation-defined before 2026-07-28 (the work may have happened), a pre-dispatch header
-  // mismatch from it: unknown until a version is known.
-  assert.equal(engine.classify({ kind: 'jsonrpc_error', code: -32020 }).delivery, 'unknown');
+  // mismatch from it — once confirmed: unknown until a version is known, even confirmed.
+  const confirmed = { kind: 'jsonrpc_error', code: -32020, mismatchConfirmed: true };
+  assert.equal(engine.classify(confirmed).delivery, 'unknown');
   engine.setProtocolVersion('2026-07-28');
-  assert.equal(engine.classify({ kind: 'jsonrpc_error', code: -32020 }).delivery, 'not_processed');
+  assert.equal(engine.classify(confirmed).delivery, 'not_processed');
+  assert.equal(engine.classify({ kind: 'jsonrpc_error', code: -32020 }).delivery, 'unknown', 'unconfirmed');
   assert.equal(new RetryEngine(undefined, { revision: 'unknown' }).revision, 'unknown');
   assert.throws(() => new RetryEngine(undefined, { revision: 'latest' }), (e) => e instanceof RangeError && e.field === 'options.revision');
 });

@@ -101,6 +101,18 @@ for (const tool of ['slow_write', 'slow_keyed']) {
   });
 }
 
+// A name proves nothing on an untrusted server: a write that carries the status tool's name (here the wrapper's
+// `statusTool` is `slow_write`, as any server may name a write `operation_status`) is not a read. Before, the name
+// made it read-only: hedged, it ran twice.
+test('untrusted: a write named as the status tool is not hedged — the server runs it once', async () => {
+  const events = [];
+  const mcp = withRetry(await connect(), { policy, seed: 1, statusTool: 'slow_write', onEvent: (e) => events.push(e) });
+  const out = await mcp.call({ name: 'slow_write', arguments: {} });
+  assert.equal(out.status, 'succeeded');
+  assert.equal(seen.calls.get('slow_write'), 1, 'the server ran it once');
+  assert.deepEqual(events.filter((e) => e.type === 'hedge').map((e) => [e.phase, e.refusal]), [['refused', 'safety']]);
+});
+
 test('an empty retry budget stops hedges: the read waits for its slow copy', async () => {
   const events = [];
   const mcp = withRetry(await connect(), { trusted: true, policy: { ...policy, budget: { capacity: 0.5 } }, seed: 1, onEvent: (e) => events.push(e) });

@@ -32,6 +32,9 @@ beforeEach(() => {
   server.effects.keyed.clear();
   server.effects.badEchoes = 0;
   server.effects.charges.length = 0;
+  server.effects.notes.length = 0;
+  server.effects.declareRegion = true;
+  server.effects.toolsTtlMs = undefined;
 });
 
 const asked = [];
@@ -260,3 +263,45 @@ for (const code of [-32020, -32022]) {
     assert.equal(out.attempts.length, 1);
   });
 }
+
+// 2026-07-28 `x-mcp-header`: the server's transport checks the `Mcp-Param-*` headers against the body before
+// dispatch. withRetry sends through `client.request`, so it mirrors them itself (the SDK's `callTool` does).
+test('a tool with an x-mcp-header argument: the Mcp-Param header goes with the call, and the server runs it once', async () => {
+  const client = await v2client();
+  const mcp = withRetry(client, { trusted: true, policy: fast, seed: 3 });
+  const tools = await mcp.refreshTools();
+  assert.equal(tools.get('post_note').inputSchema.properties.region['x-mcp-header'], 'Region', 'the server lists the declaration');
+  const out = await mcp.call({ name: 'post_note', arguments: { region: 'eu-west', text: 'hello' } });
+  assert.equal(out.status, 'succeeded', JSON.stringify(out.attempts.map((a) => a.outcome)));
+  assert.equal(out.attempts.length, 1);
+  assert.deepEqual(server.effects.notes.map((n) => n.region), ['eu-west']);
+});
+
+test('a real -32020: the server added a header declaration after the list the call went out under — confirmed, re-sent with the header, run once', async () => {
+  server.effects.declareRegion = false;
+  server.effects.toolsTtlMs = 60_000; // the list stays fresh: the call goes out under it
+  const client = await v2client();
+  const mcp = withRetry(client, { trusted: true, policy: fast, seed: 3 });
+  await mcp.refreshTools(); // the old list: no declaration
+  server.effects.declareRegion = true; // the server now mirrors `region` (a deploy between the list and the call)
+  const out = await mcp.call({ name: 'post_note', arguments: { region: 'eu-west', text: 'hello' } });
+  assert.equal(out.status, 'succeeded', JSON.stringify(out.attempts.map((a) => a.outcome)));
+  assert.deepEqual(server.effects.notes.map((n) => n.region), ['eu-west'], 'run once');
+  assert.equal(out.attempts.length, 2);
+  // (The v2 client raises the 400's JSON-RPC error as a ProtocolError: the code is the outcome.)
+  assert.equal(out.attempts[0].outcome.code ?? out.attempts[0].outcome.jsonrpcCode, -32020);
+  assert.equal(out.attempts[0].outcome.mismatchConfirmed, true, 'the fresh list added the declaration');
+  assert.equal(out.attempts[0].classification.delivery, 'not_processed');
+});
+
+test("the tools/list ttlMs: a list the server calls fresh is not fetched again before the call; one it calls stale (ttlMs 0) is", async () => {
+  const count = () => server.log.filter((m) => m.method === 'tools/list').length;
+  for (const [ttl, lists] of [[60_000, 0], [0, 1]]) {
+    server.effects.toolsTtlMs = ttl;
+    const mcp = withRetry(await v2client(), { trusted: true, policy: fast, seed: 3 });
+    await mcp.refreshTools();
+    const before = count();
+    assert.equal((await mcp.call({ name: 'post_note', arguments: { region: 'eu', text: 'x' } })).status, 'succeeded');
+    assert.equal(count() - before, lists, `ttlMs ${ttl}`);
+  }
+});

@@ -15,7 +15,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The effects the tools had, for the tests to count. */
 export function makeV2Effects() {
-  return { tickets: [], phases: [], keyed: new Map(), minted: new Set(), badEchoes: 0, charges: [] };
+  return { tickets: [], phases: [], keyed: new Map(), minted: new Set(), badEchoes: 0, charges: [], notes: [], declareRegion: true, toolsTtlMs: undefined };
 }
 
 // A requestState with bytes a careless client would alter (spaces, quotes, non-ASCII, a trailing newline):
@@ -41,7 +41,9 @@ const prioritySchema = z.object({ priority: z.number() });
 const ask = (key, message, schema) => ({ [key]: inputRequired.elicit({ message, requestedSchema: schema }) });
 
 function buildServer(effects) {
-  const server = new McpServer({ name: 'ticket-desk-v2', version: '2.0.0' }, { capabilities: { logging: {} } });
+  // `toolsTtlMs`: the tools/list lifetime the server states (2026-07-28 caching; the SDK's default is 0).
+  const cacheHints = effects.toolsTtlMs !== undefined ? { cacheHints: { 'tools/list': { ttlMs: effects.toolsTtlMs } } } : {};
+  const server = new McpServer({ name: 'ticket-desk-v2', version: '2.0.0' }, { capabilities: { logging: {} }, ...cacheHints });
   const unsafe = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
   // One input round: the ticket's title is asked for, then the ticket is created.
   server.registerTool(
@@ -122,6 +124,18 @@ function buildServer(effects) {
       annotations: unsafe,
     },
     write(true),
+  );
+  // A write whose `region` argument is mirrored as the `Mcp-Param-Region` header (2026-07-28 `x-mcp-header`): the
+  // server's transport refuses a call without it (or with another value) before dispatch, with -32020.
+  // `declareRegion: false` lists it without the declaration (a server that adds it later).
+  const region = effects.declareRegion ? z.string().meta({ 'x-mcp-header': 'Region' }) : z.string();
+  server.registerTool(
+    'post_note',
+    { description: 'Post a note to a region (a write; not safe to repeat).', inputSchema: z.object({ region, text: z.string() }), annotations: unsafe },
+    async (args) => {
+      effects.notes.push(args);
+      return { ...text(`posted to ${args.region}`), structuredContent: { posted: effects.notes.length } };
+    },
   );
   // A gateway-style write: it charges, then relays what its downstream MCP server answered — on the first
   // charge of a `relay` code, that peer's -32020 (header mismatch) or -32022 (unsupported version). The SDK
