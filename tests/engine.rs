@@ -18,6 +18,9 @@ const NOT_SENT: O = O::Network { sent: Sent::No };
 const BAD_REQUEST: O =
     O::Http { status: 400, retry_after_ms: None, had_session: false, jsonrpc_code: None, mismatch_confirmed: false };
 const REV: Revision = Revision::LATEST;
+/// A 503 without `Retry-After`: a transport failure that may have been delivered.
+const DOWN: O =
+    O::Http { status: 503, retry_after_ms: None, had_session: false, jsonrpc_code: None, mismatch_confirmed: false };
 
 /// One attempt: admit, then record `outcome` at `now`.
 fn attempt(
@@ -130,13 +133,7 @@ fn jitter_uses_the_random_bits() {
 fn storm_client(policy: Policy, phase: u64, outage_end: u64, until: u64, seed: u64) -> Vec<(u64, u32, bool)> {
     let mut e = Engine::new(policy);
     let mut rng = SplitMix64::new(seed);
-    let down = O::Http {
-        status: 503,
-        retry_after_ms: None,
-        had_session: false,
-        jsonrpc_code: None,
-        mismatch_confirmed: false,
-    };
+    let down = DOWN;
     let mut calls = Vec::new();
     let mut start = phase;
     while start < until {
@@ -184,13 +181,7 @@ fn one_calls_own_retries_never_open_the_breaker_but_five_failing_calls_do() {
     // ms) used to open the breaker after five, so the attempts the caller allowed were never made.
     let policy = Policy { max_attempts: 10, ..Policy::default() };
     let mut e = Engine::new(policy);
-    let down = O::Http {
-        status: 503,
-        retry_after_ms: None,
-        had_session: false,
-        jsonrpc_code: None,
-        mismatch_confirmed: false,
-    };
+    let down = DOWN;
     let mut call = e.begin(0);
     let (mut t, mut sent) = (0, 0);
     let last = loop {
@@ -240,13 +231,7 @@ fn a_probe_in_flight_is_not_doubled_until_its_attempt_timeout_and_a_cancelled_on
     // With a 2 s open time, a hanging server would otherwise get a new probe every 2 s, each hanging for
     // the whole attempt timeout (60 s): thirty at once. The engine waits for the probe's attempt timeout.
     let mut e = Engine::new(Policy::default());
-    let down = O::Http {
-        status: 503,
-        retry_after_ms: None,
-        had_session: false,
-        jsonrpc_code: None,
-        mismatch_confirmed: false,
-    };
+    let down = DOWN;
     for t in 0..5 {
         let mut call = e.begin(t);
         e.admit(&mut call, t).unwrap();
@@ -273,13 +258,7 @@ fn a_probe_in_flight_is_not_doubled_until_its_attempt_timeout_and_a_cancelled_on
 /// others sent before they knew), and, per engine, when its first call after the outage got through.
 fn fleet(n: u64, shared: bool, outage_end: u64, until: u64, sync_ms: u64) -> (u32, u32, Vec<u64>) {
     use mcp_retry_policy::retry::{BreakerSnapshot, SharedState};
-    let down = O::Http {
-        status: 503,
-        retry_after_ms: None,
-        had_session: false,
-        jsonrpc_code: None,
-        mismatch_confirmed: false,
-    };
+    let down = DOWN;
     let mut engines: Vec<Engine> = (0..n).map(|_| Engine::new(Policy::default())).collect();
     let mut synced = vec![0u64; n as usize];
     let mut store = BreakerSnapshot { state: SharedState::Closed, since_ms: 0 };
@@ -848,13 +827,7 @@ fn a_withheld_probe_frees_its_slot_and_moves_nothing() {
     // sends nothing. At a half-open breaker that attempt was the probe; it must not re-open the breaker (nothing
     // was heard from the server), and the next call may probe. Before, it was a `network`/`not sent` failure: the
     // breaker re-opened and the held keyed calls of a blip ended unknown (breaker_open).
-    let down = O::Http {
-        status: 503,
-        retry_after_ms: None,
-        had_session: false,
-        jsonrpc_code: None,
-        mismatch_confirmed: false,
-    };
+    let down = DOWN;
     let mut e = Engine::new(Policy::default());
     for i in 0..5u64 {
         let mut call = e.begin(i);

@@ -101,7 +101,7 @@ export declare class RetryEngine {
   readonly budgetTokens: number | undefined;
   /** The breaker's state, or `undefined` without a breaker. */
   readonly breakerState: BreakerStateName | undefined;
-  /** The breaker's and budget's state to share with other processes (issue 20 §4; each absent when off). */
+  /** The breaker's and budget's state to share with other processes (each absent when off). */
   sharedSnapshot(): SharedSnapshot;
   /** Whether the next `admit` at `nowMs` would send the breaker's probe. */
   probeDue(nowMs: number): boolean;

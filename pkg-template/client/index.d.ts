@@ -210,7 +210,7 @@ export interface WithRetryOptions {
    * sends is counted.
    */
   subrequestBudget?: import('./subrequests.js').SubrequestBudget | (() => import('./subrequests.js').SubrequestBudget);
-  /** The breaker and budget shared with every process calling this server, through a Durable Object (issue 20 §4). */
+  /** The breaker and budget shared with every process calling this server, through a Durable Object. */
   sharedBreaker?: SharedBreaker;
   onEvent?: (event: RetryEvent) => void;
   /** The server's revision when it cannot be learned from the transport (stdio cannot tell it). Without one, and
@@ -311,7 +311,7 @@ export declare function parseRetryAfter(value: string | null | undefined, now?: 
 
 /** What a shared breaker's requests may take from an invocation's subrequests. */
 export interface SubrequestPay { budget: import('./subrequests.js').SubrequestBudget; keep: number }
-/** One process's link to the shared breaker state of one server, through a Durable Object stub (issue 20 §4). */
+/** One process's link to the shared breaker state of one server, through a Durable Object stub. */
 export declare class SharedBreaker {
   constructor(stub: { fetch(input: string, init?: RequestInit): Promise<Response> }, options?: { server?: string; ttlMs?: number; timeoutMs?: number });
   /** What it did: the object's answers used; the times it went without (`unreachable`; `unpaid`: the invocation's

@@ -10,7 +10,7 @@ const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
   'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent', 'opentelemetry',
   'server', 'journalArguments', 'subrequestBudget', 'behindRetryingProxy',
-  'sharedBreaker', // issue 20 §4: client/shared-breaker.js
+  'sharedBreaker', // client/shared-breaker.js
 ]);
 
 /** The status tool's default name (the server's `registerStatusTool`). */

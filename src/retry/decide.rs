@@ -119,7 +119,8 @@ reasons! {
     /// The caller aborted.
     Aborted = "aborted", "the call was cancelled", Some("It is safe to call it again if it is still wanted.");
     /// A recovery step (re-initialize, refresh tools, renegotiate) was already tried once in this call.
-    RecoverExhausted = "recover_exhausted", "the connection had to be re-established more than once", None;
+    RecoverExhausted = "recover_exhausted",
+        "a recovery step (a new session, a fresh tool list or a new protocol version) was needed more than once", None;
     /// Credentials were refused: the user or the auth provider must act.
     ReauthenticationRequired = "reauthentication_required", "the server refused the credentials",
         Some("The user must sign in again before this tool can be used.");
@@ -128,7 +129,9 @@ reasons! {
     /// Retry: the server asked us to slow down.
     Throttled = "throttled", "the server asked to slow down", None;
     /// Retry: after (or by way of) a recovery step.
-    Recover = "recover", "the connection had to be re-established", None;
+    Recover = "recover",
+        "a recovery step was needed (a new session, a fresh tool list, a new protocol version or a resumed stream)",
+        None;
     /// Retry: answer the server's input request (a continuation, not a failure).
     ContinueInput = "continue_input", "the server asked for more input", None;
     /// Retry, held: the breaker is open; wait for its next probe, then send again.

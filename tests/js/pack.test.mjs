@@ -304,6 +304,8 @@ test('the crate for Rust users: cargo package lists the core, the binding, the r
     assert.match(f, /^(src\/.*\.rs|examples\/rmcp-(client|server)\/main\.rs|tests\/[a-z_]+\.rs|tests\/boundary\/cases\.rs|benches\/core\.rs|Cargo\.(toml|toml\.orig|lock)|\.cargo_vcs_info\.json|(README|CHANGELOG|ARCHITECTURE)\.md|LICENSE-(MIT|APACHE))$/, f);
   }
   assert.ok(files.includes('src/lib.rs') && files.includes('LICENSE-APACHE') && files.includes('tests/engine.rs'));
+  // The npm layer's name generator is a developer tool: shipped, it would install as a `names` binary.
+  assert.ok(!files.some((f) => f.startsWith('src/bin/')), 'no developer tool in the crate');
   report.crate = { files: files.length };
 });
 

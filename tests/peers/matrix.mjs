@@ -59,7 +59,7 @@ function check(row) {
   } else if (row.status === 'tool_error') {
     if (row.result?.isError !== true) v.push('tool_error without an isError result');
   } else if (row.status !== 'unknown' && row.status !== 'pending') v.push(`status ${row.status}`);
-  if (row.expect && !expected(row)) v.push(`expected ${[].concat(row.expect).join(' or ')}, got ${row.status} (${row.reason})`);
+  if (row.expect && !expected(row)) v.push(`expected ${[].concat(row.expect).join(' or ')}, got ${row.status} (${row.reason}) after ${row.attempts?.join(' → ') || 'no attempt'}`);
   if (row.extraViolation) v.push(row.extraViolation);
   return v;
 }
