@@ -110,10 +110,10 @@ const TABLE: &[Row] = &[
     (R2,      rpc(-32050), Tr, U, None, C::ReservedCode),
     (UPTO_R1, rpc(-32050), Tr, U, None, C::ImplementationDefined),
 
-    // ── Python SDK local codes: a timeout is 408; an HTTP 404 of a session is 32600 "Session terminated".
+    // ── Python SDK local codes: a timeout is 408. Its client's 32600 "Session terminated" (an HTTP 404) is not
+    // ours to see: neither face is that client, so a 32600 came from a server and proves nothing.
     (ALL,     rpc(408),   Tr,         U,  None,                  C::SdkRequestTimeout),
-    (UPTO_R1, rpc(32600), V::Recover, NP, Some(R::Reinitialize), C::SdkSessionTerminated),
-    (R2,      rpc(32600), Tr,         U,  None,                  C::ApplicationDefined),
+    (ALL,     rpc(32600), Tr,         U,  None,                  C::ApplicationDefined),
 
     // ── Application-defined codes: a server answered, but not the tool: the work may have happened.
     (ALL, rpc(-1),     Tr, U, None, C::ApplicationDefined),

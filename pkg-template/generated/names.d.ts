@@ -92,7 +92,7 @@ export declare const DELIVERY_NOT_PROCESSED: 'not_processed';
 export declare const DELIVERY_UNKNOWN: 'unknown';
 export declare const DELIVERY_PROCESSED: 'processed';
 /** The row of the classification table that applied. */
-export type Cause = 'result' | 'tool_error' | 'input_required' | 'task_created' | 'jsonrpc_parse_error' | 'jsonrpc_invalid_request' | 'jsonrpc_method_not_found' | 'jsonrpc_invalid_params' | 'jsonrpc_internal_error' | 'jsonrpc_resource_not_found' | 'jsonrpc_header_mismatch' | 'jsonrpc_missing_client_capability' | 'jsonrpc_unsupported_protocol_version' | 'jsonrpc_url_elicitation_required' | 'sdk_request_timeout' | 'sdk_session_terminated' | 'jsonrpc_implementation_defined' | 'jsonrpc_reserved' | 'jsonrpc_application_defined' | 'http_400' | 'http_401' | 'http_403' | 'http_404_session_expired' | 'http_400_session_unknown' | 'http_404' | 'http_405' | 'http_408' | 'http_409' | 'http_413' | 'http_429' | 'http_429_retry_after' | 'http_500' | 'http_502' | 'http_503' | 'http_503_retry_after' | 'http_504' | 'http_4xx' | 'http_5xx' | 'http_unexpected' | 'network_not_sent' | 'network_maybe_sent' | 'timeout' | 'stream_broken_resumable' | 'stream_broken' | 'aborted' | 'ledger_in_progress' | 'ledger_unknown' | 'ledger_conflict' | 'ledger_rejected' | 'stdio_process_exited' | 'stdio_process_exited_not_sent' | 'stdio_process_unresponsive' | 'withheld';
+export type Cause = 'result' | 'tool_error' | 'input_required' | 'task_created' | 'jsonrpc_parse_error' | 'jsonrpc_invalid_request' | 'jsonrpc_method_not_found' | 'jsonrpc_invalid_params' | 'jsonrpc_internal_error' | 'jsonrpc_resource_not_found' | 'jsonrpc_header_mismatch' | 'jsonrpc_missing_client_capability' | 'jsonrpc_unsupported_protocol_version' | 'jsonrpc_url_elicitation_required' | 'sdk_request_timeout' | 'jsonrpc_implementation_defined' | 'jsonrpc_reserved' | 'jsonrpc_application_defined' | 'http_400' | 'http_401' | 'http_403' | 'http_404_session_expired' | 'http_400_session_unknown' | 'http_404' | 'http_405' | 'http_408' | 'http_409' | 'http_413' | 'http_429' | 'http_429_retry_after' | 'http_500' | 'http_502' | 'http_503' | 'http_503_retry_after' | 'http_504' | 'http_4xx' | 'http_5xx' | 'http_unexpected' | 'network_not_sent' | 'network_maybe_sent' | 'timeout' | 'stream_broken_resumable' | 'stream_broken' | 'aborted' | 'ledger_in_progress' | 'ledger_unknown' | 'ledger_conflict' | 'ledger_rejected' | 'stdio_process_exited' | 'stdio_process_exited_not_sent' | 'stdio_process_unresponsive' | 'withheld';
 export declare const CAUSES: readonly Cause[];
 export declare const CAUSE_RESULT: 'result';
 export declare const CAUSE_TOOL_ERROR: 'tool_error';
@@ -109,7 +109,6 @@ export declare const CAUSE_JSONRPC_MISSING_CLIENT_CAPABILITY: 'jsonrpc_missing_c
 export declare const CAUSE_JSONRPC_UNSUPPORTED_PROTOCOL_VERSION: 'jsonrpc_unsupported_protocol_version';
 export declare const CAUSE_JSONRPC_URL_ELICITATION_REQUIRED: 'jsonrpc_url_elicitation_required';
 export declare const CAUSE_SDK_REQUEST_TIMEOUT: 'sdk_request_timeout';
-export declare const CAUSE_SDK_SESSION_TERMINATED: 'sdk_session_terminated';
 export declare const CAUSE_JSONRPC_IMPLEMENTATION_DEFINED: 'jsonrpc_implementation_defined';
 export declare const CAUSE_JSONRPC_RESERVED: 'jsonrpc_reserved';
 export declare const CAUSE_JSONRPC_APPLICATION_DEFINED: 'jsonrpc_application_defined';

@@ -219,8 +219,6 @@ causes! {
     UrlElicitationRequired = "jsonrpc_url_elicitation_required",
     /// Python SDK's positive 408: a request timeout.
     SdkRequestTimeout = "sdk_request_timeout",
-    /// Python SDK's positive 32600 "Session terminated" (an HTTP 404 on a session).
-    SdkSessionTerminated = "sdk_session_terminated",
     /// -32000..-32099 without a meaning in this revision: implementation-defined.
     ImplementationDefined = "jsonrpc_implementation_defined",
     /// A code the specification reserves without a meaning in this revision (2026-07-28: the retired
@@ -322,7 +320,7 @@ impl Cause {
                  another server after it ran",
             ),
             // Read as unknown only behind a retrying proxy (`Classification::behind_retrying_proxy`).
-            Cause::HttpSessionExpired | Cause::HttpSessionUnknown | Cause::SdkSessionTerminated => Some(
+            Cause::HttpSessionExpired | Cause::HttpSessionUnknown => Some(
                 "the server no longer knew the session, an answer a second server behind a retrying proxy gives \
                  after the first one ran the request",
             ),
@@ -383,7 +381,6 @@ impl Cause {
             self,
             Cause::HttpSessionExpired
                 | Cause::HttpSessionUnknown
-                | Cause::SdkSessionTerminated
                 | Cause::HttpBadRequest
                 | Cause::HttpNotFound
                 | Cause::HttpTooManyRetryAfter
@@ -399,9 +396,7 @@ impl Cause {
             Cause::TaskCreated => Some(Recover::PollTask),
             Cause::HeaderMismatch => Some(Recover::RefreshTools),
             Cause::UnsupportedProtocolVersion => Some(Recover::Renegotiate),
-            Cause::SdkSessionTerminated | Cause::HttpSessionExpired | Cause::HttpSessionUnknown => {
-                Some(Recover::Reinitialize)
-            }
+            Cause::HttpSessionExpired | Cause::HttpSessionUnknown => Some(Recover::Reinitialize),
             // A lost stdio process: a fresh process is a re-initialization over a new transport.
             Cause::ProcessExited | Cause::ProcessExitedNotSent | Cause::ProcessUnresponsive => {
                 Some(Recover::Reinitialize)
@@ -668,10 +663,11 @@ fn classify_code(code: i64, mismatch_confirmed: bool, revision: Revision) -> Cla
         -32021 if latest => Classification::new(Permanent, Unknown, Cause::MissingClientCapability),
         // Python SDK (client side, local): a timeout surfaces as 408 → unknown.
         408 => Classification::new(Transient, Unknown, Cause::SdkRequestTimeout),
-        // Python SDK: an HTTP 404 on a session surfaces as 32600 "Session terminated"; the 404 is the
-        // spec's proof (≤ 2025-11-25 streamable-http.mdx: a terminated session id gets 404, and the client
-        // MUST start a new session).
-        32600 if revision.has_sessions() => Classification::recovering(NotProcessed, Cause::SdkSessionTerminated),
+        // A positive 32600 is NOT proof. The Python SDK *client* turns an HTTP 404 of a session into a local 32600
+        // "Session terminated" — but neither face of this package is that client (the JS face wraps the TS SDK
+        // clients, the Rust face rmcp), and the Python SDK 1.x client raised it for every 404, session or not.
+        // A 32600 that reaches us came from a server: application-defined, the work may have happened (the row
+        // below).
         // 2026-07-28 retired -32002 (now -32602) and -32042 and reserves -32020..-32099 for the
         // specification: a server that sends one gives it no meaning we can rely on.
         -32002 | -32042 if latest => Classification::new(Transient, Unknown, Cause::ReservedCode),
