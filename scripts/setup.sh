@@ -9,12 +9,12 @@ command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup) fi
 command -v node >/dev/null || { echo "node not found: install Node.js 20+ first" >&2; exit 1; }
 
 # 1. The wasm target.
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+if ! grep -qx wasm32-unknown-unknown <<<"$(rustup target list --installed)"; then
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
 for c in clippy rustfmt; do
-  rustup component list --installed | grep -q "^$c" || rustup component add "$c"
+  grep -q "^$c" <<<"$(rustup component list --installed)" || rustup component add "$c"
 done
 
 # 2. wasm-bindgen CLI (and its test runner) at exactly the version in Cargo.lock.
