@@ -20,7 +20,7 @@
 // a lost session is re-initialized through the manager (`connectToServer` + `discoverIfConnected`), so the
 // manager's connection state, stored session and tool list stay the truth. agents has no call hook of its own:
 // `installRetry` replaces `agent.mcp.callTool` on the instance (what `getAITools()`'s tools call).
-import { withRetry } from './client/with-retry.js';
+import { withRetry } from './client/with-retry-all.js';
 import { DurableObjectJournal } from './client/journal.js';
 import { typeError } from './errors.js';
 

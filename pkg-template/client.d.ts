@@ -58,6 +58,7 @@ export type {
   EventContext,
   OpenTelemetryApi,
   WithRetryOptions,
+  Part,
   CallOptions,
   RetryingClient,
 } from './client/index.js';

@@ -9,3 +9,6 @@ import { initSync } from './mcp_retry_policy_client.js';
 initSync({ module: wasm instanceof WebAssembly.Module ? wasm : Object.setPrototypeOf(wasm, WebAssembly.Module.prototype) });
 
 export * from './client.api.js';
+// Here every optional part is built in (bytes cost nothing): withRetry takes hedging, tasks, input rounds and
+// opentelemetry without a `parts` option.
+export { withRetry } from './client/with-retry-all.js';

@@ -14,9 +14,10 @@ export CARGO_TERM_COLOR=never
 step "cargo fmt --check" cargo fmt --all --check
 step "clippy (native, all targets)" cargo clippy --quiet --all-targets -- -D warnings
 step "clippy (wasm32, all targets)" cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
-for face in client server; do
-  step "clippy (wasm32, the $face face alone)" \
-    cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features --features "$face" -- -D warnings
+# Each face as the npm build compiles it (the client with its allocator, small-alloc).
+for features in client,small-alloc server; do
+  step "clippy (wasm32, the ${features%%,*} face alone: $features)" \
+    cargo clippy --quiet --lib --target wasm32-unknown-unknown --no-default-features --features "$features" -- -D warnings
 done
 # The Rust face over rmcp (feature `rmcp`, native only; src/rmcp/). Its first debug build of rmcp, reqwest and
 # tokio costs about a minute on 2 cores; the peer tests run against the TS SDK and rmcp servers in a few seconds.
@@ -45,7 +46,8 @@ rmcp_examples() {
 step "examples/rmcp-server and examples/rmcp-client" rmcp_examples
 
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
-step "wasm boundary in Node (wasm-bindgen-test)" cargo test --target wasm32-unknown-unknown --test boundary
+# With the allocator the npm build ships (small-alloc): every hostile case allocates and frees through it.
+step "wasm boundary in Node (wasm-bindgen-test, the shipped allocator)" cargo test --target wasm32-unknown-unknown --features small-alloc --test boundary
 # The design card's literal command: tests/browser.rs (the boundary cases, configured run_in_browser) in
 # headless Chrome through chromedriver. Checked to have run them: a browser suite that silently ran none fails.
 browser_boundary() {

@@ -274,6 +274,14 @@ fn numbers() -> [(&'static str, u32); 8] {
     ]
 }
 
+/// Durations both faces read (milliseconds): the longest the core takes, and what an `in_progress` answer suggests.
+fn durations() -> [(&'static str, u64); 2] {
+    [
+        ("MAX_DURATION_MS", crate::retry::MAX_DURATION_MS),
+        ("IN_PROGRESS_POLL_MS", crate::ledger::record::IN_PROGRESS_POLL_MS),
+    ]
+}
+
 /// The revision setting that means "not known".
 pub const UNKNOWN_REVISION: &str = "unknown";
 
@@ -375,6 +383,18 @@ fn lists() -> Vec<List> {
             list("TASK_STATUSES", "TaskStatus", "A task's status.", names(&TaskStatus::ALL, TaskStatus::as_str)),
         ),
         list("REVISIONS", "Revision", "An MCP revision this package knows.", names(&Revision::ALL, Revision::as_str)),
+        list(
+            "PARAM_HEADER_REVISIONS",
+            "ParamHeaderRevision",
+            "The revisions whose `tools/call` carries the `Mcp-Param-*` headers.",
+            Revision::ALL.iter().filter(|r| r.has_param_headers()).map(|r| r.as_str()).collect(),
+        ),
+        list(
+            "LIST_TTL_REVISIONS",
+            "ListTtlRevision",
+            "The revisions whose list results carry `ttlMs` (a list without it is stale at once).",
+            Revision::ALL.iter().filter(|r| r.caches_lists()).map(|r| r.as_str()).collect(),
+        ),
         list("JITTERS", "Jitter", "A jitter strategy.", names(&Jitter::ALL, Jitter::as_str)),
         list("ERROR_KINDS", "BoundaryErrorKind", "What a numbers-only export refuses.", ERROR_KINDS.to_vec()),
         list(
@@ -436,6 +456,9 @@ pub fn render_js() -> String {
     let _ = writeln!(s, "export const UNKNOWN_REVISION = {};", quoted(UNKNOWN_REVISION));
     let _ = writeln!(s, "export const POLICY_VALUES = {POLICY_VALUES};");
     for (name, n) in numbers() {
+        let _ = writeln!(s, "export const {name} = {n};");
+    }
+    for (name, n) in durations() {
         let _ = writeln!(s, "export const {name} = {n};");
     }
     s.push('\n');
@@ -555,6 +578,9 @@ pub fn render_dts() -> String {
     let _ = writeln!(s, "export declare const UNKNOWN_REVISION: {};", quoted(UNKNOWN_REVISION));
     let _ = writeln!(s, "export declare const POLICY_VALUES: number;");
     for (name, _) in numbers() {
+        let _ = writeln!(s, "export declare const {name}: number;");
+    }
+    for (name, _) in durations() {
         let _ = writeln!(s, "export declare const {name}: number;");
     }
     s.push('\n');

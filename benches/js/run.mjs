@@ -113,6 +113,11 @@ if (want('size')) {
   };
   const add = (...xs) => xs.reduce((a, x) => ({ raw: a.raw + x.raw, gz: a.gz + x.gz }), { raw: 0, gz: 0 });
   const client = add(await bundle(`export { withRetry, RetryEngine } from './pkg/client.browser.js';`, 'ours-client'), wasm('client'));
+  // A plain browser app (target ≤ 15 KB gzip) and one using every option (target ≤ 30 KB): each part handed in.
+  const plain = add(await bundle(`export { withRetry, observeFetch } from './pkg/client.browser.js';`, 'ours-plain'), wasm('client'));
+  const everything = add(await bundle(
+    `export { withRetry, observeFetch, SharedBreaker, DurableObjectBreakerState, SubrequestBudget, IndexedDbJournal } from './pkg/client.browser.js';
+     export { ALL_PARTS } from './pkg/parts.js';`, 'ours-every-option'), wasm('client'));
   const whole = add(await bundle(`export * from './pkg/browser.js';`, 'ours-all'), wasm('client'), wasm('server'));
   const cockatiel = await bundle(`export * from 'cockatiel';`, 'cockatiel');
   const cockatielRetry = await bundle(`export { retry, handleAll, ExponentialBackoff } from 'cockatiel';`, 'cockatiel-retry');
@@ -123,7 +128,9 @@ if (want('size')) {
   say('| package | raw | gzip | × cockatiel (gzip) |');
   say('|---|---:|---:|---:|');
   const row = (name, s) => say(`| ${name} | ${fmt(s.raw / 1024, 1)} KB | ${fmt(s.gz / 1024, 1)} KB | ${fmt(s.gz / cockatiel.gz)} |`);
-  row('ours: `mcp-retry-policy/client` (JS + client wasm)', client);
+  row('ours: a plain app — `withRetry`, `observeFetch` (JS + client wasm; target 15 KB)', plain);
+  row('ours: every option — all parts, the shared breaker, the subrequest budget, IndexedDB (target 30 KB)', everything);
+  row('ours: `withRetry` and `RetryEngine` (JS + client wasm)', client);
   row('ours: the whole package (both faces, both wasm modules)', whole);
   row('cockatiel (whole library)', cockatiel);
   row('cockatiel (`retry`, `handleAll`, `ExponentialBackoff`, tree-shaken)', cockatielRetry);

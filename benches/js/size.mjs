@@ -98,7 +98,7 @@ export function wasmParts(bytes) {
 const KINDS = [
   ['the exports (each entry point, with the core code inlined into it)', /^[a-z][A-Za-z0-9]*$/],
   ['panic machinery (linked, never reached: every path returns a typed failure)', /panicking|panic_fmt|PanicPayload|panic_handler|panic_bounds|unwrap_failed/],
-  ['the allocator (dlmalloc)', /dlmalloc|__rust_alloc|__rust_dealloc|__rust_realloc|__rdl_|alloc::alloc|RawVec|raw_vec|__rg_/],
+  ['the allocator (lol_alloc\'s free list)', /lol_alloc|dlmalloc|__rust_alloc|__rust_dealloc|__rust_realloc|__rdl_|alloc::alloc|RawVec|raw_vec|__rg_/],
   ['formatting (core::fmt, messages)', /core::fmt|alloc::fmt|fmt::Write|Display|Debug|::fmt::|fmt::num|write_str|pad_integral/],
   ['classify (the table)', /retry::classify/],
   ['decide, ends (the gate, the end tables)', /retry::decide|retry::ends/],

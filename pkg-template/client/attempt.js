@@ -1,8 +1,8 @@
 // How one attempt ended, mapped to the engine's outcome vocabulary. Observation only: no decision here.
 import { optionError as typeOptionError } from '../errors.js';
-import { ATTEMPT_META_KEY, LEDGER_META_KEY, LEDGER_STATUSES, RESULT_TYPES } from '../generated/names.js';
+import { ATTEMPT_META_KEY, LEDGER_META_KEY, LEDGER_STATUSES, MAX_DURATION_MS, RESULT_TYPES } from '../generated/names.js';
 import { ownSignal, releasingWhenDone } from './own-signal.js';
-import { SUBREQUEST_BUDGET_SPENT } from './subrequests.js';
+import { SUBREQUEST_BUDGET_SPENT } from './subrequest-brand.js';
 
 /** The `_meta` key that tags each attempt, so `observeFetch` can tell which HTTP response belongs to it. */
 export { ATTEMPT_META_KEY };
@@ -77,9 +77,9 @@ export function bodyError(message) {
 export function parseRetryAfter(value, now = Date.now()) {
   if (value == null || value === '') return undefined;
   const s = String(value).trim();
-  if (/^\d+$/.test(s)) return Math.min(Number(s) * 1000, 86_400_000);
+  if (/^\d+$/.test(s)) return Math.min(Number(s) * 1000, MAX_DURATION_MS);
   const at = Date.parse(s);
-  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - now), 86_400_000);
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - now), MAX_DURATION_MS);
 }
 
 /**
@@ -142,7 +142,7 @@ export function resultOutcome(result) {
   const ledger = result?.isError ? result?._meta?.[LEDGER_META_KEY] : undefined;
   if (ledger && LEDGER_STATUSES.includes(ledger.status)) {
     const ms = ledger.retryAfterMs;
-    return { kind: 'ledger', status: ledger.status, ...(Number.isFinite(ms) && ms >= 0 && ms <= 86_400_000 ? { retryAfterMs: ms } : {}) };
+    return { kind: 'ledger', status: ledger.status, ...(Number.isFinite(ms) && ms >= 0 && ms <= MAX_DURATION_MS ? { retryAfterMs: ms } : {}) };
   }
   const resultType = isResultType(result?.resultType) ? result.resultType : result?.task ? 'task' : undefined;
   return { kind: 'result', isError: result?.isError === true, ...(resultType ? { resultType } : {}) };

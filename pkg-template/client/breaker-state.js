@@ -6,9 +6,9 @@
 // shared breaker for at most the engines' `openMs` after it arrived; a later report wins over it as over any other.
 // What it keeps is bounded: server names of at most MAX_SERVER_CHARS, at most `maxServers` servers per object.
 import { rangeError, typeError, typeName } from '../errors.js';
-import { BREAKER_STATES } from '../generated/names.js';
+import { BREAKER_STATES, MAX_DURATION_MS } from '../generated/names.js';
 
-export const MAX_MS = 86_400_000;
+export const MAX_MS = MAX_DURATION_MS;
 /** The longest server name (UTF-16 code units) and holder id the object keeps. */
 export const MAX_SERVER_CHARS = 256;
 export const MAX_HOLDER_CHARS = 128;

@@ -2,12 +2,10 @@
 // engine stops, then follow a created task, assemble the outcome, close the unknown, settle the journal. Every
 // decision is the engine's; this strings the steps together and tells listeners what happened.
 import { ACTION_STOP, ATTEMPT_SUBREQUESTS, REASON_TASK_PENDING, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN } from '../generated/names.js';
-import { continueInput } from './input-rounds.js';
 import { assembleOutcome } from './outcome.js';
-import { runHedged } from './hedge.js';
+import { runAttempt } from './run-attempt.js';
 import { sleep } from './sleep.js';
 import { resolveOutcome } from './status-resolution.js';
-import { createdTask, followTask } from './tasks.js';
 import { subrequestBudgetOf, subrequestRoom } from './options.js';
 
 /**
@@ -64,7 +62,9 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
     const traced = tel.attempt(attempts.length + 1);
     run.traceMeta = traced.meta;
     const attempt = { admission, recover, cause: previousError, started, streamBrokeAt: ctx.streamBrokeAt };
-    const sent = await traced.run(() => runHedged(ctx, run, attempt, { tool: op.name, safety: op.safety, say }));
+    // Hedged when the hedging part is in (parts.js): the engine then says whether a copy may race this attempt.
+    const hedged = ctx.parts.hedging?.runHedged;
+    const sent = await traced.run(() => (hedged ? hedged(ctx, run, attempt, { tool: op.name, safety: op.safety, say }) : runAttempt(ctx, run, attempt)));
     result = sent.result;
     previousError = sent.error;
     if (sent.error !== undefined) lastError = sent.error;
@@ -91,7 +91,8 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
     }
     if (recover === 'continue_input') {
       // The server asked for input: the next round carries it (never the first phase again).
-      const stopped = await continueInput(ctx, run, result, { safety: op.safety, signal, say: (e) => say({ ...e, tool: op.name }) });
+      // (Only a call begun with the input-rounds part answering is ever told to: with-retry.js.)
+      const stopped = await ctx.parts.inputRounds.continueInput(ctx, run, result, { safety: op.safety, signal, say: (e) => say({ ...e, tool: op.name }) });
       if (stopped) {
         decision = stopped.decision;
         if (stopped.error !== undefined) lastError = stopped.error;
@@ -100,9 +101,11 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
     }
   }
   // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
-  const created = decision.status === STATUS_PENDING && decision.reason === REASON_TASK_PENDING ? createdTask(result) : undefined;
+  // Without the tasks part it is not followed: the call ends as the engine said, pending, with the task's id.
+  const tasks = ctx.parts.tasks;
+  const created = tasks && decision.status === STATUS_PENDING && decision.reason === REASON_TASK_PENDING ? tasks.createdTask(result) : undefined;
   if (created) {
-    const followed = await followTask({ ...ctx, emit: say }, run.state, created, { tool: op.name, safety: op.safety, signal });
+    const followed = await tasks.followTask({ ...ctx, emit: say }, run.state, created, { tool: op.name, safety: op.safety, signal });
     decision = followed.decision;
     if (followed.result !== undefined) result = followed.result;
     if (followed.error !== undefined) lastError = followed.error;

@@ -108,3 +108,6 @@ export function runHedged(ctx, run, args, { tool, safety, say }) {
     timer = setTimeout(ask, hedging.hedgeAfterMs);
   });
 }
+
+/** The hedging part (`withRetry(client, { parts: [hedging] })`): needed for `policy.hedgeAfterMs` from the browser entry. */
+export const hedging = Object.freeze({ part: 'hedging', runHedged });

@@ -254,8 +254,23 @@ export interface WithRetryOptions {
    * Your `@opentelemetry/api` module (`import * as api from '@opentelemetry/api'`): a span per tool call and one
    * per attempt (MCP semantic conventions), retry events, the `mcp.client.operation.duration` histogram, and the
    * trace context in each request's `params._meta`. Without it nothing is recorded and nothing is imported.
+   * From the browser entry it needs the `telemetry` part (see `parts`).
    */
   opentelemetry?: OpenTelemetryApi;
+  /**
+   * Optional parts to hand in, from `'mcp-retry-policy/parts'`: `hedging` (for `policy.hedgeAfterMs`), `tasks`
+   * (the `task` call option, tools that run only as a task, following a task the server created), `inputRounds`
+   * (answering a 2026-07-28 server's input requests through the client's handlers), `telemetry` (for
+   * `opentelemetry`) and `stdio` (a stdio server's process watched and restarted). The browser entry includes none, so a browser app bundles only what it imports; the Node,
+   * Workers and edge entries include every part already (then `parts` changes nothing). An option that needs a
+   * missing part throws a `TypeError` with `code: 'part_missing'` naming the option, before anything is sent.
+   */
+  parts?: readonly Part[];
+}
+
+/** One optional part of withRetry (`'mcp-retry-policy/parts'`). */
+export interface Part {
+  readonly part: 'hedging' | 'tasks' | 'inputRounds' | 'telemetry' | 'stdio';
 }
 
 /** The parts of `@opentelemetry/api` withRetry and OperationLedger use (pass the module itself). */
@@ -278,6 +293,7 @@ export interface CallOptions {
    * A tool whose `execution.taskSupport` is `'required'` is always asked this way. A created task is followed
    * within the call's deadline (`tasks/get` with the engine's waits, then `tasks/result`) and cancelled on abort;
    * a call that runs out of time with its task still working ends `pending`, the task in `result.task`.
+   * From the browser entry it needs the `tasks` part (see `withRetry`'s `parts`).
    */
   task?: boolean | { ttl?: number };
 }

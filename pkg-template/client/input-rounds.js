@@ -122,3 +122,7 @@ export async function continueInput(ctx, run, payload, { safety, signal, say }) 
   say({ type: 'input', round: run.rounds, answered: Object.keys(got.responses ?? {}), requestState: state !== undefined });
   return undefined;
 }
+
+/** The input-rounds part (`withRetry(client, { parts: [inputRounds] })`): from the browser entry, needed to answer a
+ *  2026-07-28 server's input requests through the client's handlers; without it the call stops there. */
+export const inputRounds = Object.freeze({ part: 'inputRounds', answersInput, continueInput });

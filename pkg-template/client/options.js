@@ -3,13 +3,13 @@
 import { rangeError, typeError } from '../errors.js';
 import { typeOptionError } from './attempt.js';
 import { checkServerOption } from './scope.js';
-import { SubrequestBudget } from './subrequests.js';
+import { BUDGETS } from './subrequest-brand.js';
 import { SAFETIES } from '../generated/names.js';
 
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
   'transport', 'now', 'resetTimeoutOnProgress', 'statusTool', 'autoResolve', 'idFromIntent', 'opentelemetry',
-  'server', 'journalArguments', 'subrequestBudget', 'behindRetryingProxy',
+  'server', 'journalArguments', 'subrequestBudget', 'behindRetryingProxy', 'parts',
   'sharedBreaker', // client/shared-breaker.js
 ]);
 
@@ -49,7 +49,7 @@ export function checkOptions(client, o) {
     throw typeOptionError('sharedBreaker', 'a SharedBreaker');
   }
   const budget = o.subrequestBudget;
-  if (budget !== undefined && typeof budget !== 'function' && !(budget instanceof SubrequestBudget)) {
+  if (budget !== undefined && typeof budget !== 'function' && !BUDGETS.has(budget)) {
     throw typeOptionError('subrequestBudget', 'a SubrequestBudget, or a function returning the invocation\'s');
   }
   if (o.journal !== undefined) {
@@ -101,6 +101,6 @@ export function subrequestBudgetOf(options) {
   const o = options?.subrequestBudget;
   if (o === undefined) return undefined;
   const budget = typeof o === 'function' ? o() : o;
-  if (!(budget instanceof SubrequestBudget)) throw typeOptionError('subrequestBudget', 'a function returning a SubrequestBudget');
+  if (!BUDGETS.has(budget)) throw typeOptionError('subrequestBudget', 'a function returning a SubrequestBudget');
   return budget;
 }

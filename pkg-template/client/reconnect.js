@@ -2,7 +2,7 @@
 // `transport` factory (for stdio: a fresh server process), or — neither given — the client's own Streamable HTTP
 // transport re-created from its private fields (best effort). Mechanics: when to re-initialize is the engine's (`recover: reinitialize`).
 import { typeOptionError } from './attempt.js';
-import { letGo } from './stdio.js';
+import { NO_STDIO } from './parts.js';
 
 /**
  * Closes the client and connects it again over a fresh transport from the caller's factory (a new session; for
@@ -10,7 +10,7 @@ import { letGo } from './stdio.js';
  * SIGKILL last and does not wait), and the client refuses to connect while it still holds the old transport: so
  * the fresh one is connected once the client let go of the old one (stdio.js).
  */
-async function reconnectWith(client, transport) {
+async function reconnectWith(client, transport, letGo) {
   const fresh = await transport();
   if (!fresh || typeof fresh.start !== 'function' || typeof fresh.send !== 'function') {
     throw typeOptionError('transport', 'a function returning an MCP transport (start, send, close)');
@@ -42,7 +42,7 @@ async function defaultReconnect(client) {
 }
 
 /** The function that opens a new session for `client`, from the options (see above). */
-export function reconnectorFor(client, options) {
+export function reconnectorFor(client, options, stdio = NO_STDIO) {
   if (options.reconnect) return options.reconnect;
-  return options.transport ? () => reconnectWith(client, options.transport) : () => defaultReconnect(client);
+  return options.transport ? () => reconnectWith(client, options.transport, stdio.letGo) : () => defaultReconnect(client);
 }

@@ -1,7 +1,7 @@
 // Step 2 of a call — one attempt: the recovery step the engine asked for, then one `tools/call` with the
 // attempt's timeout and the caller's signal, observed as an outcome for the engine. Decides nothing.
 import { ATTEMPT_META_KEY, errorOutcome, resultOutcome } from './attempt.js';
-import { REVISIONS } from '../generated/names.js';
+import { PARAM_HEADER_REVISIONS } from '../generated/names.js';
 import { RESULT_SCHEMA } from './result-schema.js';
 import { linkedSignal } from './own-signal.js';
 import { brokenStream, reportsStreamEnd, watchStreamEnd } from './stream-end.js';
@@ -23,7 +23,6 @@ export async function recoverStep(ctx, action, cause) {
 }
 
 const IN_BROWSER = typeof document !== 'undefined';
-const MODERN = REVISIONS[REVISIONS.length - 1]; // the revision with Mcp-Param-* headers: the newest known
 
 // Each attempt's tag (its `_meta` key, how observeFetch and stream-end.js tell attempts apart): unique in the
 // process — a random prefix drawn once, on the first attempt (never at module load: Workers forbid it), and a count.
@@ -103,7 +102,7 @@ export async function runAttempt(ctx, run, { admission, recover, cause, started,
     // 2026-07-28: the tool's `x-mcp-header` arguments as `Mcp-Param-*` headers (param-headers.js), as the SDK's own
     // callTool sends them — not from a browser (they would need a CORS preflight; the SDK does not either).
     const headers = paramHeaders(sentTool, args);
-    if (headers && !IN_BROWSER && ctx.engine.revision === MODERN) sendOptions.headers = headers;
+    if (headers && !IN_BROWSER && PARAM_HEADER_REVISIONS.includes(ctx.engine.revision)) sendOptions.headers = headers;
     // run.round: a continuation's inputResponses and requestState (input-rounds.js).
     const result = await send(() => client.request({ method: 'tools/call', params: callParams }, RESULT_SCHEMA, sendOptions));
     return { outcome: resultOutcome(result), result };

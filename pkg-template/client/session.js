@@ -17,12 +17,14 @@
 // (`outcomeOf`); and a re-initialization first ends a process found unresponsive (nothing to drain from it)
 // and lets the fresh transport start only once the client let go of the old one. All calls that lost the
 // process join one re-initialization: one fresh process.
-import { endUnresponsive, foundUnresponsive, processExitedError, processOutcome, watchProcess } from './stdio.js';
+import { NO_STDIO } from './parts.js';
 
 /** How long a re-initialization waits for the requests still in flight on the lost session. */
 const DRAIN_MS = 5_000;
 
-export function sessionKeeper(client, reconnect) {
+/** `stdio`: the stdio part (stdio.js), or none: then no transport is watched as a process. */
+export function sessionKeeper(client, reconnect, stdio = NO_STDIO) {
+  const { endUnresponsive, foundUnresponsive, processExitedError, processOutcome, watchProcess } = stdio;
   // Bounded: one entry per transport object with requests in flight, deleted when its count comes back to 0.
   const inflight = new Map(); // transport object → { n, idle: Promise, settle }
   const origin = new WeakMap(); // error → the transport object its request went out on (weak: goes with the error)

@@ -7,9 +7,14 @@ import { typeOptionError } from './attempt.js';
 import { assembleOutcome } from './outcome.js';
 import { ofServer, ofServerOrUnbound } from './scope.js';
 import { sleep } from './sleep.js';
-import { hintOf } from './tasks.js';
-import { ACTION_STOP, OPERATION_IN_PROGRESS, OPERATION_STATUSES, STATUS_SUCCEEDED, STATUS_TOOL_ERROR } from '../generated/names.js';
+import { ACTION_STOP, MAX_DURATION_MS, OPERATION_IN_PROGRESS, OPERATION_STATUSES, STATUS_SUCCEEDED, STATUS_TOOL_ERROR } from '../generated/names.js';
 import { subrequestRoom } from './options.js';
+
+/** `{ hintMs }` from a server's interval (a task's `pollInterval`, the ledger's `retryAfterMs`), if it is one: capped at the
+ *  longest the engine takes, not refused. */
+export function hintOf(ms) {
+  return typeof ms === 'number' && ms >= 0 && ms !== Infinity ? { hintMs: Math.min(ms, MAX_DURATION_MS) } : undefined;
+}
 
 /**
  * One status query through `call` (withRetry's own loop, so a lost session is re-initialized and a transient

@@ -148,3 +148,7 @@ export async function letGo(client, transport) {
   const w = watchProcess(transport);
   if (w && client.transport === transport) await within(w.whenClosed, END_MS);
 }
+
+/** The stdio part (`withRetry(client, { parts: [stdio] })`): a stdio server's process watched, and a fresh one started
+ *  when it is lost. Built into the Node entry; the browser entry has none (a browser runs no processes). */
+export const stdio = Object.freeze({ part: 'stdio', watchProcess, processExitedError, foundUnresponsive, processOutcome, endUnresponsive, letGo });

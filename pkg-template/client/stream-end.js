@@ -8,8 +8,7 @@
 // object, to set it for the messages withRetry tagged (`_meta[ATTEMPT_META_KEY]`): the attempt whose stream
 // ended hears of it, and no other. v1's transport ignores the option (its breaks stay `client.onerror`'s).
 // Mechanics only: what the end means for the call is the engine's.
-import { ATTEMPT_META_KEY } from '../generated/names.js';
-import { MAX_HINT_MS } from './tasks.js';
+import { ATTEMPT_META_KEY, MAX_DURATION_MS } from '../generated/names.js';
 
 // Weak per transport; each Map bounded by the attempts in flight on it (runAttempt's `finally` unwatches).
 const watched = new WeakMap(); // transport → Map(attempt tag → callback)
@@ -89,7 +88,7 @@ export function brokenStream(client, eventIdSeen) {
     retryMs = undefined;
   }
   const ok = typeof retryMs === 'number' && retryMs >= 0 && retryMs !== Infinity;
-  return { kind: 'stream_broken', eventIdSeen, ...(ok ? { retryMs: Math.min(Math.round(retryMs), MAX_HINT_MS) } : {}) };
+  return { kind: 'stream_broken', eventIdSeen, ...(ok ? { retryMs: Math.min(Math.round(retryMs), MAX_DURATION_MS) } : {}) };
 }
 
 /**

@@ -6,9 +6,9 @@
 // withRetry tells the engine how much `room` is left before every attempt, and the engine never starts one it
 // cannot finish (`subrequest_budget`). Counting only; every decision is the engine's.
 import { rangeError, typeError, typeName } from '../errors.js';
+import { BUDGETS, SUBREQUEST_BUDGET_SPENT } from './subrequest-brand.js';
 
-/** The code of the error `budget.fetch` throws instead of fetching when nothing is left (nothing was sent). */
-export const SUBREQUEST_BUDGET_SPENT = 'ERR_MCP_RETRY_SUBREQUEST_BUDGET';
+export { SUBREQUEST_BUDGET_SPENT };
 const MAX_LIMIT = 1_000_000;
 
 function count(v, field, min) {
@@ -43,6 +43,7 @@ export class SubrequestBudget {
     this.#spent = count(spent, 'spent', 0);
     if (this.#spent > this.#limit) throw rangeError('spent', `spent must be at most limit (${this.#limit}), got ${this.#spent}`, 'too_large');
     this.fetch = this.fetch.bind(this);
+    BUDGETS.add(this);
   }
 
   get limit() {

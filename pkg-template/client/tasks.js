@@ -8,15 +8,9 @@ import { linkedSignal } from './own-signal.js';
 import { sleep } from './sleep.js';
 import { ACTION_STOP, TASK_COMPLETED, TASK_FAILED, TASK_INPUT_REQUIRED, TASK_STATUSES } from '../generated/names.js';
 import { subrequestRoom } from './options.js';
+import { hintOf } from './status-resolution.js';
 
 const KNOWN = new Set(TASK_STATUSES);
-// The longest hint the engine takes (the core's MAX_DURATION_MS, a day): a longer one is capped, not refused.
-export const MAX_HINT_MS = 86_400_000;
-
-/** `{ hintMs }` from a server's interval (a task's `pollInterval`, the ledger's `retryAfterMs`), if it is one. */
-export function hintOf(ms) {
-  return typeof ms === 'number' && ms >= 0 && ms !== Infinity ? { hintMs: Math.min(ms, MAX_HINT_MS) } : undefined;
-}
 
 /** The caller's `task` request option: `true` or `{ ttl }` (ms the server keeps the task). */
 export function taskRequest(task) {
@@ -113,3 +107,7 @@ export async function followTask(ctx, state, created, { tool, safety, signal }) 
     else lastError = g.error ?? new TypeError('tasks/get answered something that is not this task');
   }
 }
+
+/** The tasks part (`withRetry(client, { parts: [tasks] })`): from the browser entry, needed to ask for a task
+ *  (`task`), to call a tool that runs only as one, and to follow a task a server created. */
+export const tasks = Object.freeze({ part: 'tasks', taskRequest, createdTask, followTask });

@@ -15,21 +15,16 @@
 // - the W3C trace context of each attempt in the request's `params._meta` (`traceparent`, `tracestate`,
 //   `baggage`, unprefixed, as the conventions and SEP-414 say), through the app's configured propagator.
 import { typeOptionError } from './attempt.js';
+import { NO_TELEMETRY } from './no-telemetry.js';
 
 const SCOPE = 'mcp-retry-policy';
 const METHOD = 'tools/call';
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120, 300];
 
-/** No telemetry: every hook is a no-op (what withRetry uses when `opentelemetry` is not given). */
-const NONE = Object.freeze({
-  call: () => NO_CALL,
-});
-const NO_ATTEMPT = Object.freeze({ meta: undefined, run: (f) => f(), end() {} });
-const NO_CALL = Object.freeze({ attempt: () => NO_ATTEMPT, retry() {}, end() {}, fail() {} });
 
 /** The telemetry hooks for `api` (the app's `@opentelemetry/api`), or no-ops without it. */
 export function telemetryFor(api) {
-  if (api === undefined) return NONE;
+  if (api === undefined) return NO_TELEMETRY;
   const ok = api !== null && typeof api === 'object' &&
     typeof api.trace?.getTracer === 'function' && typeof api.trace?.setSpan === 'function' &&
     typeof api.metrics?.getMeter === 'function' && typeof api.context?.active === 'function' &&
@@ -187,3 +182,6 @@ function withoutSession(attributes) {
   const { 'mcp.session.id': _, ...rest } = attributes;
   return rest;
 }
+
+/** The telemetry part (`withRetry(client, { parts: [telemetry] })`): needed for `opentelemetry` from the browser entry. */
+export const telemetry = Object.freeze({ part: 'telemetry', telemetryFor, watchJournal });

@@ -2,17 +2,16 @@
 // annotations and schema from. A failed list is a read like any other: the engine says whether to recover and
 // list again (`listFailed`: a session that expired before the first call is re-initialized, once); any other
 // failure leaves the list unknown, and a tool's safety is then the app's override or `unsafe`.
-import { ACTION_RETRY, REVISIONS } from '../generated/names.js';
+import { ACTION_RETRY, LIST_TTL_REVISIONS, MAX_DURATION_MS } from '../generated/names.js';
 import { errorOutcome } from './attempt.js';
 import { sleep } from './sleep.js';
 
 /** The most pages one listing reads (a server whose cursor never ends is not followed forever). */
 const MAX_PAGES = 100;
 const REFRESH = Object.freeze({ cacheMode: 'refresh' });
-/** The revision whose results carry a cache lifetime (`ttlMs`): the newest this package knows. */
-const CACHING_REVISION = REVISIONS[REVISIONS.length - 1];
-/** The longest a server's `ttlMs` is believed (a day): a server cannot pin its annotations for ever. */
-const MAX_TTL_MS = 86_400_000;
+/** The longest a server's `ttlMs` is believed (the core's longest duration, a day): a server cannot pin its
+ *  annotations for ever. */
+const MAX_TTL_MS = MAX_DURATION_MS;
 
 /**
  * When a listing fetched at `at` goes stale. 2026-07-28 `caching.mdx`: a result is fresh for its `ttlMs`, then the
@@ -23,9 +22,8 @@ const MAX_TTL_MS = 86_400_000;
 const expiryOf = (page, at, revision) => {
   const ttl = page?.ttlMs;
   if (typeof ttl === 'number' && Number.isFinite(ttl)) return at + Math.min(Math.max(0, ttl), MAX_TTL_MS);
-  return revision === CACHING_REVISION ? at : Infinity;
+  return LIST_TTL_REVISIONS.includes(revision) ? at : Infinity;
 };
-
 
 /**
  * The tool list of `client`'s server. `reconnect(cause)` opens a new session when the engine asks for one;

@@ -1,17 +1,17 @@
 // withRetry: the MCP SDK client, made safe to retry. This file wires the call's steps together (each in its
-// own file: options.js, tools-cache.js, resolve-tool.js, run-attempt.js, call-loop.js, tasks.js,
-// status-resolution.js, outcome.js, model-tools.js); every decision (retry or not, how long, what status, what
-// reason) comes from the wasm engine.
+// own file: options.js, tools-cache.js, resolve-tool.js, run-attempt.js, call-loop.js, status-resolution.js,
+// outcome.js, model-tools.js); every decision (retry or not, how long, what status, what reason) comes from the
+// wasm engine. The optional parts (hedging, tasks, input rounds, telemetry: parts.js) are not imported here: they
+// come in through `parts`, or from an entry that hands in every part (with-retry-all.js).
 import { RetryEngine, beginOwned } from './engine.js';
 import { sessionKeeper } from './session.js';
-import { answersInput } from './input-rounds.js';
 import { watchStreamBreaks } from './stream-end.js';
-import { MemoryJournal } from './journal.js';
+import { MemoryJournal } from './memory-journal.js';
 import { ofServerOrUnbound, serverIdentity, serverName } from './scope.js';
-import { telemetryFor, watchJournal } from './telemetry.js';
+import { NO_TELEMETRY } from './no-telemetry.js';
+import { partMissing, partsOf } from './parts.js';
 import { backlogWatch } from './backlog.js';
 import { RESULT_SCHEMA } from './result-schema.js';
-import { followTask, taskRequest } from './tasks.js';
 import { DEFAULT_STATUS_TOOL, callParamsOf, checkOptions, settingsOf } from './options.js';
 import { reconnectorFor } from './reconnect.js';
 import { toolsCache } from './tools-cache.js';
@@ -26,27 +26,45 @@ import { OUTCOME_META_KEY } from '../generated/names.js';
 /** The `_meta` key under which `callTool` attaches the full `CallOutcome` to a non-succeeded result. */
 export { OUTCOME_META_KEY };
 // The steps, for tests and for callers who compose their own loop.
-export { DEFAULT_STATUS_TOOL, RESULT_SCHEMA, assembleOutcome, followTask, recoverStep, resolveOutcome, resolveTool, runAttempt };
+export { DEFAULT_STATUS_TOOL, RESULT_SCHEMA, assembleOutcome, recoverStep, resolveOutcome, resolveTool, runAttempt };
+
+const noEvent = () => {};
+const DETACHED = ['decision', 'classification', 'breaker', 'outcome'];
 
 /**
  * Wraps an `@modelcontextprotocol/sdk` `Client` so that `tools/call` is retried only where a retry is safe.
  * Call it once per client and share the wrapper: the retry budget and the breaker are per server.
  */
-const noEvent = () => {};
-const DETACHED = ['decision', 'classification', 'breaker', 'outcome'];
-
 export function withRetry(client, options = {}) {
+  return wrap(client, options, []);
+}
+
+/** `withRetry` with the parts `builtIn` always in (the Node, Workers and edge entries hand in every part). */
+export function withRetryOf(builtIn) {
+  return function withRetry(client, options = {}) {
+    return wrap(client, options, builtIn);
+  };
+}
+
+function wrap(client, options, builtIn) {
   checkOptions(client, options);
+  const parts = partsOf(options.parts, builtIn);
+  if (options.opentelemetry !== undefined && !parts.telemetry) throw partMissing('opentelemetry', 'telemetry');
   const engine = new RetryEngine(options.policy, {
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.revision !== undefined ? { revision: options.revision } : {}),
     ...(options.behindRetryingProxy ? { behindRetryingProxy: true } : {}),
   });
+  if (!parts.hedging && engine.hedging) {
+    engine.free();
+    throw partMissing('policy.hedgeAfterMs', 'hedging');
+  }
   const journal = options.journal ?? new MemoryJournal();
   const now = options.now ?? (() => Date.now());
   // Concurrent calls share one session: one re-initialization at a time, after the requests in flight on the
   // lost one came back (session.js).
-  const session = sessionKeeper(client, reconnectorFor(client, options));
+  const stdio = parts.stdio; // undefined: the keeper's default, no process watched
+  const session = sessionKeeper(client, reconnectorFor(client, options, stdio), stdio);
   const reconnect = (_client, context) => session.reinitialize(context?.cause);
   const emit = (event) => {
     if (!options.onEvent) return;
@@ -60,8 +78,8 @@ export function withRetry(client, options = {}) {
       // A listener's failure must not change the call.
     }
   };
-  const telemetry = telemetryFor(options.opentelemetry);
-  watchJournal(options.opentelemetry, journal); // the unresolved entries' gauge, when the journal counts them
+  const telemetry = parts.telemetry ? parts.telemetry.telemetryFor(options.opentelemetry) : NO_TELEMETRY;
+  parts.telemetry?.watchJournal(options.opentelemetry, journal); // the unresolved entries' gauge, when the journal counts them
   const backlog = backlogWatch(journal);
   const tools = toolsCache({ client, engine, now, reconnect: (cause) => reconnect(client, { cause }), session });
   let revisionSource;
@@ -79,7 +97,7 @@ export function withRetry(client, options = {}) {
   // The call's steps share this context: the client, the engine, the journal, the settings and the options.
   const settings = settingsOf(options);
   const ctx = {
-    client, engine, journal, now, emit, reconnect, learnRevision, options, telemetry, session, ...settings,
+    client, engine, journal, now, emit, reconnect, learnRevision, options, parts, telemetry, session, ...settings,
     // Tool object → the engine's safety for it (resolve-tool.js). Weak: bounded by the Tool objects alive (the
     // current tools/list's); a name the server does not list is judged on each call, never kept.
     safetyOf: new WeakMap(),
@@ -97,8 +115,13 @@ export function withRetry(client, options = {}) {
   async function call(given, requestOptions = {}) {
     const params = callParamsOf(given);
     const { signal } = requestOptions;
-    const task = taskRequest(requestOptions.task);
+    const asked = requestOptions.task;
+    if (asked !== undefined && asked !== false && !parts.tasks) throw partMissing('task', 'tasks');
+    const task = parts.tasks?.taskRequest(asked);
     const op = await resolveTool(ctx, params, requestOptions.intent);
+    if (op.taskSupport === 'required' && !parts.tasks) {
+      throw partMissing(`tools.${op.name}`, 'tasks'); // the tool runs only as a task: it cannot be called without one
+    }
     // Every event of this call names it and its server, so listeners can map them without guessing.
     const callId = ++callSeq;
     const name = serverName(client);
@@ -110,10 +133,10 @@ export function withRetry(client, options = {}) {
       tool: op.name, safety: op.safety, operationId: op.operationId,
       sessionId: client.transport?.sessionId, protocolVersion: client.transport?.protocolVersion,
     });
-    // A 2026-07-28 input request is answered through the client's own handlers (input-rounds.js) when it has
-    // any; without, the engine stops the call there (input_required_unhandled).
+    // A 2026-07-28 input request is answered through the client's own handlers (the input-rounds part) when it
+    // has any; without either, the engine stops the call there (input_required_unhandled).
     const run = {
-      params, requestOptions, args: op.args, state: beginOwned(engine, now(), answersInput(client)), resumptionToken: undefined,
+      params, requestOptions, args: op.args, state: beginOwned(engine, now(), parts.inputRounds?.answersInput(client) ?? false), resumptionToken: undefined,
       // Ask for a task when the caller does, or when the tool runs only as one (2025-11-25 `execution.taskSupport`).
       ...(task ?? (op.taskSupport === 'required' ? { task: {} } : {})),
     };

@@ -14,6 +14,8 @@ export declare const TOOL_DESTRUCTIVE: number;
 export declare const TOOL_IDEMPOTENT_GIVEN: number;
 export declare const TOOL_IDEMPOTENT: number;
 export declare const TOOL_DECLARES_ID: number;
+export declare const MAX_DURATION_MS: number;
+export declare const IN_PROGRESS_POLL_MS: number;
 
 /** How safe a re-send of a tool is. */
 export type Safety = 'read_only' | 'idempotent' | 'keyed' | 'unsafe';
@@ -207,6 +209,12 @@ export declare const TASK_CANCELLED: 'cancelled';
 /** An MCP revision this package knows. */
 export type Revision = '2025-06-18' | '2025-11-25' | '2026-07-28';
 export declare const REVISIONS: readonly Revision[];
+/** The revisions whose `tools/call` carries the `Mcp-Param-*` headers. */
+export type ParamHeaderRevision = '2026-07-28';
+export declare const PARAM_HEADER_REVISIONS: readonly ParamHeaderRevision[];
+/** The revisions whose list results carry `ttlMs` (a list without it is stale at once). */
+export type ListTtlRevision = '2026-07-28';
+export declare const LIST_TTL_REVISIONS: readonly ListTtlRevision[];
 /** A jitter strategy. */
 export type Jitter = 'full' | 'equal' | 'decorrelated' | 'none';
 export declare const JITTERS: readonly Jitter[];

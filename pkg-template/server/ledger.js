@@ -12,7 +12,7 @@ import { checkUnresolvedCacheMs, ledgerInstruments } from './metrics.js';
 import { checkMaxResultBytes, decodeResult, storedText, unstoredResult } from './result.js';
 import {
   LEDGER_META_KEY, LOOKUP_FAILED, LOOKUP_IN_PROGRESS, LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED,
-  OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED,
+  OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED, IN_PROGRESS_POLL_MS,
 } from '../generated/names.js';
 
 /** Each ledger's instruments (OpenTelemetry, metrics.js), when it was given `opentelemetry`: `{ answers, incidents, gauge? }`. */
@@ -146,7 +146,7 @@ export class OperationLedger {
       if (admission !== RACED) return admission;
     }
     // Lost the race every time: someone else is working on it right now.
-    return { action: 'in_progress', retryAfterMs: 1000 };
+    return { action: 'in_progress', retryAfterMs: IN_PROGRESS_POLL_MS };
   }
 
   /**
@@ -165,7 +165,7 @@ export class OperationLedger {
    */
   #held(key, record) {
     return record?.state === 'pending' && this.#live.get(keyString(key))?.holds(record)
-      ? { retryAfterMs: Math.min(1000, this.#keepAliveMs) } : undefined;
+      ? { retryAfterMs: Math.min(IN_PROGRESS_POLL_MS, this.#keepAliveMs) } : undefined;
   }
 
   /**
@@ -262,7 +262,7 @@ export class OperationLedger {
       }
       return { action: 'executed', state: outcome.state, result: outcome.result };
     }
-    return { action: 'in_progress', retryAfterMs: 1000 };
+    return { action: 'in_progress', retryAfterMs: IN_PROGRESS_POLL_MS };
   }
 
   /**
@@ -323,7 +323,7 @@ export class OperationLedger {
         }
       }
     }
-    return { status: OPERATION_IN_PROGRESS, retryAfterMs: 1000 };
+    return { status: OPERATION_IN_PROGRESS, retryAfterMs: IN_PROGRESS_POLL_MS };
   }
 
   /**

@@ -36,6 +36,18 @@ impl Revision {
         matches!(self, Revision::V2025_06_18 | Revision::V2025_11_25)
     }
 
+    /// Whether a `tools/call` carries the `Mcp-Param-*` headers of the tool's `x-mcp-header` arguments (2026-07-28:
+    /// a server refuses a call without them with -32020).
+    pub const fn has_param_headers(self) -> bool {
+        matches!(self, Revision::V2026_07_28)
+    }
+
+    /// Whether list results carry a cache lifetime (`ttlMs`, 2026-07-28 caching): a list without one is stale at
+    /// once, and a client re-fetches it before trusting its annotations again.
+    pub const fn caches_lists(self) -> bool {
+        matches!(self, Revision::V2026_07_28)
+    }
+
     /// The revision for a negotiated `protocolVersion`. Versions older than 2025-06-18 behave like it;
     /// dates between two known revisions behave like the older one; anything newer like [`Revision::LATEST`].
     /// Returns `None` for a string that is not a `YYYY-MM-DD` date.

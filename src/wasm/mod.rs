@@ -10,6 +10,13 @@
 //! What is left out of reach — a stack overflow inside a call, a tampered realm — is backstopped in JS
 //! (`pkg-template/guard.js` puts the shadow stack pointer back).
 
+/// The npm build's allocator (feature `small-alloc`): lol_alloc's free list, in a fraction of dlmalloc's code. Its
+/// lock is a flag (wasm32 without threads): taken and given back around each allocation, never contended.
+#[cfg(feature = "small-alloc")]
+#[global_allocator]
+static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
+    lol_alloc::LockedAllocator::new(lol_alloc::FreeListAllocator::new());
+
 #[cfg(feature = "client")]
 pub mod client;
 #[cfg(feature = "server")]
