@@ -162,6 +162,13 @@ slots! {
         ExpiresMs = "expiresMs", Read::Number;
         /// A made record's `version`.
         Version = "version", Read::Number;
+        /// A look's next code (`ledgerLook`).
+        Look = "look", Read::Number;
+        /// The version a look's claim or reconciled record replaces (`NaN`: none, an insert).
+        Expected = "expected", Read::Maybe;
+        /// How a look ended: a `LOOK_ENDS` code (its step `done`); `RetryAfterMs` for `in_progress`, `State` the
+        /// replayed outcome for `replay`.
+        End = "end", Read::Code("LOOK_ENDS");
     }
 }
 
@@ -419,6 +426,10 @@ error_fields! {
     HedgeAfterMs = "hedgeAfterMs",
     /// `maxHedges` of `engineHedging`.
     MaxHedges = "maxHedges",
+    /// A ledger look's code (`ledgerLook`).
+    Look = "look",
+    /// A ledger look's event, or what it carries.
+    LookEvent = "event",
 }
 
 /// How a policy value given in JS becomes the core's integer.

@@ -13,7 +13,9 @@ use core::fmt::Write as _;
 
 pub use crate::seam::{ErrorField, BOUNDARY_FIELDS, POLICY_VALUES};
 
-use crate::ledger::{Admission, Lookup, RecordState, ReleaseRefusal};
+use crate::ledger::{
+    Admission, Look, LookEnd, LookEvent, LookMode, LookStep, Lookup, ReconcileVerdict, RecordState, ReleaseRefusal,
+};
 use crate::retry::{
     BreakerState, Cause, Delivery, FinalStatus, HedgeRefusal, Jitter, LedgerStatus, OperationStatus, Reason, Recover,
     ResultType, Revision, Safety, Sent, TaskStatus, Verdict,
@@ -275,6 +277,11 @@ fn numbers() -> [(&'static str, u32); 8] {
 }
 
 /// Durations both faces read (milliseconds): the longest the core takes, and what an `in_progress` answer suggests.
+/// Each ledger look's first code, by `LOOK_MODES` code (JS starts a look without crossing: `Look::new(mode).code()`).
+fn look_starts() -> Vec<String> {
+    LookMode::ALL.iter().map(|m| Look::new(*m).code().to_string()).collect()
+}
+
 fn durations() -> [(&'static str, u64); 2] {
     [
         ("MAX_DURATION_MS", crate::retry::MAX_DURATION_MS),
@@ -363,6 +370,38 @@ fn lists() -> Vec<List> {
             list("LOOKUPS", "LedgerLookupStatus", "What a ledger status lookup finds.", Lookup::NAMES.to_vec()),
         ),
         list("ADMISSIONS", "LedgerAdmissionAction", "What the ledger does with a write.", Admission::NAMES.to_vec()),
+        named(
+            "LOOK_MODE",
+            list("LOOK_MODES", "LedgerLookMode", "What a ledger look is for.", names(&LookMode::ALL, LookMode::as_str)),
+        ),
+        named(
+            "LOOK_EVENT",
+            list(
+                "LOOK_EVENTS",
+                "LedgerLookEvent",
+                "What happened, fed back to a ledger look.",
+                LookEvent::NAMES.to_vec(),
+            ),
+        ),
+        named(
+            "LOOK_VERDICT",
+            list(
+                "LOOK_VERDICTS",
+                "LedgerLookVerdict",
+                "The reconcile hook's verdict, to a ledger look.",
+                ReconcileVerdict::NAMES.to_vec(),
+            ),
+        ),
+        named(
+            "LOOK_STEP",
+            list(
+                "LOOK_STEPS",
+                "LedgerLookStep",
+                "What a ledger look asks the face to do next.",
+                LookStep::NAMES.to_vec(),
+            ),
+        ),
+        named("LOOK_END", list("LOOK_ENDS", "LedgerLookEnd", "How a ledger look ended.", LookEnd::NAMES.to_vec())),
         list(
             "RELEASE_REFUSALS",
             "LedgerReleaseRefusalCode",
@@ -447,7 +486,8 @@ fn meta_keys() -> [(&'static str, &'static str); 3] {
     ]
 }
 
-/// `pkg-template/generated/names.js`.
+/// `pkg-template/generated/names.js`. Each table is marked `/* @__PURE__ */`: a bundler drops the ones an app never
+/// reads (a browser client bundles none of the ledger's).
 pub fn render_js() -> String {
     let mut s = format!("// {HEADER}\n");
     for (name, value) in meta_keys() {
@@ -461,12 +501,17 @@ pub fn render_js() -> String {
     for (name, n) in durations() {
         let _ = writeln!(s, "export const {name} = {n};");
     }
+    let _ = writeln!(
+        s,
+        "/** Each ledger look's first code, by `LOOK_MODES` code. */\nexport const LOOK_STARTS = /* @__PURE__ */ Object.freeze([{}]);",
+        look_starts().join(", ")
+    );
     s.push('\n');
     for l in lists() {
         let items: Vec<String> = l.names.iter().map(|n| quoted(n)).collect();
         let _ = writeln!(
             s,
-            "/** {} Index = code. */\nexport const {} = Object.freeze([{}]);",
+            "/** {} Index = code. */\nexport const {} = /* @__PURE__ */ Object.freeze([{}]);",
             l.doc,
             l.js,
             items.join(", ")
@@ -482,12 +527,12 @@ pub fn render_js() -> String {
     let next: Vec<String> = Reason::ALL.iter().map(|r| opt(r.next_step())).collect();
     let _ = writeln!(
         s,
-        "/** What the model is told happened, by reason code. */\nexport const REASON_WORDS = Object.freeze([{}]);",
+        "/** What the model is told happened, by reason code. */\nexport const REASON_WORDS = /* @__PURE__ */ Object.freeze([{}]);",
         words.join(", ")
     );
     let _ = writeln!(
         s,
-        "/** What the model is told to do after a `failed` stop, by reason code (undefined: \"It is safe to call it again later.\"). */\nexport const REASON_NEXT_STEPS = Object.freeze([{}]);",
+        "/** What the model is told to do after a `failed` stop, by reason code (undefined: \"It is safe to call it again later.\"). */\nexport const REASON_NEXT_STEPS = /* @__PURE__ */ Object.freeze([{}]);",
         next.join(", ")
     );
     let cause_tables: [(&str, &str, Vec<String>); 3] = [
@@ -508,21 +553,24 @@ pub fn render_js() -> String {
         ),
     ];
     for (name, doc, items) in cause_tables {
-        let _ =
-            writeln!(s, "/** {doc}, by cause code. */\nexport const {name} = Object.freeze([{}]);", items.join(", "));
+        let _ = writeln!(
+            s,
+            "/** {doc}, by cause code. */\nexport const {name} = /* @__PURE__ */ Object.freeze([{}]);",
+            items.join(", ")
+        );
     }
     let mut costs = vec![format!("'': {}", Recover::attempt_subrequests(None))];
     costs.extend(Recover::ALL.iter().map(|&r| format!("{}: {}", r.as_str(), Recover::attempt_subrequests(Some(r)))));
     let _ = writeln!(
         s,
-        "/** What an attempt costs in outgoing requests, by the recover step it follows ('' for none; `Recover::attempt_subrequests`). */\nexport const ATTEMPT_SUBREQUESTS = Object.freeze({{ {} }});",
+        "/** What an attempt costs in outgoing requests, by the recover step it follows ('' for none; `Recover::attempt_subrequests`). */\nexport const ATTEMPT_SUBREQUESTS = /* @__PURE__ */ Object.freeze({{ {} }});",
         costs.join(", ")
     );
     let cause_recovers: Vec<String> =
         Cause::ALL.iter().map(|c| c.recover().map_or_else(|| "undefined".to_owned(), |r| quoted(r.as_str()))).collect();
     let _ = writeln!(
         s,
-        "/** The recover action each cause implies (by cause code). */\nexport const CAUSE_RECOVERS = Object.freeze([{}]);",
+        "/** The recover action each cause implies (by cause code). */\nexport const CAUSE_RECOVERS = /* @__PURE__ */ Object.freeze([{}]);",
         cause_recovers.join(", ")
     );
     s.push_str(
@@ -548,7 +596,7 @@ pub fn render_js() -> String {
         crate::retry::HEADER_MISMATCH_CODE,
         crate::retry::UNSUPPORTED_PROTOCOL_VERSION_CODE
     );
-    let _ = writeln!(s, "export const OUTCOME_FIELDS = Object.freeze([{}]);", kinds.join(", "));
+    let _ = writeln!(s, "export const OUTCOME_FIELDS = /* @__PURE__ */ Object.freeze([{}]);", kinds.join(", "));
     let transitions: Vec<String> = BREAKER_TRANSITIONS
         .iter()
         .map(
@@ -563,7 +611,7 @@ pub fn render_js() -> String {
         .collect();
     let _ = writeln!(
         s,
-        "/** Breaker transitions by code: [from, to]. */\nexport const BREAKER_TRANSITIONS = Object.freeze([{}]);",
+        "/** Breaker transitions by code: [from, to]. */\nexport const BREAKER_TRANSITIONS = /* @__PURE__ */ Object.freeze([{}]);",
         transitions.join(", ")
     );
     s
@@ -583,6 +631,7 @@ pub fn render_dts() -> String {
     for (name, _) in durations() {
         let _ = writeln!(s, "export declare const {name}: number;");
     }
+    let _ = writeln!(s, "export declare const LOOK_STARTS: readonly number[];");
     s.push('\n');
     for l in lists() {
         let items: Vec<String> = l.names.iter().map(|n| quoted(n)).collect();

@@ -164,6 +164,11 @@ export function revisionCode(v) {
   return ok(w.revisionOfDate(Number(v.slice(0, 4) + v.slice(5, 7) + v.slice(8))));
 }
 
+/** The revision a negotiated `protocolVersion` behaves as. */
+export function revisionFor(protocolVersion) {
+  return REVISIONS[revisionCode(protocolVersion)];
+}
+
 
 export function foreign(field, cls, v) {
   return typeError(field, `${field} is not a ${cls} made by this module (got ${typeName(v)}; a cloned, forged or foreign object cannot be used)`, 'foreign_object');

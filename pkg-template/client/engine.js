@@ -6,10 +6,7 @@
 // it: nothing can unwind through its frames or re-enter it.
 import * as w from '../mcp_retry_policy_client.js';
 import { typeError } from '../errors.js';
-import {
-  BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS, DELIVERIES,
-  REASONS, RECOVERS, REVISIONS, STATUSES, VERDICTS,
-} from '../generated/names.js';
+import { BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS, DELIVERIES, REASONS, RECOVERS, REVISIONS, STATUSES, VERDICTS } from '../generated/names.js';
 import { O_BREAKER_ON, O_BUDGET_ON, readBreaker, readBudget, readClassification, readTop } from '../generated/seam.js';
 import {
   ARGS, REVISION_SETTINGS, bool, code, failure, fields, foreign, inUse, number, ok, ours, readPolicy, readRevision,
@@ -24,11 +21,7 @@ import { hedgeCountsOf, hedgeEnd, hedgeStep, hedgingOf, setHedging } from './eng
 import { RetryCall, callHandle, callRelease, newCall, newOwnedCall } from './retry-call.js';
 
 export { RetryCall, newOperationId };
-
-/** The revision a negotiated `protocolVersion` behaves as. */
-export function revisionFor(protocolVersion) {
-  return REVISIONS[revisionCode(protocolVersion)];
-}
+export { revisionFor } from './engine-read.js';
 
 // Frees what the program dropped without free(). The handle is all it needs.
 const finalizeEngines = new FinalizationRegistry((h) => w.engineFree(h));

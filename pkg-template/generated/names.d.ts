@@ -16,6 +16,7 @@ export declare const TOOL_IDEMPOTENT: number;
 export declare const TOOL_DECLARES_ID: number;
 export declare const MAX_DURATION_MS: number;
 export declare const IN_PROGRESS_POLL_MS: number;
+export declare const LOOK_STARTS: readonly number[];
 
 /** How safe a re-send of a tool is. */
 export type Safety = 'read_only' | 'idempotent' | 'keyed' | 'unsafe';
@@ -186,6 +187,45 @@ export declare const LOOKUP_RECONCILE: 'reconcile';
 /** What the ledger does with a write. */
 export type LedgerAdmissionAction = 'execute' | 'in_progress' | 'replay' | 'conflict' | 'reconcile';
 export declare const ADMISSIONS: readonly LedgerAdmissionAction[];
+/** What a ledger look is for. */
+export type LedgerLookMode = 'claim' | 'atomic' | 'status';
+export declare const LOOK_MODES: readonly LedgerLookMode[];
+export declare const LOOK_MODE_CLAIM: 'claim';
+export declare const LOOK_MODE_ATOMIC: 'atomic';
+export declare const LOOK_MODE_STATUS: 'status';
+/** What happened, fed back to a ledger look. */
+export type LedgerLookEvent = 'read' | 'held' | 'reconciled' | 'wrote';
+export declare const LOOK_EVENTS: readonly LedgerLookEvent[];
+export declare const LOOK_EVENT_READ: 'read';
+export declare const LOOK_EVENT_HELD: 'held';
+export declare const LOOK_EVENT_RECONCILED: 'reconciled';
+export declare const LOOK_EVENT_WROTE: 'wrote';
+/** The reconcile hook's verdict, to a ledger look. */
+export type LedgerLookVerdict = 'not_done' | 'unknown' | 'succeeded' | 'failed';
+export declare const LOOK_VERDICTS: readonly LedgerLookVerdict[];
+export declare const LOOK_VERDICT_NOT_DONE: 'not_done';
+export declare const LOOK_VERDICT_UNKNOWN: 'unknown';
+export declare const LOOK_VERDICT_SUCCEEDED: 'succeeded';
+export declare const LOOK_VERDICT_FAILED: 'failed';
+/** What a ledger look asks the face to do next. */
+export type LedgerLookStep = 'read' | 'ask_held' | 'ask_reconcile' | 'write_reconciled' | 'write_claim' | 'done';
+export declare const LOOK_STEPS: readonly LedgerLookStep[];
+export declare const LOOK_STEP_READ: 'read';
+export declare const LOOK_STEP_ASK_HELD: 'ask_held';
+export declare const LOOK_STEP_ASK_RECONCILE: 'ask_reconcile';
+export declare const LOOK_STEP_WRITE_RECONCILED: 'write_reconciled';
+export declare const LOOK_STEP_WRITE_CLAIM: 'write_claim';
+export declare const LOOK_STEP_DONE: 'done';
+/** How a ledger look ended. */
+export type LedgerLookEnd = 'execute' | 'replay' | 'in_progress' | 'conflict' | 'unknown' | 'not_found' | 'not_done';
+export declare const LOOK_ENDS: readonly LedgerLookEnd[];
+export declare const LOOK_END_EXECUTE: 'execute';
+export declare const LOOK_END_REPLAY: 'replay';
+export declare const LOOK_END_IN_PROGRESS: 'in_progress';
+export declare const LOOK_END_CONFLICT: 'conflict';
+export declare const LOOK_END_UNKNOWN: 'unknown';
+export declare const LOOK_END_NOT_FOUND: 'not_found';
+export declare const LOOK_END_NOT_DONE: 'not_done';
 /** Why the ledger's rules refuse a release. */
 export type LedgerReleaseRefusalCode = 'resolved' | 'lease_live' | 'already_released';
 export declare const RELEASE_REFUSALS: readonly LedgerReleaseRefusalCode[];
@@ -222,7 +262,7 @@ export declare const JITTERS: readonly Jitter[];
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a numbers-only export's error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges';
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges' | 'look' | 'event';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';

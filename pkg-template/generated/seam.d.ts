@@ -62,4 +62,7 @@ export declare const L_LEASE_UNTIL_MS: number;
 export declare const L_CREATED_MS: number;
 export declare const L_EXPIRES_MS: number;
 export declare const L_VERSION: number;
+export declare const L_LOOK: number;
+export declare const L_EXPECTED: number;
+export declare const L_END: number;
 export declare function readMade(o: Float64Array, fingerprint: string): Record<string, unknown>;

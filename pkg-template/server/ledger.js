@@ -10,9 +10,12 @@ import { LedgerStoreError, OutcomeUnknown } from './ledger-errors.js';
 import { keyString } from './store-common.js';
 import { checkUnresolvedCacheMs, ledgerInstruments } from './metrics.js';
 import { checkMaxResultBytes, decodeResult, storedText, unstoredResult } from './result.js';
+import { lookAnswer } from './look-answer.js';
 import {
-  LEDGER_META_KEY, LOOKUP_FAILED, LOOKUP_IN_PROGRESS, LOOKUP_NOT_DONE, LOOKUP_NOT_FOUND, LOOKUP_SUCCEEDED,
-  OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_UNKNOWN, RECORD_FAILED, RECORD_SUCCEEDED, IN_PROGRESS_POLL_MS,
+  IN_PROGRESS_POLL_MS, LEDGER_META_KEY, LOOK_EVENT_HELD, LOOK_EVENT_READ, LOOK_EVENT_RECONCILED, LOOK_EVENT_WROTE,
+  LOOK_MODE_ATOMIC, LOOK_MODE_CLAIM, LOOK_MODE_STATUS, LOOK_STEP_ASK_HELD, LOOK_STEP_ASK_RECONCILE, LOOK_STEP_READ, LOOK_STEP_WRITE_CLAIM,
+  LOOK_STEP_WRITE_RECONCILED, LOOK_VERDICT_FAILED, LOOK_VERDICT_NOT_DONE, LOOK_VERDICT_SUCCEEDED, LOOK_VERDICT_UNKNOWN,
+  RECORD_FAILED, RECORD_SUCCEEDED,
 } from '../generated/names.js';
 
 /** Each ledger's instruments (OpenTelemetry, metrics.js), when it was given `opentelemetry`: `{ answers, incidents, gauge? }`. */
@@ -22,9 +25,6 @@ export const INTERNALS = new WeakMap();
 
 /** The monotonic clock a claim's give-up point is kept on (a paused process's wall clock may jump or be skewed). */
 const MONO = () => performance.now();
-
-/** The record changed while the reconcile hook was asked: look again. */
-const RACED = Symbol('raced');
 
 /** The `_meta` key of the ledger's own answers (in progress, unknown, conflict, rejected, result not stored). */
 export { LEDGER_META_KEY, LedgerStoreError, OutcomeUnknown };
@@ -141,12 +141,15 @@ export class OperationLedger {
    * `{ action: 'conflict' }` or `{ action: 'unknown' }`. A store failure rejects with a `LedgerStoreError`.
    */
   async begin(key, inputFingerprint) {
-    for (let round = 0; round < 4; round++) {
-      const admission = await this.#admit(key, inputFingerprint, 'claim');
-      if (admission !== RACED) return admission;
-    }
-    // Lost the race every time: someone else is working on it right now.
-    return { action: 'in_progress', retryAfterMs: IN_PROGRESS_POLL_MS };
+    return this.#look(key, inputFingerprint, LOOK_MODE_CLAIM, async (claim, expected) => {
+      let won;
+      try {
+        won = expected === undefined ? await this.#store.insert(key, claim) : await this.#store.replace(key, expected, claim);
+      } catch (error) {
+        throw this.#failed(expected === undefined ? 'insert' : 'replace', key, error);
+      }
+      return { won }; // won: the look ends `execute`, and `claim` is the key's
+    });
   }
 
   /**
@@ -169,53 +172,63 @@ export class OperationLedger {
   }
 
   /**
-   * One look at the key. `mode` 'claim' claims an executable key here (`{ action: 'execute', claim }`, or
-   * RACED when another request claimed it first); 'atomic' leaves the claim to the store's transaction
-   * (`{ action: 'execute', claim, expectedVersion }`: the version it replaces, null for none).
+   * One look at `key` through the core's driver (`rules.look`, src/ledger/look.rs): this face carries out each
+   * step — the store's reads and writes, the in-process guard, the reconcile hook — and feeds back what
+   * happened. `mode`: `claim`, `atomic` or `status`. `writeClaim(claim, expected)` writes a claim the driver
+   * asks for (insert when `expected` is undefined) and resolves to `{ won }`, or — the atomic write, whose
+   * transaction ran the handler — `{ answer }`, what the look resolves to. Resolves to `begin`'s answer, or for
+   * `status` the status tool's.
    */
-  async #admit(key, inputFingerprint, mode) {
-    const now = this.#now();
-    let stored;
-    try {
-      stored = await this.#store.get(key);
-    } catch (error) {
-      throw this.#failed('get', key, error);
-    }
-    const a = this.#rules.admit(stored?.record, inputFingerprint, now);
-    switch (a.action) {
-      case 'execute':
-        return this.#claim(key, stored?.record, inputFingerprint, now, mode);
-      case 'replay':
-        return { action: 'replay', state: stored.record.state, result: decodeResult(stored.result, stored.record.state, key.operationId) };
-      case 'conflict':
-        return { action: 'conflict' };
-      case 'in_progress':
-        return { action: 'in_progress', retryAfterMs: a.retryAfterMs };
-      case 'reconcile': {
-        const held = this.#held(key, stored.record);
-        if (held) return { action: 'in_progress', ...held };
-        const r = await this.#reconcileStored(key, stored, now);
-        if (r === RACED) return RACED;
-        if (r === LOOKUP_NOT_DONE) return this.#claim(key, stored.record, inputFingerprint, now, mode);
-        // The same replay every later call gets.
-        return r.state ? { action: 'replay', ...r } : { action: 'unknown' };
+  async #look(key, inputFingerprint, mode, writeClaim) {
+    const rules = this.#rules;
+    let stored; // the row read last
+    let found; // the reconcile hook's result, until it is written
+    let replayed; // the result text just recorded for the hook's answer
+    let claim; // the claim written last
+    let next = { step: LOOK_STEP_READ, look: rules.lookStart(mode) };
+    for (;;) {
+      let event;
+      let arg;
+      switch (next.step) {
+        case LOOK_STEP_READ:
+          try {
+            stored = await this.#store.get(key);
+          } catch (error) {
+            throw this.#failed('get', key, error);
+          }
+          replayed = undefined;
+          event = LOOK_EVENT_READ;
+          arg = stored !== undefined && stored.record.fingerprint === inputFingerprint;
+          break;
+        case LOOK_STEP_ASK_HELD:
+          event = LOOK_EVENT_HELD;
+          arg = this.#held(key, stored.record)?.retryAfterMs ?? -1;
+          break;
+        case LOOK_STEP_ASK_RECONCILE:
+          [arg, found] = await this.#askReconcile(key, stored);
+          event = LOOK_EVENT_RECONCILED;
+          break;
+        case LOOK_STEP_WRITE_RECONCILED: {
+          const state = next.record.state;
+          const text = this.#text(state, key, found);
+          arg = await this.#io('replace', key, () => this.#store.replace(key, next.expected, next.record, text));
+          replayed = text;
+          event = LOOK_EVENT_WROTE;
+          break;
+        }
+        case LOOK_STEP_WRITE_CLAIM: {
+          claim = next.record;
+          const wrote = await writeClaim(claim, next.expected);
+          if (wrote.answer) return wrote.answer;
+          arg = wrote.won;
+          event = LOOK_EVENT_WROTE;
+          break;
+        }
+        default:
+          return lookAnswer(next, key, mode, replayed ?? stored?.result, claim);
       }
-      default:
-        return { action: 'unknown' };
+      next = rules.look(next.look, event, arg, stored?.record, inputFingerprint, this.#now());
     }
-  }
-
-  /** Claims `key` (over `previous`, if any): `{ action: 'execute', claim }`, or RACED; 'atomic' leaves the write to the transaction. */
-  async #claim(key, previous, inputFingerprint, now, mode) {
-    const claim = this.#rules.claim(previous, inputFingerprint, now);
-    if (mode === 'atomic') return { action: 'execute', claim, expectedVersion: previous?.version ?? null };
-    let won;
-    try {
-      won = previous ? await this.#store.replace(key, previous.version, claim) : await this.#store.insert(key, claim);
-    } catch (error) {
-      throw this.#failed(previous ? 'replace' : 'insert', key, error);
-    }
-    return won ? { action: 'execute', claim } : RACED;
   }
 
   /** Whether the store can run a handler's writes and the ledger's record in one transaction (`transaction`). */
@@ -237,41 +250,38 @@ export class OperationLedger {
    */
   async executeAtomically(key, inputFingerprint, work) {
     if (!this.transactional) throw optError('store', 'a ledger store with transaction() (SQLite, Postgres, D1 or a Durable Object)');
-    for (let round = 0; round < 4; round++) {
-      const admission = await this.#admit(key, inputFingerprint, 'atomic');
-      if (admission === RACED) continue;
-      if (admission.action !== 'execute') return admission;
-      const { claim } = admission;
+    // One look; the claim it asks for is written by the store's transaction, around `work`.
+    return this.#look(key, inputFingerprint, LOOK_MODE_ATOMIC, async (claim, expected) => {
       let ran = false;
       let outcome;
       try {
-        const committed = await this.#store.transaction(key, admission.expectedVersion, claim, async (tx) => {
+        const committed = await this.#store.transaction(key, expected ?? null, claim, async (tx) => {
           ran = true;
           const result = await work(tx, claim);
           const state = result?.isError ? RECORD_FAILED : RECORD_SUCCEEDED;
           outcome = { state, result, text: this.#text(state, key, result) };
           return { record: this.#rules.finish(claim, state, this.#now()), result: outcome.text };
         });
-        if (!committed) continue; // another request committed first: its record is replayed next round
+        // Not committed: another request committed first (the look reads again; its record is replayed).
+        if (!committed) return { won: false };
       } catch (error) {
-        if (error?.name === 'CommitUnknown') return { action: 'commit_unknown', error: error.cause ?? error };
+        if (error?.name === 'CommitUnknown') return { answer: { action: 'commit_unknown', error: error.cause ?? error } };
         // The handler threw, or the record could not be written after it: either way all was rolled back.
-        if (ran) return { action: 'rolled_back', error };
+        if (ran) return { answer: { action: 'rolled_back', error } };
         this.#emit({ type: 'store_error', during: 'transaction', key, error });
         throw new LedgerStoreError('transaction', error); // the store failed before the handler ran: nothing was done
       }
-      return { action: 'executed', state: outcome.state, result: outcome.result };
-    }
-    return { action: 'in_progress', retryAfterMs: IN_PROGRESS_POLL_MS };
+      return { answer: { action: 'executed', state: outcome.state, result: outcome.result } };
+    });
   }
 
   /**
-   * Asks the reconcile hook about a stored record whose outcome is not known, and records what it found out.
-   * `{ state, result }` (resolved: the replay every later call gets), `LOOKUP_NOT_DONE` (it provably did not
-   * happen: nothing is recorded, the next call executes), `{}` (still unknown) or `RACED` (the record changed).
+   * Asks the reconcile hook about a stored record whose outcome is not known: `[verdict, result]`, the verdict a
+   * `LOOK_VERDICTS` name (`succeeded`/`failed`, with the hook's result to record; `not_done`; `unknown` — also
+   * without a hook, or when it throws, told as `reconcile_error`).
    */
-  async #reconcileStored(key, stored, now) {
-    if (!this.#reconcile) return {};
+  async #askReconcile(key, stored) {
+    if (!this.#reconcile) return [LOOK_VERDICT_UNKNOWN];
     let verdict;
     try {
       verdict = await this.#reconcile({
@@ -279,16 +289,11 @@ export class OperationLedger {
       });
     } catch (error) {
       this.#emit({ type: 'reconcile_error', key, error });
-      return {};
+      return [LOOK_VERDICT_UNKNOWN];
     }
     const status = verdict?.status;
-    if (status === RECORD_SUCCEEDED || status === RECORD_FAILED) {
-      const done = this.#rules.finish(stored.record, status, now);
-      const text = this.#text(status, key, verdict.result);
-      if (!(await this.#io('replace', key, () => this.#store.replace(key, stored.record.version, done, text)))) return RACED;
-      return { state: status, result: decodeResult(text, status, key.operationId) };
-    }
-    return status === LOOKUP_NOT_DONE ? LOOKUP_NOT_DONE : {};
+    if (status === LOOK_VERDICT_SUCCEEDED || status === LOOK_VERDICT_FAILED) return [status, verdict.result];
+    return [status === LOOK_VERDICT_NOT_DONE ? LOOK_VERDICT_NOT_DONE : LOOK_VERDICT_UNKNOWN];
   }
 
   /**
@@ -299,31 +304,8 @@ export class OperationLedger {
    * `failed` (with `result`, exactly what a replay returns) and `unknown` (after the reconcile hook, if any).
    * The key's tenant must come from the authenticated caller: a lookup never crosses tenants.
    */
-  async status(key) {
-    for (let round = 0; round < 4; round++) {
-      const now = this.#now();
-      const stored = await this.#io('get', key, () => this.#store.get(key));
-      const l = this.#rules.lookup(stored?.record, now);
-      switch (l.status) {
-        case LOOKUP_SUCCEEDED:
-        case LOOKUP_FAILED:
-          return { status: l.status, result: decodeResult(stored.result, stored.record.state, key.operationId) };
-        case LOOKUP_IN_PROGRESS:
-          return { status: OPERATION_IN_PROGRESS, retryAfterMs: l.retryAfterMs };
-        case LOOKUP_NOT_FOUND:
-        case LOOKUP_NOT_DONE:
-          return { status: l.status };
-        default: {
-          const held = this.#held(key, stored.record);
-          if (held) return { status: OPERATION_IN_PROGRESS, ...held };
-          const r = await this.#reconcileStored(key, stored, now);
-          if (r === RACED) continue;
-          if (r === LOOKUP_NOT_DONE) return { status: OPERATION_NOT_DONE };
-          return r.state ? { status: r.state, result: r.result } : { status: OPERATION_UNKNOWN };
-        }
-      }
-    }
-    return { status: OPERATION_IN_PROGRESS, retryAfterMs: IN_PROGRESS_POLL_MS };
+  status(key) {
+    return this.#look(key, undefined, LOOK_MODE_STATUS);
   }
 
   /**

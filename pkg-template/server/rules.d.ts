@@ -22,6 +22,13 @@ export type LedgerAdmission =
 export type LedgerLookup =
   | { status: 'not_found' | 'not_done' | 'succeeded' | 'failed' | 'reconcile' }
   | { status: 'in_progress'; retryAfterMs: number };
+/** One step of a ledger look (`LedgerRules.look`): what to do next, and the look's next code. */
+export type LedgerLookStepResult =
+  | { step: 'read' | 'ask_held' | 'ask_reconcile'; look: number }
+  | { step: 'write_claim' | 'write_reconciled'; look: number; record: LedgerRecord; expected?: number }
+  | { step: 'done'; look: number; end: 'replay'; state: 'succeeded' | 'failed' }
+  | { step: 'done'; look: number; end: 'in_progress'; retryAfterMs: number }
+  | { step: 'done'; look: number; end: 'execute' | 'conflict' | 'unknown' | 'not_found' | 'not_done' };
 /** The core's answer to a release: the released record, or why not. */
 export type LedgerReleaseRule =
   | { released: LedgerRecord }
@@ -43,6 +50,21 @@ export declare class LedgerRules {
   readonly leaseMs: number;
   admit(stored: LedgerRecord | undefined | null, fingerprint: string, nowMs: number): LedgerAdmission;
   lookup(stored: LedgerRecord | undefined | null, nowMs: number): LedgerLookup;
+  /** A new look at a key (what `OperationLedger` runs for a write, an atomic write, the status tool): its code. */
+  lookStart(mode: 'claim' | 'atomic' | 'status'): number;
+  /**
+   * One step of a look (the core's driver): `event` is what happened — `read` (`arg`: whether the input
+   * fingerprints are equal), `held` (the wait to suggest, or -1), `reconciled` (`not_done`, `unknown`,
+   * `succeeded`, `failed`), `wrote` (whether the write won) — and `stored` the record read last.
+   */
+  look(
+    look: number,
+    event: 'read' | 'held' | 'reconciled' | 'wrote',
+    arg: number | boolean | 'not_done' | 'unknown' | 'succeeded' | 'failed',
+    stored: LedgerRecord | undefined | null,
+    fingerprint: string | undefined,
+    nowMs: number,
+  ): LedgerLookStepResult;
   claim(previous: LedgerRecord | undefined | null, fingerprint: string, nowMs: number): LedgerRecord;
   finish(claimed: LedgerRecord, state: 'succeeded' | 'failed' | 'unknown', nowMs: number): LedgerRecord;
   release(stored: LedgerRecord, nowMs: number): LedgerReleaseRule;

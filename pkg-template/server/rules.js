@@ -8,13 +8,18 @@
 // The rule exports import nothing, so no JS runs inside them.
 import {
   errorDetail, initSync, isValidOperationId as rawIsValidOperationId, ledgerAdmit, ledgerClaim, ledgerConfig, ledgerDefault,
-  ledgerFinish, ledgerGiveUpAt, ledgerKeepAlive, ledgerLookup, ledgerRelease, ledgerRenew, ledgerSlots,
+  ledgerFinish, ledgerGiveUpAt, ledgerKeepAlive, ledgerLook, ledgerLookup, ledgerRelease, ledgerRenew,
+  ledgerSlots,
 } from '../mcp_retry_policy_server.js';
 import { guardFunction, stackGuard } from '../guard.js';
 import { rangeError, typeError, typeName } from '../errors.js';
 import { wasmFailure } from '../wasm-failure.js';
-import { ADMISSIONS, LOOKUPS, RECORD_STATES, RELEASE_REFUSALS } from '../generated/names.js';
-import { L_CODE, L_RETRY_AFTER_MS, L_SLOTS, RECORD_NUMBERS, readMade } from '../generated/seam.js';
+import {
+  ADMISSIONS, LOOKUPS, LOOK_ENDS, LOOK_END_IN_PROGRESS, LOOK_END_REPLAY, LOOK_EVENTS, LOOK_EVENT_RECONCILED, LOOK_MODES,
+  LOOK_STARTS, LOOK_STEPS, LOOK_STEP_DONE, LOOK_STEP_WRITE_CLAIM, LOOK_STEP_WRITE_RECONCILED, LOOK_VERDICTS, RECORD_STATES,
+  RELEASE_REFUSALS,
+} from '../generated/names.js';
+import { L_CODE, L_END, L_EXPECTED, L_LOOK, L_RETRY_AFTER_MS, L_SLOTS, L_STATE, RECORD_NUMBERS, readMade } from '../generated/seam.js';
 
 export const STACK = stackGuard(() => initSync()); // initialized by then: initSync() returns the exports
 
@@ -166,6 +171,50 @@ export class LedgerRules {
     checkNow(nowMs);
     const status = LOOKUPS[ok(ledgerLookup(R[0], R[1], R[2], R[3], R[4], R[5], nowMs))];
     return status === 'in_progress' ? { status, retryAfterMs: out()[L_RETRY_AFTER_MS] } : { status };
+  }
+
+  /** A new look at a key (`mode`: `claim`, `atomic` or `status`): its code. Its first step is `read`. */
+  lookStart(mode) {
+    live(this);
+    const code = LOOK_MODES.indexOf(mode);
+    if (code < 0) throw rangeError('mode', `mode must be one of ${LOOK_MODES.join(', ')}, got ${typeName(mode)}`);
+    return LOOK_STARTS[code];
+  }
+
+  /**
+   * One step of a look (the core's driver, src/ledger/look.rs): `look` its code; `event` what happened —
+   * `read` (`arg`: whether the input fingerprints are equal), `held` (the wait to suggest, or -1 when not held),
+   * `reconciled` (a `LOOK_VERDICTS` name), `wrote` (whether the write won) — and `stored`, the record read
+   * last. `fingerprint`: the write's, carried by a claim. Returns `{ step, look }` and, by step, `record` and
+   * `expected` (`write_claim`, `write_reconciled`: the record to write and the version it replaces, undefined
+   * for an insert) or `end` (`done`; with `retryAfterMs` for `in_progress`, `state` for `replay`).
+   */
+  look(look, event, arg, stored, fingerprint, nowMs) {
+    live(this);
+    const ttl = this.#ttl;
+    const lease = this.#lease;
+    if (typeof look !== 'number') throw typeError('look', `look must be a look's code (a number), got ${typeName(look)}`);
+    if (typeof arg !== 'number' && typeof arg !== 'boolean' && typeof arg !== 'string') {
+      throw typeError('arg', `arg must be a number, a boolean or a verdict, got ${typeName(arg)}`);
+    }
+    readRecord(stored, true);
+    const storedFingerprint = fingerprintOf;
+    checkNow(nowMs);
+    const e = LOOK_EVENTS.indexOf(event);
+    const a = event === LOOK_EVENT_RECONCILED ? LOOK_VERDICTS.indexOf(arg) : typeof arg === 'boolean' ? +arg : typeof arg === 'number' ? arg : NaN;
+    const step = LOOK_STEPS[ok(ledgerLook(look, e, a, R[0], R[1], R[2], R[3], R[4], R[5], nowMs, ttl, lease))];
+    const o = out();
+    const next = { step, look: o[L_LOOK] };
+    if (step === LOOK_STEP_WRITE_CLAIM || step === LOOK_STEP_WRITE_RECONCILED) {
+      next.record = readMade(o, step === LOOK_STEP_WRITE_CLAIM ? fingerprint : storedFingerprint);
+      const v = o[L_EXPECTED];
+      if (v === v) next.expected = v;
+    } else if (step === LOOK_STEP_DONE) {
+      next.end = LOOK_ENDS[o[L_END]];
+      if (next.end === LOOK_END_IN_PROGRESS) next.retryAfterMs = o[L_RETRY_AFTER_MS];
+      if (next.end === LOOK_END_REPLAY) next.state = RECORD_STATES[o[L_STATE]];
+    }
+    return next;
   }
 
   /** The pending record that claims a key for `fingerprint`, replacing `previous` (expired or reconciled) if given. */

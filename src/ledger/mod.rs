@@ -11,10 +11,12 @@
 pub mod canonical;
 pub mod fingerprint;
 pub mod json;
+pub mod look;
 pub mod record;
 
 pub use fingerprint::{fingerprint, fingerprint_of_canonical, fingerprint_of_js_json};
 pub use json::MAX_TEXT_BYTES;
+pub use look::{Look, LookEnd, LookEvent, LookMode, LookPhase, LookStep, ReconcileVerdict, MAX_ROUNDS};
 pub use record::{
     admit, admit_matching, claim, finish, give_up_at_ms, keep_alive_ms, lookup, release, renew, valid_operation_id,
     Admission, LedgerConfig, LedgerConfigError, Lookup, Record, RecordState, ReleaseRefusal, OPERATION_STATUSES,

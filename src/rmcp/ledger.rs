@@ -31,9 +31,9 @@ use super::lease::LiveClaims;
 use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 use super::telemetry::TARGET;
 use crate::ledger::fingerprint::fingerprint;
+use crate::ledger::look::{Look, LookEnd, LookEvent, LookMode, LookStep, ReconcileVerdict};
 use crate::ledger::record::{
-    admit, claim, finish, keep_alive_ms, lookup, valid_operation_id, Admission, LedgerConfig, Lookup, Record,
-    RecordState, IN_PROGRESS_POLL_MS,
+    finish, keep_alive_ms, valid_operation_id, LedgerConfig, Lookup, Record, RecordState, IN_PROGRESS_POLL_MS,
 };
 use crate::retry::LedgerStatus;
 use crate::vocab::LEDGER_META_KEY;
@@ -437,22 +437,48 @@ pub enum Begin {
     Unknown,
 }
 
-/// One look at a key ([`OperationLedger::look`]).
-pub(crate) enum Look {
-    /// An answer that does not execute here.
-    Answer(Begin),
-    /// Execute: the claim (`mode` claim: already written; atomic: to write, over `expected`).
+/// Where [`OperationLedger::advance`] stopped: the look ended, or a claim is to be written.
+pub(crate) enum Halt {
+    /// The look is over.
+    Done(LookEnd),
+    /// Write this claim (insert, or replace version `expected`), then feed back whether it won.
     Claim { claim: Record, expected: Option<u64> },
-    /// The record changed between the read and the write: look again.
-    Raced,
 }
 
-/// What the reconcile hook's answer became.
-enum Found {
-    Resolved(RecordState, Option<String>),
-    NotDone,
-    Unknown,
-    Raced,
+/// What the face holds between a look's steps (the driver keeps no record).
+#[derive(Default)]
+pub(crate) struct Seen {
+    /// The row read last.
+    stored: Option<StoredRecord>,
+    /// The reconcile hook's result, until it is written.
+    found: Option<CallToolResult>,
+    /// The result text just recorded for the hook's answer (`Some(text)`), replayed instead of the stored one.
+    reconciled: Option<Option<String>>,
+}
+
+impl Seen {
+    pub(crate) fn record(&self) -> Option<&Record> {
+        self.stored.as_ref().map(|s| &s.record)
+    }
+
+    /// The result text a replay returns: the one just reconciled, else the stored one.
+    fn result(&mut self) -> Option<String> {
+        match self.reconciled.take() {
+            Some(text) => text,
+            None => self.stored.as_mut().and_then(|s| s.result.take()),
+        }
+    }
+
+    /// `begin`'s answer for a look's end (`claim`: the one written, when it won).
+    pub(crate) fn begin(&mut self, end: LookEnd, claim: Option<Record>) -> Begin {
+        match (end, claim) {
+            (LookEnd::Execute { .. }, Some(claim)) => Begin::Execute(claim),
+            (LookEnd::Replay(state), _) => Begin::Replay { state, result: self.result() },
+            (LookEnd::InProgress { retry_after_ms }, _) => Begin::InProgress { retry_after_ms },
+            (LookEnd::Conflict, _) => Begin::Conflict,
+            (LookEnd::Execute { .. } | LookEnd::Unknown | LookEnd::NotFound | LookEnd::NotDone, _) => Begin::Unknown,
+        }
+    }
 }
 
 fn wall_ms() -> u64 {
@@ -585,81 +611,85 @@ impl OperationLedger {
         (record.state == RecordState::Pending && mine).then(|| IN_PROGRESS_POLL_MS.min(keep_alive_ms(&self.config)))
     }
 
-    /// Admits a write with input `fingerprint` (the core's `admit`, then `claim` on `execute`; the reconcile
-    /// hook on `reconcile`).
+    /// Admits a write with input `fingerprint`: one look through the core's driver (`crate::ledger::look`), this
+    /// face carrying out its steps — the store's reads and writes, the in-process guard, the reconcile hook.
     pub async fn begin(&self, key: &LedgerKey, fingerprint: &str) -> Result<Begin, StoreError> {
-        for _ in 0..4 {
-            match self.look(key, fingerprint, false).await? {
-                Look::Answer(b) => return Ok(b),
-                Look::Claim { claim, .. } => return Ok(Begin::Execute(claim)),
-                // Another request claimed it first, or the record changed while the hook was asked: look again.
-                Look::Raced => {}
-            }
-        }
-        Ok(Begin::InProgress { retry_after_ms: IN_PROGRESS_POLL_MS })
-    }
-
-    /// One look at `key`: `atomic` leaves the claim to the store's transaction (it is not written here).
-    pub(crate) async fn look(&self, key: &LedgerKey, fingerprint: &str, atomic: bool) -> Result<Look, StoreError> {
-        let now = (self.now)();
-        let stored = self.store.get(key).await?;
-        let admission = admit(stored.as_ref().map(|s| &s.record), fingerprint, now);
-        let previous = match (admission, stored) {
-            (Admission::Execute, stored) => stored.map(|s| s.record),
-            (Admission::Replay, Some(s)) => {
-                return Ok(Look::Answer(Begin::Replay { state: s.record.state, result: s.result }))
-            }
-            (Admission::InProgress { retry_after_ms }, _) => {
-                return Ok(Look::Answer(Begin::InProgress { retry_after_ms }))
-            }
-            (Admission::Conflict, _) => return Ok(Look::Answer(Begin::Conflict)),
-            (Admission::Reconcile, Some(s)) => {
-                if let Some(retry_after_ms) = self.held(key, &s.record) {
-                    return Ok(Look::Answer(Begin::InProgress { retry_after_ms }));
-                }
-                match self.reconcile_stored(key, &s, now).await? {
-                    Found::Raced => return Ok(Look::Raced),
-                    Found::Resolved(state, result) => return Ok(Look::Answer(Begin::Replay { state, result })),
-                    Found::Unknown => return Ok(Look::Answer(Begin::Unknown)),
-                    // The hook says it did not happen: claim it over the unresolved record (its version checked).
-                    Found::NotDone => Some(s.record),
+        let mut look = Look::new(LookMode::Claim);
+        let mut seen = Seen::default();
+        let mut step = LookStep::Read;
+        loop {
+            match self.advance(key, fingerprint, &mut look, step, &mut seen).await? {
+                Halt::Done(end) => return Ok(seen.begin(end, None)),
+                Halt::Claim { claim, expected } => {
+                    let won = match expected {
+                        None => self.store.insert(key, &claim).await?,
+                        Some(v) => self.store.replace(key, v, &claim, None).await?,
+                    };
+                    step = look.step(LookEvent::Wrote(won), seen.record(), fingerprint, (self.now)(), &self.config);
+                    if let LookStep::Done(end) = step {
+                        return Ok(seen.begin(end, Some(claim)));
+                    }
                 }
             }
-            // Replay or reconcile with no row: the admission is the core's on a record; cannot happen.
-            (Admission::Replay | Admission::Reconcile, None) => return Ok(Look::Answer(Begin::Unknown)),
-        };
-        let claimed = claim(previous.as_ref(), fingerprint, now, &self.config);
-        if atomic {
-            return Ok(Look::Claim { claim: claimed, expected: previous.map(|p| p.version) });
         }
-        let won = match &previous {
-            None => self.store.insert(key, &claimed).await?,
-            Some(p) => self.store.replace(key, p.version, &claimed, None).await?,
-        };
-        Ok(if won { Look::Claim { claim: claimed, expected: previous.map(|p| p.version) } } else { Look::Raced })
     }
 
-    /// Asks the reconcile hook about a stored record whose outcome is not known, and records what it found
-    /// out (a resolved answer: over the version it was asked about, or `Raced`).
-    async fn reconcile_stored(&self, key: &LedgerKey, stored: &StoredRecord, now: u64) -> Result<Found, StoreError> {
-        let Some(hook) = &self.reconcile else { return Ok(Found::Unknown) };
+    /// Carries out `look`'s steps from `step` until it ends or asks for a claim to be written (`Halt::Claim`:
+    /// written here by `begin`, in the store's transaction by `execute_atomically`). `seen` keeps what the face
+    /// holds between steps: the record read last and the result text it replays.
+    pub(crate) async fn advance(
+        &self,
+        key: &LedgerKey,
+        fingerprint: &str,
+        look: &mut Look,
+        mut step: LookStep,
+        seen: &mut Seen,
+    ) -> Result<Halt, StoreError> {
+        loop {
+            let event = match step {
+                LookStep::Done(end) => return Ok(Halt::Done(end)),
+                LookStep::WriteClaim { claim, expected } => return Ok(Halt::Claim { claim, expected }),
+                LookStep::Read => {
+                    seen.stored = self.store.get(key).await?;
+                    seen.reconciled = None;
+                    let same_input = seen.stored.as_ref().is_some_and(|s| s.record.fingerprint == fingerprint);
+                    LookEvent::Read { same_input }
+                }
+                LookStep::AskHeld => LookEvent::Held(seen.record().and_then(|r| self.held(key, r))),
+                LookStep::AskReconcile => LookEvent::Reconciled(self.ask_reconcile(key, seen).await),
+                LookStep::WriteReconciled { record, state } => {
+                    let text = seen.found.take().map(|result| self.result_text(key, state, &result));
+                    let expected = seen.record().map_or(0, |r| r.version);
+                    let won = self.store.replace(key, expected, &record, text.as_deref()).await?;
+                    seen.reconciled = Some(text);
+                    LookEvent::Wrote(won)
+                }
+            };
+            step = look.step(event, seen.record(), fingerprint, (self.now)(), &self.config);
+        }
+    }
+
+    /// Asks the reconcile hook about the record read last (none: unknown; its `Err` told, and unknown). The
+    /// result of a resolved answer is kept in `seen` for the write that records it.
+    async fn ask_reconcile(&self, key: &LedgerKey, seen: &mut Seen) -> ReconcileVerdict {
+        let (Some(hook), Some(stored)) = (&self.reconcile, &seen.stored) else { return ReconcileVerdict::Unknown };
         let asked = ReconcileRequest { key: key.clone(), record: stored.record.clone(), result: stored.result.clone() };
-        let (state, result) = match hook.reconcile(&asked).await {
+        match hook.reconcile(&asked).await {
             Err(e) => {
                 self.emit(LedgerEvent::ReconcileError { key: key.clone(), error: e.to_string() });
-                return Ok(Found::Unknown);
+                ReconcileVerdict::Unknown
             }
-            Ok(Reconciled::Unknown) => return Ok(Found::Unknown),
-            Ok(Reconciled::NotDone) => return Ok(Found::NotDone),
-            Ok(Reconciled::Succeeded(r)) => (RecordState::Succeeded, r),
-            Ok(Reconciled::Failed(r)) => (RecordState::Failed, r),
-        };
-        let done = finish(&stored.record, state, now, &self.config);
-        let text = Some(self.result_text(key, state, &result));
-        if !self.store.replace(key, stored.record.version, &done, text.as_deref()).await? {
-            return Ok(Found::Raced);
+            Ok(Reconciled::Unknown) => ReconcileVerdict::Unknown,
+            Ok(Reconciled::NotDone) => ReconcileVerdict::NotDone,
+            Ok(Reconciled::Succeeded(r)) => {
+                seen.found = Some(r);
+                ReconcileVerdict::Resolved(RecordState::Succeeded)
+            }
+            Ok(Reconciled::Failed(r)) => {
+                seen.found = Some(r);
+                ReconcileVerdict::Resolved(RecordState::Failed)
+            }
         }
-        Ok(Found::Resolved(state, text))
     }
 
     /// Records how an executed write ended (the core's `finish`); `false` when the claim was lost (another
@@ -709,29 +739,19 @@ impl OperationLedger {
     /// reconcile hook (its resolved answer is recorded; `not_done` is answered, nothing recorded); without
     /// one, or while it cannot tell, `unknown`.
     pub async fn status(&self, key: &LedgerKey) -> Result<(&'static str, Option<String>, Option<u64>), StoreError> {
-        for _ in 0..4 {
-            let now = (self.now)();
-            let stored = self.store.get(key).await?;
-            let l = lookup(stored.as_ref().map(|s| &s.record), now);
-            return Ok(match (l, stored) {
-                (Lookup::Resolved(_), stored) => (l.as_str(), stored.and_then(|s| s.result), None),
-                (Lookup::InProgress { retry_after_ms }, _) => ("in_progress", None, Some(retry_after_ms)),
-                (Lookup::NotFound | Lookup::NotDone, _) => (l.as_str(), None, None),
-                (Lookup::Reconcile, None) => ("unknown", None, None),
-                (Lookup::Reconcile, Some(s)) => {
-                    if let Some(ms) = self.held(key, &s.record) {
-                        return Ok(("in_progress", None, Some(ms)));
-                    }
-                    match self.reconcile_stored(key, &s, now).await? {
-                        Found::Raced => continue,
-                        Found::Resolved(state, result) => (state.as_str(), result, None),
-                        Found::NotDone => ("not_done", None, None),
-                        Found::Unknown => ("unknown", None, None),
-                    }
-                }
-            });
-        }
-        Ok(("in_progress", None, Some(IN_PROGRESS_POLL_MS)))
+        let mut look = Look::new(LookMode::Status);
+        let mut seen = Seen::default();
+        let end = match self.advance(key, "", &mut look, LookStep::Read, &mut seen).await? {
+            Halt::Done(end) => end,
+            Halt::Claim { .. } => LookEnd::Unknown, // a status look never claims (the driver's tests)
+        };
+        Ok(match end {
+            LookEnd::Replay(state) => (state.as_str(), seen.result(), None),
+            LookEnd::InProgress { retry_after_ms } => ("in_progress", None, Some(retry_after_ms)),
+            LookEnd::NotFound => (Lookup::NotFound.as_str(), None, None),
+            LookEnd::NotDone => (Lookup::NotDone.as_str(), None, None),
+            LookEnd::Execute { .. } | LookEnd::Conflict | LookEnd::Unknown => ("unknown", None, None),
+        })
     }
 
     fn add_action(&self, action: &str) {

@@ -20,10 +20,11 @@ use ::rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{json, Map};
 
 use super::ledger::{
-    answer_begin, prepared, reply, unknown_reply, Begin, IdempotencyOptions, LedgerEvent, LedgerKey, LedgerStore, Look,
-    OperationLedger, StoreError,
+    answer_begin, prepared, reply, unknown_reply, Begin, Halt, IdempotencyOptions, LedgerEvent, LedgerKey, LedgerStore,
+    OperationLedger, Seen, StoreError,
 };
-use crate::ledger::record::{finish, Record, RecordState, IN_PROGRESS_POLL_MS};
+use crate::ledger::look::{Look, LookEvent, LookMode, LookStep};
+use crate::ledger::record::{finish, Record, RecordState};
 use crate::retry::LedgerStatus;
 
 /// One transaction to run: the key, the claim to write first (insert when [`TxPlan::expected_version`] is
@@ -116,20 +117,25 @@ impl OperationLedger {
         fingerprint: &str,
         transact: &mut dyn Transact,
     ) -> Result<Atomic, StoreError> {
-        for _ in 0..4 {
-            let looked = self.look(key, fingerprint, true).await.inspect_err(|e| {
+        // One look through the core's driver; its claim is written by the transaction, around the handler.
+        let mut look = Look::new(LookMode::Atomic);
+        let mut seen = Seen::default();
+        let mut step = LookStep::Read;
+        loop {
+            let halted = self.advance(key, fingerprint, &mut look, step, &mut seen).await.inspect_err(|e| {
                 self.emit(LedgerEvent::StoreError { during: "begin", key: Some(key.clone()), error: e.to_string() })
             })?;
-            let (claim, expected) = match looked {
-                Look::Answer(b) => return Ok(Atomic::Answer(b)),
-                Look::Raced => continue,
-                Look::Claim { claim, expected } => (claim, expected),
+            let (claim, expected) = match halted {
+                Halt::Done(end) => return Ok(Atomic::Answer(seen.begin(end, None))),
+                Halt::Claim { claim, expected } => (claim, expected),
             };
             let plan = TxPlan { key: key.clone(), claim, expected, ledger: self.clone() };
             match transact.transact(&plan).await {
                 Ok(Some(result)) => return Ok(Atomic::Executed(result)),
-                // Another request committed first: its record is replayed next round.
-                Ok(None) => {}
+                // Another request committed first: the driver reads again (its record is replayed).
+                Ok(None) => {
+                    step = look.step(LookEvent::Wrote(false), seen.record(), fingerprint, self.now_ms(), self.config())
+                }
                 Err(TxFailure::RolledBack(e)) => return Ok(Atomic::RolledBack(e)),
                 Err(TxFailure::CommitUnknown(e)) => return Ok(Atomic::CommitUnknown(e)),
                 Err(TxFailure::Store(e)) => {
@@ -142,7 +148,6 @@ impl OperationLedger {
                 }
             }
         }
-        Ok(Atomic::Answer(Begin::InProgress { retry_after_ms: IN_PROGRESS_POLL_MS }))
     }
 }
 

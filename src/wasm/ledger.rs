@@ -17,8 +17,8 @@ use super::JsResult;
 use crate::input::MAX_DURATION_MS;
 use crate::ledger::{
     admit_matching, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, give_up_at_ms, keep_alive_ms,
-    lookup, release, renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Lookup, Record,
-    RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
+    lookup, release, renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Look, LookEnd, LookEvent,
+    LookStep, Lookup, ReconcileVerdict, Record, RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
 };
 use crate::seam::{LedgerOut, RECORD_NUMBERS};
 
@@ -174,6 +174,90 @@ pub fn ledger_claim(
         let previous = maybe(has, state, lease_until_ms, created_ms, expires_ms, version)?;
         let cfg = valid_config(ttl_ms, lease_ms)?;
         Ok(made(&claim(previous.as_ref(), "", now(now_ms)?, &cfg)))
+    })
+}
+
+/// A whole number in `0..(1 << 32)` as an index, or `None`.
+fn code_of(v: f64) -> Option<usize> {
+    (v >= 0.0 && v.fract() == 0.0 && v < 4_294_967_296.0).then_some(v as usize)
+}
+
+/// One step of a look (`src/ledger/look.rs`): `look` its code, `event` a `LOOK_EVENTS` code and `arg` what it
+/// carries (`read`: 1 when the input fingerprints are equal; `held`: the wait to suggest, or -1 when not held;
+/// `reconciled`: a `LOOK_VERDICTS` code; `wrote`: 1 when the write won); the stored record read last
+/// (`has` … `version`, as `ledgerClaim` takes it). Returns the next step's `LOOK_STEPS` code; the out slots hold
+/// the look's next code (`look`), and the step's record (`write_claim`, `write_reconciled`: the record and the
+/// version it replaces, `expected`) or its end (`done`: `end`, with `retryAfterMs` or the replayed `state`).
+#[wasm_bindgen(js_name = ledgerLook)]
+#[allow(clippy::too_many_arguments)]
+pub fn ledger_look(
+    look: f64,
+    event: f64,
+    arg: f64,
+    has: f64,
+    state: f64,
+    lease_until_ms: f64,
+    created_ms: f64,
+    expires_ms: f64,
+    version: f64,
+    now_ms: f64,
+    ttl_ms: f64,
+    lease_ms: f64,
+) -> f64 {
+    run(|| {
+        let bad_look = Fail::new(FailKind::InvalidValue, Field::Look, look);
+        let mut l = code_of(look).and_then(|c| u32::try_from(c).ok()).and_then(Look::from_code).ok_or(bad_look)?;
+        let bad_event = Fail::new(FailKind::InvalidValue, Field::LookEvent, arg);
+        let e = match code_of(event) {
+            Some(0) => LookEvent::Read { same_input: arg == 1.0 },
+            Some(1) if arg == -1.0 => LookEvent::Held(None),
+            Some(1) => LookEvent::Held(Some(Fail::number(Field::LookEvent, arg, 0, MAX_DURATION_MS, false)?)),
+            Some(2) => LookEvent::Reconciled(
+                code_of(arg)
+                    .and_then(|c| u32::try_from(c).ok())
+                    .and_then(ReconcileVerdict::from_code)
+                    .ok_or(bad_event)?,
+            ),
+            Some(3) => LookEvent::Wrote(arg == 1.0),
+            _ => return Err(Fail::new(FailKind::InvalidValue, Field::LookEvent, event)),
+        };
+        let stored = maybe(has, state, lease_until_ms, created_ms, expires_ms, version)?;
+        let cfg = valid_config(ttl_ms, lease_ms)?;
+        let step = l.step(e, stored.as_ref(), "", now(now_ms)?, &cfg);
+        put(LedgerOut::Look, f64::from(l.code()));
+        put(LedgerOut::Expected, f64::NAN);
+        match &step {
+            LookStep::WriteClaim { claim: r, expected } => {
+                made(r);
+                put(LedgerOut::Expected, expected.map_or(f64::NAN, |v| v as f64));
+            }
+            LookStep::WriteReconciled { record: r, .. } => {
+                made(r);
+                put(LedgerOut::Expected, stored.as_ref().map_or(f64::NAN, |s| s.version as f64));
+            }
+            LookStep::Done(end) => {
+                put(LedgerOut::End, f64::from(end.code()));
+                put(
+                    LedgerOut::RetryAfterMs,
+                    match end {
+                        LookEnd::InProgress { retry_after_ms } => *retry_after_ms as f64,
+                        _ => 0.0,
+                    },
+                );
+                put(
+                    LedgerOut::State,
+                    match end {
+                        LookEnd::Replay(s) => f64::from(*s as u8),
+                        _ => f64::NAN,
+                    },
+                );
+                if let LookEnd::Execute { expected } = end {
+                    put(LedgerOut::Expected, expected.map_or(f64::NAN, |v| v as f64));
+                }
+            }
+            LookStep::Read | LookStep::AskHeld | LookStep::AskReconcile => {}
+        }
+        Ok(f64::from(step.code()))
     })
 }
 

@@ -401,9 +401,10 @@ fn the_engine_runs_a_call_through_the_numeric_exports() {
 
 #[wasm_bindgen_test]
 fn ledger_rules_take_any_number_and_fingerprints_any_value() {
+    use mcp_retry_policy::ledger::{Look, LookMode};
     use mcp_retry_policy::wasm::{
         error_detail, fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_admit, ledger_claim,
-        ledger_config, ledger_finish, ledger_lookup, ledger_release,
+        ledger_config, ledger_finish, ledger_look, ledger_lookup, ledger_release,
     };
     // Every weird number in every slot: a result (≥ 0) or a failure code (< 0), never a trap.
     let mut seen = 0;
@@ -427,10 +428,30 @@ fn ledger_rules_take_any_number_and_fingerprints_any_value() {
         count(ledger_claim(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 10_000.0, n));
         count(ledger_finish(0.0, 100.0, 0.0, 1000.0, 1.0, n, 50.0, 10_000.0, 1000.0));
         count(ledger_config(n, n));
+        // A look: every weird number in each of its twelve slots (a claim look's first code: LOOK_STARTS[0]).
+        let start = f64::from(Look::new(LookMode::Claim).code());
+        let args = [start, 0.0, 1.0, 1.0, 0.0, 100.0, 0.0, 1000.0, 1.0, 50.0, 10_000.0, 1000.0];
+        for slot in 0..12 {
+            let mut a = args;
+            a[slot] = n;
+            count(ledger_look(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]));
+        }
         // This one reads back a number (NaN when the offending value was NaN): any number is an answer.
         let _ = error_detail(n);
     }
-    assert_eq!(seen, weird_numbers().len() * 35, "every call answered a number");
+    assert_eq!(seen, weird_numbers().len() * 47, "every call answered a number");
+    // A look through the numbers: a fresh key is claimed (write_claim, an insert), then executed.
+    let look = f64::from(Look::new(LookMode::Claim).code());
+    assert_eq!(ledger_look(look, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 10_000.0, 1000.0), 4.0, "write_claim");
+    assert!(ledger_slot(LedgerOut::Expected).is_nan(), "an insert");
+    assert_eq!(ledger_slot(LedgerOut::Version), 1.0);
+    let next = ledger_slot(LedgerOut::Look);
+    assert_eq!(ledger_look(next, 3.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0, 10_000.0, 1000.0), 5.0, "done");
+    assert_eq!(ledger_slot(LedgerOut::End), 0.0, "execute");
+    // A status look never claims: the same fresh key is not_found.
+    let status = f64::from(Look::new(LookMode::Status).code());
+    assert_eq!(ledger_look(status, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 10_000.0, 1000.0), 5.0, "done");
+    assert_eq!(ledger_slot(LedgerOut::End), 5.0, "not_found");
     for v in weird_values() {
         assert_error_or_ok(fingerprint_json(v.clone()), "fingerprintJson");
         assert_error_or_ok(fingerprint_canonical(v.clone()), "fingerprintCanonical");

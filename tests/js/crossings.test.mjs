@@ -1,6 +1,6 @@
 // How many times each step crosses into the wasm: one for a decision (an attempt's admission, its record —
 // with or without a Retry-After —, a poll, a status answer), one to read the whole policy or the shared
-// snapshot, one for each ledger rule of an executed write. Every call into either module is counted by
+// snapshot, one for each step of a ledger look (src/ledger/look.rs) and one to finish a write. Every call into either module is counted by
 // wrapping the exports of each WebAssembly.Instance the package makes (before the package is imported), so a
 // step that starts asking twice — a second call for a field, a read-back per record number — goes red here.
 import test from 'node:test';
@@ -69,18 +69,19 @@ test('the policy, the shared snapshot and the hedge counts are each read in one 
   engine.free();
 });
 
-test('an executed ledger write crosses once per rule: admit, claim, finish', async () => {
+test('an executed ledger write crosses once per step of its look, and once to finish', async () => {
   const ledger = new OperationLedger({ store: new MemoryLedgerStore() });
   const key = { tenant: 't', action: 'create_ticket', operationId: 'op-crossings-0001' };
   const warm = { ...key, operationId: 'op-crossings-0000' };
   const w = await ledger.begin(warm, 'fp');
   await ledger.finish(warm, w.claim, 'succeeded', { content: [] });
   let admission;
-  assert.deepEqual(await crossings(async () => { admission = await ledger.begin(key, 'fp'); }), { ledgerAdmit: 1, ledgerClaim: 1 });
+  // The look: read → write_claim, wrote → done (execute).
+  assert.deepEqual(await crossings(async () => { admission = await ledger.begin(key, 'fp'); }), { ledgerLook: 2 });
   assert.equal(admission.action, 'execute');
   assert.deepEqual(await crossings(() => ledger.finish(key, admission.claim, 'succeeded', { content: [] })), { ledgerFinish: 1 });
   let replay;
-  assert.deepEqual(await crossings(async () => { replay = await ledger.begin(key, 'fp'); }), { ledgerAdmit: 1 });
+  assert.deepEqual(await crossings(async () => { replay = await ledger.begin(key, 'fp'); }), { ledgerLook: 1 });
   assert.equal(replay.action, 'replay');
 });
 

@@ -332,6 +332,10 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'release': (p) => rules.release(recordOf(p), p.rnd() < 0.5 ? 6 : p()),
     'lookup': (p) => rules.lookup(recordOf(p), p.rnd() < 0.5 ? 6 : p()),
     'giveUpAt': (p) => rules.giveUpAt(recordOf(p)),
+    'lookStart': (p) => rules.lookStart(p.rnd() < 0.5 ? ['claim', 'atomic', 'status'][Math.floor(p.rnd() * 3)] : p()),
+    'look': (p) => rules.look(
+      p.rnd() < 0.5 ? rules.lookStart('claim') : p(), p.rnd() < 0.5 ? ['read', 'held', 'reconciled', 'wrote'][Math.floor(p.rnd() * 4)] : p(),
+      p.rnd() < 0.3 ? 1 : p.rnd() < 0.5 ? 'not_done' : p(), recordOf(p), p.rnd() < 0.5 ? 'fp' : p(), p.rnd() < 0.5 ? 6 : p()),
     'admit/claim/finish/release/lookup/giveUpAt (hostile this)': (p) => [LP.admit, LP.claim, LP.finish, LP.release, LP.lookup, LP.giveUpAt][Math.floor(p.rnd() * 6)].call(p(), good, 'fp', 6),
     'claim (a getter frees the rules)': () => doomed.claim(freeing, 'fp', 6),
     'getters (hostile this)': (p) => getters[Math.floor(p.rnd() * 2)].call(p.rnd() < 0.1 ? rules : p()),
@@ -354,6 +358,7 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'raw ledgerRenew': raw('ledgerRenew', 8),
     'raw ledgerKeepAlive': raw('ledgerKeepAlive', 2),
     'raw ledgerGiveUpAt': raw('ledgerGiveUpAt', 3),
+    'raw ledgerLook': raw('ledgerLook', 12),
     'raw ledgerSlots': raw('ledgerSlots', 1),
     'raw errorDetail': raw('errorDetail', 1),
     'raw maxFingerprintBytes': raw('maxFingerprintBytes', 1),
@@ -371,7 +376,7 @@ test('server face: every entry point survives hostile calls, then works, with bo
   assert.throws(() => doomed.ttlMs, (e) => e instanceof TypeError && e.code === 'freed', 'a getter freed those: later use is typed');
   const grown = memory() - before;
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
-  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['admit', 'claim', 'constructor', 'finish', 'free', 'giveUpAt', 'keepAliveMs', 'leaseMs', 'lookup', 'release', 'renew', 'ttlMs']);
+  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['admit', 'claim', 'constructor', 'finish', 'free', 'giveUpAt', 'keepAliveMs', 'leaseMs', 'look', 'lookStart', 'lookup', 'release', 'renew', 'ttlMs']);
   // Every raw export is covered above (the fingerprint ones by name), so one added later is noticed here.
   const exported = Object.keys(rawServer).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).flatMap((k) => (k.startsWith('raw ') ? [k.slice(4)] : ['fingerprintJson', 'fingerprintCanonical', 'isValidOperationId'].includes(k) ? [k] : [])).sort();
