@@ -6,4 +6,4 @@ export { withIdempotency, claimOf } from './server/with-idempotency.js';
 export { LeaseLost } from './server/lease.js';
 export { fingerprint, MAX_FINGERPRINT_BYTES } from './server/fingerprint.js';
 export { MemoryLedgerStore, SqliteLedgerStore, D1LedgerStore, DurableObjectLedgerStore } from './server/stores.js';
-export { registerStatusTool, STATUS_TOOL_NAME } from './server/status.js';
+export { registerStatusTool, statusTool, STATUS_TOOL_NAME } from './server/status.js';

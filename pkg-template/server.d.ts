@@ -17,9 +17,10 @@ export {
   DurableObjectLedgerStore,
   PostgresLedgerStore,
   registerStatusTool,
+  statusTool,
   STATUS_TOOL_NAME,
 } from './server/index.js';
 export type {
   LedgerKey, LedgerStore, ReconcileVerdict, OperationLedgerOptions, LedgerBegin, IdempotencyOptions, LedgerReleased, LedgerReleaseRefusal,
-  LedgerRejectReason, LedgerMeta, LedgerEvent, LedgerClaimHold, LedgerClaimContext, UnresolvedFilter, UnresolvedRecord, UnresolvedCount, SqliteDurability, SqliteLedgerStoreOptions, PostgresQueryable, OperationStatusAnswer, StatusToolOptions,
+  LedgerRejectReason, LedgerMeta, LedgerEvent, LedgerClaimHold, LedgerClaimContext, UnresolvedFilter, UnresolvedRecord, UnresolvedCount, SqliteDurability, SqliteLedgerStoreOptions, PostgresQueryable, OperationStatusAnswer, StatusToolOptions, StatusToolDefinition,
 } from './server/index.js';

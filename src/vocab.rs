@@ -13,6 +13,7 @@ use core::fmt::Write as _;
 
 pub use crate::seam::{ErrorField, BOUNDARY_FIELDS, POLICY_VALUES};
 
+use crate::ledger::status_tool;
 use crate::ledger::{
     Admission, Look, LookEnd, LookEvent, LookMode, LookStep, Lookup, ReconcileVerdict, RecordState, ReleaseRefusal,
 };
@@ -503,6 +504,25 @@ pub fn render_js() -> String {
     }
     let _ = writeln!(
         s,
+        "/** The status tool's default name. */\nexport const STATUS_TOOL_NAME = {};",
+        quoted(status_tool::NAME)
+    );
+    let _ = writeln!(
+        s,
+        "/** The status tool's definition (both faces serve this one). */\nexport const STATUS_TOOL = /* @__PURE__ */ Object.freeze({{ \"name\": {:?}, \"description\": {:?}, \"inputSchema\": {}, \"annotations\": {} }});",
+        status_tool::NAME,
+        status_tool::DESCRIPTION,
+        status_tool::INPUT_SCHEMA,
+        status_tool::ANNOTATIONS
+    );
+    let words: Vec<String> = status_tool::words_templates().iter().map(|(s, w)| format!("{s:?}: {w:?}")).collect();
+    let _ = writeln!(
+        s,
+        "/** What the model reads for each status-tool answer: `{{id}}` the operation id, `{{seconds}}` the wait. */\nexport const STATUS_WORDS = /* @__PURE__ */ Object.freeze({{ {} }});",
+        words.join(", ")
+    );
+    let _ = writeln!(
+        s,
         "/** Each ledger look's first code, by `LOOK_MODES` code. */\nexport const LOOK_STARTS = /* @__PURE__ */ Object.freeze([{}]);",
         look_starts().join(", ")
     );
@@ -632,6 +652,12 @@ pub fn render_dts() -> String {
         let _ = writeln!(s, "export declare const {name}: number;");
     }
     let _ = writeln!(s, "export declare const LOOK_STARTS: readonly number[];");
+    let _ = writeln!(s, "export declare const STATUS_TOOL_NAME: {};", quoted(status_tool::NAME));
+    let _ = writeln!(
+        s,
+        "export declare const STATUS_TOOL: {{ readonly name: string; readonly description: string; readonly inputSchema: Record<string, unknown>; readonly annotations: Record<string, boolean> }};"
+    );
+    let _ = writeln!(s, "export declare const STATUS_WORDS: Readonly<Record<OperationStatus, string>>;");
     s.push('\n');
     for l in lists() {
         let items: Vec<String> = l.names.iter().map(|n| quoted(n)).collect();

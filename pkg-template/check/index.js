@@ -2,6 +2,7 @@
 // live (staging) MCP server through the checker's own fault proxy on 127.0.0.1. It CALLS THE TOOL FOR REAL,
 // several times (writes included): never point it at production.
 import { optionError, rangeError } from '../errors.js';
+import { STATUS_TOOL_NAME } from '../generated/names.js';
 import { startCheckProxy } from './proxy.js';
 import { connectAs, describe, freshId, sameOutcome, succeeded } from './session.js';
 import { SEED_CHECKS } from './seed-checks.js';
@@ -48,7 +49,7 @@ export function readOptions(url, options) {
   if (o.changedArgs !== undefined && !isPlain(o.changedArgs)) throw optionError('changedArgs', 'an object of arguments');
   o.idArg = o.idArg ?? 'operation_id';
   if (typeof o.idArg !== 'string' || !o.idArg) throw optionError('idArg', 'the name of the operation-id argument');
-  o.statusTool = o.statusTool ?? 'operation_status';
+  o.statusTool = o.statusTool ?? STATUS_TOOL_NAME;
   if (typeof o.statusTool !== 'string' || !o.statusTool) throw optionError('statusTool', 'the status tool\'s name');
   o.headers = headersOption('headers', o.headers);
   o.otherTenantHeaders = o.otherTenantHeaders === undefined ? undefined : headersOption('otherTenantHeaders', o.otherTenantHeaders);

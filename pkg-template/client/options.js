@@ -4,7 +4,7 @@ import { rangeError, typeError } from '../errors.js';
 import { typeOptionError } from './attempt.js';
 import { checkServerOption } from './scope.js';
 import { BUDGETS } from './subrequest-brand.js';
-import { SAFETIES } from '../generated/names.js';
+import { SAFETIES, STATUS_TOOL_NAME } from '../generated/names.js';
 
 const OPTION_KEYS = new Set([
   'policy', 'trusted', 'tools', 'operationIdArgument', 'journal', 'onEvent', 'revision', 'seed', 'reconnect',
@@ -14,7 +14,7 @@ const OPTION_KEYS = new Set([
 ]);
 
 /** The status tool's default name (the server's `registerStatusTool`). */
-export const DEFAULT_STATUS_TOOL = 'operation_status';
+export const DEFAULT_STATUS_TOOL = STATUS_TOOL_NAME;
 
 export function checkOptions(client, o) {
   if (!client || typeof client.request !== 'function') throw typeOptionError('client', 'an MCP SDK Client');

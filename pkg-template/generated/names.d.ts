@@ -17,6 +17,9 @@ export declare const TOOL_DECLARES_ID: number;
 export declare const MAX_DURATION_MS: number;
 export declare const IN_PROGRESS_POLL_MS: number;
 export declare const LOOK_STARTS: readonly number[];
+export declare const STATUS_TOOL_NAME: 'operation_status';
+export declare const STATUS_TOOL: { readonly name: string; readonly description: string; readonly inputSchema: Record<string, unknown>; readonly annotations: Record<string, boolean> };
+export declare const STATUS_WORDS: Readonly<Record<OperationStatus, string>>;
 
 /** How safe a re-send of a tool is. */
 export type Safety = 'read_only' | 'idempotent' | 'keyed' | 'unsafe';

@@ -16,6 +16,12 @@ export const TOOL_IDEMPOTENT = 64;
 export const TOOL_DECLARES_ID = 128;
 export const MAX_DURATION_MS = 86400000;
 export const IN_PROGRESS_POLL_MS = 1000;
+/** The status tool's default name. */
+export const STATUS_TOOL_NAME = 'operation_status';
+/** The status tool's definition (both faces serve this one). */
+export const STATUS_TOOL = /* @__PURE__ */ Object.freeze({ "name": "operation_status", "description": "Reports what happened to an earlier write, by the operation id it was sent with: succeeded (with its result), failed, still in progress, not done, not found, or unknown. Read-only: it never runs the write. Use it instead of calling a write again with a new id.", "inputSchema": {"type":"object","properties":{"action":{"type":"string","minLength":1,"maxLength":256,"description":"The tool (action) the operation was sent to."},"operation_id":{"type":"string","description":"The operation id the write was sent with."}},"required":["action","operation_id"]}, "annotations": {"readOnlyHint":true,"idempotentHint":true,"destructiveHint":false,"openWorldHint":false} });
+/** What the model reads for each status-tool answer: `{id}` the operation id, `{seconds}` the wait. */
+export const STATUS_WORDS = /* @__PURE__ */ Object.freeze({ "not_found": "No record of operation {id}: the server never received it, or it finished long ago and its record was purged. This does not prove it did not happen. Calling the tool again with the same operation id does it at most once.", "not_done": "Operation {id} did not take effect. Calling the tool again with the same operation id does it now.", "in_progress": "Operation {id} is still running. Ask again in about {seconds} s; do not call the tool again with a new operation id.", "succeeded": "Operation {id} succeeded; its result is attached, exactly as it was first returned.", "failed": "Operation {id} ran and reported an error; its result is attached.", "unknown": "The outcome of operation {id} is unknown to the server too: it may or may not have taken effect. Do not call the tool again with a new operation id." });
 /** Each ledger look's first code, by `LOOK_MODES` code. */
 export const LOOK_STARTS = /* @__PURE__ */ Object.freeze([32, 33, 34]);
 

@@ -359,6 +359,26 @@ export declare function registerStatusTool<Extra = any>(
   options: StatusToolOptions<Extra>,
 ): any;
 
+/** The status tool for any framework: what `statusTool` returns. */
+export interface StatusToolDefinition<Extra> {
+  name: string;
+  /** What the model reads about the tool. */
+  description: string;
+  /** `{ action, operation_id }`, as JSON Schema (both strings, both required). */
+  inputSchema: { type: 'object'; properties: Record<'action' | 'operation_id', Record<string, unknown>>; required: ['action', 'operation_id'] };
+  /** Read-only, idempotent, closed-world. */
+  annotations: { readOnlyHint: true; idempotentHint: true; destructiveHint: false; openWorldHint: false };
+  /** Answers a call: text for the model, `structuredContent` `{ status, action, operation_id, retryAfterMs?, result? }`. */
+  handler: (args: { action: string; operation_id: string }, extra: Extra) => Promise<{ content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean; _meta?: Record<string, unknown> }>;
+}
+
+/**
+ * The status tool as a framework-neutral definition (name, description, JSON Schema, annotations, handler), for a
+ * server built on anything but the SDK's `McpServer` (the SDK's low-level `Server`, FastMCP, tmcp, …): register
+ * it the way your framework registers a tool; `tenant(extra)` reads your framework's request context.
+ */
+export declare function statusTool<Extra = any>(ledger: OperationLedger, options: Omit<StatusToolOptions<Extra>, 'z'>): StatusToolDefinition<Extra>;
+
 /** Thrown by a handler that submitted downstream and cannot tell whether it committed. */
 export declare class OutcomeUnknown extends Error {
   constructor(message?: string, options?: { cause?: unknown });

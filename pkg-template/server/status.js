@@ -6,27 +6,16 @@ import { isValidOperationId } from './rules.js';
 import { INTERNALS, LedgerStoreError, OperationLedger } from './ledger.js';
 import { rejected } from './with-idempotency.js';
 import { optionError as optError } from '../errors.js';
-import {
-  OPERATION_FAILED, OPERATION_IN_PROGRESS, OPERATION_NOT_DONE, OPERATION_NOT_FOUND,
-  OPERATION_SUCCEEDED, OPERATION_UNKNOWN,
-} from '../generated/names.js';
+import { OPERATION_NOT_FOUND, OPERATION_UNKNOWN, STATUS_TOOL, STATUS_TOOL_NAME, STATUS_WORDS } from '../generated/names.js';
 
 /** The status tool's default name. */
-export const STATUS_TOOL_NAME = 'operation_status';
+export { STATUS_TOOL_NAME };
 
-
-const WORDS = {
-  [OPERATION_NOT_FOUND]: (id) =>
-    `No record of operation ${id}: the server never received it, or it finished long ago and its record was purged. ` +
-    'This does not prove it did not happen. Calling the tool again with the same operation id does it at most once.',
-  [OPERATION_NOT_DONE]: (id) => `Operation ${id} did not take effect. Calling the tool again with the same operation id does it now.`,
-  [OPERATION_IN_PROGRESS]: (id, s) =>
-    `Operation ${id} is still running. Ask again in about ${Math.max(1, Math.round(s.retryAfterMs / 1000))} s; do not call the tool again with a new operation id.`,
-  [OPERATION_SUCCEEDED]: (id) => `Operation ${id} succeeded; its result is attached, exactly as it was first returned.`,
-  [OPERATION_FAILED]: (id) => `Operation ${id} ran and reported an error; its result is attached.`,
-  [OPERATION_UNKNOWN]: (id) =>
-    `The outcome of operation ${id} is unknown to the server too: it may or may not have taken effect. Do not call the tool again with a new operation id.`,
-};
+/** What the model reads for an answer (`STATUS_WORDS`, from the Rust: both faces say the same). */
+const wordsFor = (status, id, s) =>
+  (STATUS_WORDS[status] ?? STATUS_WORDS[OPERATION_UNKNOWN])
+    .split('{id}').join(id)
+    .split('{seconds}').join(String(Math.max(1, Math.round((s.retryAfterMs ?? 0) / 1000))));
 
 /**
  * Registers the read-only status tool on an `McpServer`: `name` (default `operation_status`) takes
@@ -47,8 +36,34 @@ const WORDS = {
  */
 export function registerStatusTool(server, ledger, options = {}) {
   if (typeof server?.registerTool !== 'function') throw optError('server', 'an McpServer');
+  const { z = defaultZod, ...rest } = options ?? {};
+  if (typeof z?.string !== 'function') throw optError('z', 'zod (the `z` export)');
+  const tool = statusTool(ledger, rest);
+  return server.registerTool(
+    tool.name,
+    {
+      description: tool.description,
+      inputSchema: {
+        action: z.string().min(1).max(256).describe(tool.inputSchema.properties.action.description),
+        operation_id: z.string().describe(tool.inputSchema.properties.operation_id.description),
+      },
+      annotations: tool.annotations,
+    },
+    tool.handler,
+  );
+}
+
+/**
+ * The status tool for any MCP server framework: `{ name, description, inputSchema, annotations, handler }` —
+ * `inputSchema` as JSON Schema (`{ action, operation_id }`), `handler(args, extra)` resolving to the
+ * `CallToolResult` (text for the model, `structuredContent` for a client). Options as for `registerStatusTool`
+ * but `z`: `tenant(extra)` reads the authenticated principal from whatever `extra` your framework hands the
+ * handler; `authorize`, `name`, `description`. Register it the way your framework registers a tool (with a
+ * schema of the same two strings when it wants its own schema type).
+ */
+export function statusTool(ledger, options = {}) {
   if (!(ledger instanceof OperationLedger)) throw optError('ledger', 'an OperationLedger');
-  const { tenant, name = STATUS_TOOL_NAME, z = defaultZod, description, authorize } = options ?? {};
+  const { tenant, name = STATUS_TOOL_NAME, description, authorize } = options ?? {};
   if (typeof tenant !== 'function') throw optError('tenant', 'a function of the request context');
   if (authorize !== undefined && typeof authorize !== 'function') throw optError('authorize', 'a function ({ tenant, action, operationId, extra }) → true to allow');
   const { emit } = INTERNALS.get(ledger);
@@ -82,21 +97,18 @@ export function registerStatusTool(server, ledger, options = {}) {
     return ledger.status({ tenant: who, action: hit, operationId });
   };
   if (typeof name !== 'string' || !name) throw optError('name', 'a non-empty string');
-  if (typeof z?.string !== 'function') throw optError('z', 'zod (the `z` export)');
+  if (description !== undefined && typeof description !== 'string') throw optError('description', 'a string');
 
-  return server.registerTool(
+  return {
     name,
-    {
-      description: description ??
-        'Reports what happened to an earlier write, by the operation id it was sent with: succeeded (with its result), failed, ' +
-          'still in progress, not done, not found, or unknown. Read-only: it never runs the write. Use it instead of calling a write again with a new id.',
-      inputSchema: {
-        action: z.string().min(1).max(256).describe('The tool (action) the operation was sent to.'),
-        operation_id: z.string().describe('The operation id the write was sent with.'),
-      },
-      annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
-    },
-    async ({ action, operation_id: operationId }, extra) => {
+    description: description ?? STATUS_TOOL.description,
+    inputSchema: structuredClone(STATUS_TOOL.inputSchema),
+    annotations: { ...STATUS_TOOL.annotations },
+    handler: async (args, extra) => {
+      const { action, operation_id: operationId } = args ?? {};
+      if (typeof action !== 'string' || !action || action.length > 256) {
+        return rejected('invalid_arguments', undefined, 'action must be the name of the tool the operation was sent to.');
+      }
       if (!isValidOperationId(operationId)) {
         return rejected('invalid_operation_id', undefined, 'operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works).');
       }
@@ -122,10 +134,10 @@ export function registerStatusTool(server, ledger, options = {}) {
         ...(s.result !== undefined ? { result: s.result } : {}),
       };
       return {
-        content: [{ type: 'text', text: WORDS[s.status](operationId, s) }],
+        content: [{ type: 'text', text: wordsFor(s.status, operationId, s) }],
         structuredContent: structured,
       };
     },
-  );
+  };
 }
 

@@ -13,6 +13,7 @@ pub mod fingerprint;
 pub mod json;
 pub mod look;
 pub mod record;
+pub mod status_tool;
 
 pub use fingerprint::{fingerprint, fingerprint_of_canonical, fingerprint_of_js_json};
 pub use json::MAX_TEXT_BYTES;

@@ -1081,4 +1081,4 @@ pub(crate) fn count_answer(action: &str, result: &CallToolResult, replayed: bool
 }
 
 /// The status tool's default name (the same as the JS `registerStatusTool`'s).
-pub const STATUS_TOOL_NAME: &str = "operation_status";
+pub const STATUS_TOOL_NAME: &str = crate::ledger::status_tool::NAME;

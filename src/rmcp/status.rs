@@ -16,34 +16,18 @@ use serde_json::{json, Map, Value};
 use super::client::BoxError;
 use super::ledger::{rejected, store_down, LedgerEvent, LedgerKey, OperationLedger, STATUS_TOOL_NAME};
 use crate::ledger::record::valid_operation_id;
+use crate::ledger::status_tool;
 
-/// The status tool's definition: read-only, `{ action, operation_id }`.
+/// The status tool's definition: read-only, `{ action, operation_id }` — the text both faces serve
+/// (`crate::ledger::status_tool`).
 pub fn status_tool() -> Tool {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "action": { "type": "string", "minLength": 1, "maxLength": 256, "description": "The tool (action) the operation was sent to." },
-            "operation_id": { "type": "string", "description": "The operation id the write was sent with." }
-        },
-        "required": ["action", "operation_id"]
-    });
-    let description = "Reports what happened to an earlier write, by the operation id it was sent with: succeeded (with its result), failed, still in progress, not done, not found, or unknown. Read-only: it never runs the write. Use it instead of calling a write again with a new id.";
-    Tool::new(STATUS_TOOL_NAME, description, Arc::new(schema.as_object().cloned().unwrap_or_default()))
-        .with_annotations(ToolAnnotations::new().read_only(true).idempotent(true).destructive(false).open_world(false))
+    let schema: JsonObject = serde_json::from_str(status_tool::INPUT_SCHEMA).unwrap_or_default();
+    let annotations: ToolAnnotations = serde_json::from_str(status_tool::ANNOTATIONS).unwrap_or_default();
+    Tool::new(STATUS_TOOL_NAME, status_tool::DESCRIPTION, Arc::new(schema)).with_annotations(annotations)
 }
 
 fn status_words(status: &str, id: &str, retry_after_ms: Option<u64>) -> String {
-    match status {
-        "not_found" => format!("No record of operation {id}: the server never received it, or it finished long ago and its record was purged. This does not prove it did not happen. Calling the tool again with the same operation id does it at most once."),
-        "not_done" => format!("Operation {id} did not take effect. Calling the tool again with the same operation id does it now."),
-        "in_progress" => {
-            let s = retry_after_ms.unwrap_or(0).saturating_add(500).checked_div(1000).unwrap_or(0).max(1);
-            format!("Operation {id} is still running. Ask again in about {s} s; do not call the tool again with a new operation id.")
-        }
-        "succeeded" => format!("Operation {id} succeeded; its result is attached, exactly as it was first returned."),
-        "failed" => format!("Operation {id} ran and reported an error; its result is attached."),
-        _ => format!("The outcome of operation {id} is unknown to the server too: it may or may not have taken effect. Do not call the tool again with a new operation id."),
-    }
+    status_tool::words(status, id, retry_after_ms)
 }
 
 /// What the [`Authorize`] hook is asked: may this caller read the record found for `operation_id` under
@@ -209,5 +193,25 @@ impl StatusTool {
         let mut r = CallToolResult::structured(Value::Object(sc));
         r.content = vec![ContentBlock::text(status_words(status, operation_id, retry_after_ms))];
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_definition_is_the_shared_text_parsed_whole() {
+        let tool = status_tool();
+        assert_eq!(tool.name, status_tool::NAME);
+        assert_eq!(tool.description.as_deref(), Some(status_tool::DESCRIPTION));
+        let schema: JsonObject = serde_json::from_str(status_tool::INPUT_SCHEMA).unwrap_or_default();
+        assert_eq!(schema.get("required"), Some(&json!(["action", "operation_id"])));
+        assert_eq!(*tool.input_schema, schema);
+        let a = tool.annotations.unwrap_or_default();
+        assert_eq!(
+            (a.read_only_hint, a.idempotent_hint, a.destructive_hint, a.open_world_hint),
+            (Some(true), Some(true), Some(false), Some(false))
+        );
     }
 }
