@@ -8,7 +8,7 @@
 //! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]; a claim that cannot
 //! be kept is told, `lease_lost`). A result too large to keep is recorded as a note with the state it ended in
 //! ([`OperationLedger::with_max_result_bytes`]). When an outcome is
-//! not known — a claim whose lease ran out (its process died), or an `unknown` record ([`Admission::Reconcile`])
+//! not known — a claim whose lease ran out (its process died), or an `unknown` record ([`crate::ledger::Admission::Reconcile`])
 //! — the ledger asks your reconcile hook ([`OperationLedger::with_reconcile`], the JS `reconcile` option) and
 //! records its answer with a version check; without a hook, or while the hook cannot tell, the record is
 //! answered `unknown` and never executed again. An operator's [`release`](OperationLedger::release) (module

@@ -112,7 +112,7 @@ impl StatusTool {
         self
     }
 
-    /// The tool's definition ([`status_tool`]).
+    /// The tool's definition ([`status_tool()`]).
     pub fn tool(&self) -> Tool {
         status_tool()
     }
