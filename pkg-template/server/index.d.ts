@@ -10,7 +10,7 @@ export interface LedgerKey { tenant: string; action: string; operationId: string
  * `expiresMs <= nowMs` and resolves to how many; it must never delete a `pending` or `unknown` one.
  */
 export interface LedgerStore {
-  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined>;
+  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined | null>;
   insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
   replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
   purge?(nowMs: number): Promise<number>;
@@ -44,7 +44,7 @@ export interface D1LedgerTransaction {
 
 /** The store operations every ledger store of the package has. */
 declare abstract class LedgerStoreMethods implements LedgerStore {
-  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined>;
+  get(key: LedgerKey): Promise<{ record: LedgerRecord; result?: string } | undefined | null>;
   insert(key: LedgerKey, record: LedgerRecord): Promise<boolean>;
   replace(key: LedgerKey, expectedVersion: number, record: LedgerRecord, result?: string): Promise<boolean>;
   /**

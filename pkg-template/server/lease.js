@@ -11,6 +11,7 @@
 // lands: the handler's writes commit in the store's transaction only while the claim is still the record's.
 
 import { typeError } from '../errors.js';
+import { wroteAnswer } from './store-common.js';
 
 /** Why a handler's claim signal aborted: `reason` is `record_changed` or `not_renewed`. */
 export class LeaseLost extends Error {
@@ -126,7 +127,7 @@ export class ClaimHold {
     let won;
     this.#sending = renewed;
     try {
-      won = await store.replace(this.#key, this.#current.version, renewed);
+      won = wroteAnswer('replace', await store.replace(this.#key, this.#current.version, renewed));
     } catch (error) {
       emit({ type: 'store_error', during: 'renew', key: this.#key, error });
       // Past the give-up point (on the monotonic clock, after the wait) and not renewed: give up before

@@ -7,7 +7,7 @@ import { LedgerRules } from './rules.js';
 import { countUnresolved, purge, release, releaseAll, unresolved } from './operators.js';
 import { ClaimHold } from './lease.js';
 import { LedgerStoreError, OutcomeUnknown } from './ledger-errors.js';
-import { keyString } from './store-common.js';
+import { keyString, storedAnswer, wroteAnswer } from './store-common.js';
 import { checkUnresolvedCacheMs, ledgerInstruments } from './metrics.js';
 import { checkMaxResultBytes, decodeResult, storedText, unstoredResult } from './result.js';
 import { lookAnswer } from './look-answer.js';
@@ -142,11 +142,12 @@ export class OperationLedger {
    */
   async begin(key, inputFingerprint) {
     return this.#look(key, inputFingerprint, LOOK_MODE_CLAIM, async (claim, expected) => {
+      const during = expected === undefined ? 'insert' : 'replace';
       let won;
       try {
-        won = expected === undefined ? await this.#store.insert(key, claim) : await this.#store.replace(key, expected, claim);
+        won = wroteAnswer(during, expected === undefined ? await this.#store.insert(key, claim) : await this.#store.replace(key, expected, claim));
       } catch (error) {
-        throw this.#failed(expected === undefined ? 'insert' : 'replace', key, error);
+        throw this.#failed(during, key, error);
       }
       return { won }; // won: the look ends `execute`, and `claim` is the key's
     });
@@ -185,14 +186,14 @@ export class OperationLedger {
     let found; // the reconcile hook's result, until it is written
     let replayed; // the result text just recorded for the hook's answer
     let claim; // the claim written last
-    let next = { step: LOOK_STEP_READ, look: rules.lookStart(mode) };
+    let next = { step: LOOK_STEP_READ, look: rules.lookStart(mode, inputFingerprint) };
     for (;;) {
       let event;
       let arg;
       switch (next.step) {
         case LOOK_STEP_READ:
           try {
-            stored = await this.#store.get(key);
+            stored = storedAnswer(await this.#store.get(key));
           } catch (error) {
             throw this.#failed('get', key, error);
           }
@@ -211,7 +212,7 @@ export class OperationLedger {
         case LOOK_STEP_WRITE_RECONCILED: {
           const state = next.record.state;
           const text = this.#text(state, key, found);
-          arg = await this.#io('replace', key, () => this.#store.replace(key, next.expected, next.record, text));
+          arg = await this.#io('replace', key, async () => wroteAnswer('replace', await this.#store.replace(key, next.expected, next.record, text)));
           replayed = text;
           event = LOOK_EVENT_WROTE;
           break;
@@ -316,7 +317,7 @@ export class OperationLedger {
    * this is how it finds a write whose `withIdempotency` named its action otherwise.
    */
   async locate({ tenant, operationId, action }) {
-    const has = async (a) => (await this.#io('get', { tenant, action: a, operationId }, () => this.#store.get({ tenant, action: a, operationId }))) !== undefined;
+    const has = async (a) => (await this.#io('get', { tenant, action: a, operationId }, async () => storedAnswer(await this.#store.get({ tenant, action: a, operationId })))) !== undefined;
     if (await has(action)) return { action };
     const found = [];
     for (const a of this.#actions) if (a !== action && (await has(a))) found.push(a);
@@ -349,7 +350,7 @@ export class OperationLedger {
   async #finishWrite(key, claim, state, done, text) {
     let ok;
     try {
-      ok = await this.#store.replace(key, claim.version, done, text);
+      ok = wroteAnswer('replace', await this.#store.replace(key, claim.version, done, text));
     } catch (error) {
       throw this.#failed('replace', key, error);
     }

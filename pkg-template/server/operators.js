@@ -3,6 +3,7 @@
 // OperationLedger methods of the same names call these.
 import { optionError as optError, rangeError, typeError } from '../errors.js';
 import { checkNowMs } from './stores.js';
+import { storedAnswer, wroteAnswer } from './store-common.js';
 
 /**
  * Deletes the resolved records (`succeeded`, `failed`) that expired at or before `nowMs` (default: the
@@ -32,7 +33,7 @@ export async function release(inner, key, options) {
   }
   for (let round = 0; round < 4; round++) {
     const now = inner.now();
-    const stored = await inner.store.get(key);
+    const stored = await inner.io('get', key, async () => storedAnswer(await inner.store.get(key)));
     if (!stored) throw refusal('not_found', `there is no ledger record for ${describe(key)}: nothing to release`);
     const r = inner.rules.release(stored.record, now);
     if (r.refused) {
@@ -45,7 +46,7 @@ export async function release(inner, key, options) {
       throw refusal(r.refused, `cannot release ${describe(key)}: ${why}`, { state, ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}) });
     }
     const note = JSON.stringify({ released: { reason, previousState: stored.record.state, atMs: now } });
-    if (await inner.store.replace(key, stored.record.version, r.released, note)) {
+    if (await inner.io('replace', key, async () => wroteAnswer('replace', await inner.store.replace(key, stored.record.version, r.released, note)))) {
       return { released: true, previousState: stored.record.state, record: r.released };
     }
     // The record changed under us (a reconcile, a finish): look again.

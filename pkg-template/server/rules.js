@@ -173,11 +173,15 @@ export class LedgerRules {
     return status === 'in_progress' ? { status, retryAfterMs: out()[L_RETRY_AFTER_MS] } : { status };
   }
 
-  /** A new look at a key (`mode`: `claim`, `atomic` or `status`): its code. Its first step is `read`. */
-  lookStart(mode) {
+  /**
+   * A new look at a key (`mode`: `claim`, `atomic` or `status`): its code. Its first step is `read`. A write's
+   * look (`claim`, `atomic`) needs the input's `fingerprint` (a string, else a `TypeError`, `field: 'fingerprint'`).
+   */
+  lookStart(mode, fingerprint) {
     live(this);
     const code = LOOK_MODES.indexOf(mode);
     if (code < 0) throw rangeError('mode', `mode must be one of ${LOOK_MODES.join(', ')}, got ${typeName(mode)}`);
+    if (mode !== 'status') checkFingerprint(fingerprint);
     return LOOK_STARTS[code];
   }
 

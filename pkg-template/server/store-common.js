@@ -22,6 +22,30 @@ export class CommitUnknown extends Error {
   }
 }
 
+/**
+ * A custom store's answer to `get`, checked: `undefined` or `null` (no record) → `undefined`; `{ record, … }`
+ * as it is; anything else a `TypeError` (`field: 'store'`) — a record the ledger cannot read is never taken for
+ * an absent one (that would run the write again).
+ */
+export function storedAnswer(answer) {
+  if (answer === undefined || answer === null) return undefined;
+  if (typeof answer === 'object' && answer.record !== null && typeof answer.record === 'object') return answer;
+  throw typeError('store', `a ledger store's get must resolve to { record, result } or undefined, got ${answerName(answer)}`, 'store_answer');
+}
+
+/** A custom store's answer to a versioned write (`insert`, `replace`): `true` (written) or `false`, else a `TypeError`. */
+export function wroteAnswer(during, answer) {
+  if (answer === true || answer === false) return answer;
+  throw typeError('store', `a ledger store's ${during} must resolve to true (written) or false (the key's record was not the one expected), got ${answerName(answer)}`, 'store_answer');
+}
+
+function answerName(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object without a record';
+  return typeof v === 'string' ? 'a string' : String(v);
+}
+
 export const keyString = (k) => JSON.stringify([k.tenant, k.action, k.operationId]);
 
 /**
