@@ -19,12 +19,19 @@ export interface AgentLike {
 /**
  * `withRetry` over the Agent's MCP connection `serverId` (as added with `addMcpServer(…, { id })`): the journal
  * in the Agent's storage, a lost session re-initialized through the Agent's MCP manager. One per (agent,
- * server): the first call's options configure it.
+ * server): the first call's options configure it; later calls get the same object. `options` are withRetry's,
+ * with other defaults: `journal` a `DurableObjectJournal` in `agent.ctx.storage` (keys under `JOURNAL_PREFIX`),
+ * `server` `agents:<serverId>`. `transport` and `reconnect` are refused (`code: 'conflicting_options'`): the
+ * adapter re-initializes through the manager.
  */
 export declare function retryingMcp(agent: AgentLike, serverId: string, options?: WithRetryOptions): RetryingClient;
 
+/** The options of `installRetry(agent, options)`: withRetry's (as for `retryingMcp`), and which servers. */
 export interface InstallRetryOptions extends WithRetryOptions {
-  /** Only these server ids (default: every server). */
+  /**
+   * Only these server ids; the others' calls go to the Agent's own `callTool` unchanged.
+   * @default undefined (every server)
+   */
   servers?: string[];
 }
 

@@ -2,10 +2,18 @@
 import type { Tool, ToolExecutionOptions } from 'ai';
 import type { RetryingClient, CallToolResultLike } from './client/index.js';
 
+/** The options of `aiSdkTools(mcp, options)`. */
 export interface AiSdkToolsOptions {
-  /** The call's intent (default: the model's tool-call id). The same intent reuses the same operation id. */
+  /**
+   * The call's intent, from the AI SDK's execution options: the same intent reuses the same operation id. Prefix
+   * the tool-call id with a conversation id if your provider's tool-call ids repeat across conversations.
+   * @default (execution) => execution?.toolCallId (the model's tool-call id)
+   */
   intent?: (execution: ToolExecutionOptions | undefined) => string | undefined;
-  /** Put in each tool's `metadata.clientName`, as @ai-sdk/mcp does. */
+  /**
+   * Put in each tool's `metadata.clientName`, as @ai-sdk/mcp does.
+   * @default undefined (no `clientName` in the metadata)
+   */
   clientName?: string;
 }
 
@@ -16,5 +24,8 @@ export interface AiSdkToolsOptions {
  */
 export declare function aiSdkTools(mcp: RetryingClient, options?: AiSdkToolsOptions): Promise<Record<string, Tool<unknown, CallToolResultLike>>>;
 
-/** MCP content → the AI SDK's tool-result content (as @ai-sdk/mcp converts it). */
-export declare function mcpToModelOutput(options: { output: unknown }): unknown;
+/** MCP content → the AI SDK's tool-result content (as @ai-sdk/mcp converts it): each tool's `toModelOutput`. */
+export declare function mcpToModelOutput(options: {
+  /** The tool's result (an MCP `CallToolResult`), as the AI SDK hands it to `toModelOutput`. Required. */
+  output: unknown;
+}): unknown;

@@ -61,4 +61,7 @@ export type {
   Part,
   CallOptions,
   RetryingClient,
+  SharedBreakerOptions,
+  DurableObjectBreakerStateOptions,
+  DurableObjectJournalOptions,
 } from './client/index.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmarks: set up what is missing, build, then print markdown tables (also written to
 # target/bench.md): the JS/wasm benchmarks against peers in the same run, and the native core (criterion).
-# `--readme` then writes the tables into README.md's Benchmarks section (scripts/readme-bench.py).
+# `--docs` then writes the tables into the book's benchmarks page, docs/src/benchmarks.md (scripts/docs-bench.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -16,6 +16,6 @@ for f in target/criterion/*/new/estimates.json; do
     const s = e >= 1e6 ? (e / 1e6).toFixed(2) + " ms" : e >= 1e3 ? (e / 1e3).toFixed(2) + " µs" : e.toFixed(1) + " ns";
     console.log(`| ${process.argv[2].replace(/_/g, " ")} | ${s} |`);' "$f" "$name" | tee -a target/bench.md
 done
-if [ "${1:-}" = "--readme" ]; then
-  python3 scripts/readme-bench.py
+if [ "${1:-}" = "--docs" ] || [ "${1:-}" = "--readme" ]; then
+  python3 scripts/docs-bench.py
 fi

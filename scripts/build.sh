@@ -76,4 +76,4 @@ sw=pkg/mcp_retry_policy_server_bg.wasm
   printf '| whole package (both faces) | %s B | %s B |\n\n' \
     "$(( $(size $cw) + $(size $sw) + $(size target/size/all.min.js) ))" "$(( $(gz $cw) + $(gz $sw) + $(gz target/size/all.min.js) ))"
 } | tee target/size/table.md
-# The README's Size table takes its numbers from target/size/table.md: python3 scripts/readme-size.py
+# The book's Size table (docs/src/runtimes.md) takes its numbers from target/size/table.md: python3 scripts/docs-size.py

@@ -8,12 +8,12 @@
 #   bash scripts/peers.sh --slice              # bounded (scripts/test.sh): lost sessions with 1 and 20 calls, 20 calls
 #                                              # in flight at a kill, a code after a side effect, a 502 after the server acted
 #   bash scripts/peers.sh --servers a,b --scenarios x,y
-#   bash scripts/peers.sh --readme             # writes the last full run (target/peers/table.md) into README.md
+#   bash scripts/peers.sh --docs               # writes the last full run (target/peers/table.md) into docs/src/testing.md
 # Prints the matrix as markdown (also target/peers/table.md for a full run, slice.md, or partial.md). Exits
 # non-zero on a violated invariant or an unexpected cell.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "${1:-}" = --readme ]; then exec python3 scripts/readme-peers.py; fi
+if [ "${1:-}" = --docs ] || [ "${1:-}" = --readme ]; then exec python3 scripts/docs-peers.py; fi
 [ "${PEERS_SKIP_SETUP:-}" = 1 ] || bash scripts/setup.sh
 [ -f pkg/node.js ] || bash scripts/build.sh
 

@@ -34,6 +34,13 @@ if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wp" ]; then
   cargo install wasm-pack --version "$wp" --locked
 fi
 
+# 2c. mdBook, pinned: the book under docs/ (scripts/demo.sh builds it; scripts/test.sh checks it builds).
+mdb=0.5.4
+if [ "$(mdbook --version 2>/dev/null | awk '{print $2}')" != "v$mdb" ]; then
+  say "installing mdbook $mdb (about 2 minutes on 2 cores)"
+  cargo install mdbook --version "$mdb" --locked --no-default-features --features search
+fi
+
 # 3. Headless Chromium and its driver, from Debian.
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   say "installing chromium and chromium-driver"

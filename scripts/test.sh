@@ -64,6 +64,8 @@ browser_boundary() {
 step "wasm boundary in headless Chrome: wasm-pack test --headless --chrome" browser_boundary
 step "the built package: Node, real MCP SDK over HTTP, workerd (miniflare), Chromium (playwright) — node:test" \
   node --test --test-concurrency=1 tests/js/
+# The book (docs/, mdBook) builds with every page SUMMARY.md names; its code blocks ran in tests/js/docs-snippets.
+step "the book builds (mdbook build docs)" mdbook build docs
 step "the fault zoo, bounded slice: real TS/Python MCP servers × nginx/HAProxy/Envoy-like proxy × faults × tool safety" \
   env ZOO_SKIP_SETUP=1 bash scripts/zoo.sh --slice
 # Its own step, as the zoo (not under node:test): each cell prints as one "# pass"/"# fail" for the closing line.

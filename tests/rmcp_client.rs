@@ -820,6 +820,7 @@ async fn opentelemetry_gets_the_duration_histogram_the_session_id_and_the_server
             .with(tracing_opentelemetry::MetricsLayer::new(meters.clone())),
     );
     tracing::callsite::rebuild_interest_cache();
+    // ANCHOR: trace
     let propagator = TraceContext::new(|span, carrier| {
         opentelemetry_sdk::propagation::TraceContextPropagator::new().inject_context(&span.context(), carrier);
     });
@@ -830,6 +831,7 @@ async fn opentelemetry_gets_the_duration_histogram_the_session_id_and_the_server
     let config = StreamableHttpClientTransportConfig::with_uri(s.url.as_str());
     let first = ().serve(StreamableHttpClientTransport::with_client(http, config)).await.unwrap();
     let options = RetryOptions::default().task("render_report", None).trace_context(propagator);
+    // ANCHOR_END: trace
     let c = RetryClient::new(first, options.policy(policy()).seed(7)).session_id(ids.clone());
     for label in ["a", "b"] {
         let out =

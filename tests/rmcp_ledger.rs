@@ -1258,6 +1258,7 @@ async fn the_status_tools_authorize_hook_decides_and_a_refusal_reads_as_not_foun
     let ledger = ledger.on_event(move |e| ev.lock().unwrap().push(e.clone()));
     let asked = Arc::new(Mutex::new(Vec::new()));
     let seen = asked.clone();
+    // ANCHOR: authorize
     // An org-wide tenant (the OAuth client), narrowed by the hook: only Alice reads payroll results.
     let authorize = move |ask: mcp_retry_policy::rmcp::StatusAsk| {
         let sub = subject(&ask.extensions);
@@ -1265,6 +1266,7 @@ async fn the_status_tools_authorize_hook_decides_and_a_refusal_reads_as_not_foun
         std::future::ready(Ok::<_, BoxError>(ask.action != "payroll_adjust" || sub.as_deref() == Some("user-alice")))
     };
     let status = StatusTool::new(&ledger, client_app).authorize(authorize);
+    // ANCHOR_END: authorize
     let desk = AuthDesk { ledger: ledger.clone(), status, tenant: client_app, effects: Arc::default() };
     let (url, server) = serve(desk).await;
     let (alice, bob) = (connect_as(&url, "alice").await, connect_as(&url, "bob").await);
@@ -1747,6 +1749,7 @@ async fn a_handler_hears_its_claim_lost_and_carries_its_fence() {
     let k = LedgerKey { tenant: "t".into(), action: "transfer".into(), operation_id: "op-claim-0001".into() };
     let seen = Arc::new(Mutex::new(None::<(u64, LedgerKey, Option<&'static str>)>));
     let started = std::time::Instant::now();
+    // ANCHOR: claimed
     let run = with_idempotency_claimed(&ledger, &opts, Some("t"), &a, |claim: HandlerClaim| {
         let seen = seen.clone();
         async move {
@@ -1758,6 +1761,7 @@ async fn a_handler_hears_its_claim_lost_and_carries_its_fence() {
             }
         }
     });
+    // ANCHOR_END: claimed
     // Another process takes the key over while the handler runs.
     let takeover = async {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;

@@ -7,6 +7,7 @@
 // copies included). README Benchmarks §10; alone: `node benches/js/hedge.mjs` after a build.
 import { fileURLToPath } from 'node:url';
 import { rng } from '../../www/sim.js';
+import { hedgePlot } from './plots.mjs';
 
 /** A binary heap of `{ t, run }` events, earliest first. */
 function queue() {
@@ -112,7 +113,7 @@ export function runHedgeSim(RetryEngine, strategy, { calls = 20_000, ratePerS = 
   took.sort((a, b) => a - b);
   const pct = (p) => took[Math.min(took.length - 1, Math.floor(p * took.length))];
   engine?.free();
-  return { p50: pct(0.5), p99: pct(0.99), amplification: sent / calls, hedges: hedges / calls };
+  return { p50: pct(0.5), p99: pct(0.99), p999: pct(0.999), amplification: sent / calls, hedges: hedges / calls };
 }
 
 /** The strategies compared: no hedging, ours at a few settings, Polly's defaults. */
@@ -126,21 +127,25 @@ export const HEDGE_STRATEGIES = [
   ['Polly with Delay 50 ms (no budget; modelled)', { kind: 'polly', delayMs: 50, maxHedges: 1 }],
 ];
 
-/** The §10 tables (run.mjs calls it), one per slow share. */
-export function hedgeSection({ say, RetryEngine }) {
-  for (const replicas of [5, 10, 20]) hedgeTable({ say, RetryEngine, replicas });
+/** The §10 tables (run.mjs calls it), one per slow share; with `plot`, each one's percentiles as
+ * docs/src/plots/hedge-<replicas>.svg (benches/js/plots.mjs). */
+export function hedgeSection({ say, RetryEngine, plot }) {
+  for (const replicas of [5, 10, 20]) hedgeTable({ say, RetryEngine, replicas, plot });
 }
 
-function hedgeTable({ say, RetryEngine, replicas }) {
+function hedgeTable({ say, RetryEngine, replicas, plot }) {
   say();
   say(`## 10. Hedged reads: one slow replica in ${replicas} (20 ms vs 1 s median, log-normal σ 0.5), 200 calls/s, 20 000 calls`);
   say();
   say('| strategy | p50 | p99 | load amplification | hedges per call |');
   say('|---|---:|---:|---:|---:|');
+  const rows = [];
   for (const [label, st] of HEDGE_STRATEGIES) {
     const r = runHedgeSim(RetryEngine, st, { replicas });
+    rows.push({ label, ...r });
     say(`| ${label} | ${r.p50.toFixed(0)} ms | ${r.p99.toFixed(0)} ms | ${r.amplification.toFixed(2)}× | ${r.hedges.toFixed(2)} |`);
   }
+  plot?.(`hedge-${replicas}`, hedgePlot({ replicas, rows }));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -11,16 +11,27 @@ import { RetryEngine } from '../../pkg/client.node.js';
 import { fingerprintSection } from './fingerprint.mjs';
 import { ledgerSection } from './ledger.mjs';
 import { fmt, median, measure, measureAsync } from './measure.mjs';
-import { stormSection } from './storms.mjs';
+import { blipSection, sharedSection, stormSection } from './storms.mjs';
+import { hotPlot, instantiatePlot, sizePlot } from './plots.mjs';
 import { hedgeSection } from './hedge.mjs';
 import { e2eSection, wrapperSection } from './e2e.mjs';
 import { sizeSection } from './size.mjs';
 import { soakSection } from './soak.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// `--only=hot,instantiate,fingerprint,size,storms,ledger,e2e,wrapper,hedge,soak`: some sections (default: all).
+// `--only=hot,instantiate,fingerprint,size,storms,ledger,e2e,wrapper,hedge,soak`: some sections (default: all);
+// `storms` is 5, 5b and 5c, and `shared` (5b) or `blip` (5c) runs one of them alone.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const want = (section) => !only || only.includes(section);
+// Each section with a plot writes docs/src/plots/<name>.svg (benches/js/plots.mjs) from the numbers of its table,
+// whenever it runs: a partial run writes only its own.
+const plotsDir = `${root}docs/src/plots/`;
+const written = [];
+const plot = (name, svg) => {
+  mkdirSync(plotsDir, { recursive: true });
+  writeFileSync(`${plotsDir}${name}.svg`, svg);
+  written.push(`docs/src/plots/${name}.svg`);
+};
 const out = [];
 const say = (s = '') => {
   out.push(s);
@@ -29,7 +40,8 @@ const say = (s = '') => {
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 say(`# mcp-retry-policy benchmarks`);
 say();
-say(`${new Date().toISOString().slice(0, 10)} · ${cpu} · ${cpus().length} cores · ${Math.round(totalmem() / 2 ** 30)} GiB · Node ${process.version}`);
+const stamp = `${new Date().toISOString().slice(0, 10)} · ${cpu} · ${cpus().length} cores · ${Math.round(totalmem() / 2 ** 30)} GiB · Node ${process.version}`;
+say(stamp);
 
 // 1. The decision hot path.
 if (want('hot')) {
@@ -68,6 +80,13 @@ if (want('hot')) {
   say(`| ours: one attempt, \`admit\` + \`record\` (classify, breaker, budget, decide) | ${fmt(attempt, 0)} | ${fmt(attempt / cockatiel)} | ${fmt(attempt / empty)} |`);
   say(`| ours: a whole call, \`begin\` + \`admit\` + \`record\` + \`free\` | ${fmt(step, 0)} | ${fmt(step / cockatiel)} | ${fmt(step / empty)} |`);
   say(`| cockatiel: error filter + \`ExponentialBackoff.next()\` | ${fmt(cockatiel, 0)} | 1.00 | ${fmt(cockatiel / empty)} |`);
+  plot('hot-path', hotPlot([
+    { label: 'empty wasm export call (`call.attempts` getter)', short: 'empty wasm call (call.attempts)', ns: empty },
+    { label: 'ours: `engine.classify(outcome)`', short: 'ours: engine.classify(outcome)', ns: classify },
+    { label: 'ours: one attempt, `admit` + `record`', short: 'ours: one attempt (admit + record)', ns: attempt },
+    { label: 'ours: a whole call, `begin` + `admit` + `record` + `free`', short: 'ours: a whole call (begin … free)', ns: step },
+    { label: 'cockatiel: error filter + `ExponentialBackoff.next()`', short: 'cockatiel: filter + backoff.next()', ns: cockatiel },
+  ], stamp));
 }
 
 // 2. Instantiation.
@@ -87,8 +106,9 @@ if (want('instantiate')) {
   say();
   say('| module | ms |');
   say('|---|---:|');
-  say(`| client wasm | ${fmt(runs('client'))} |`);
-  say(`| server wasm | ${fmt(runs('server'))} |`);
+  const modules = [{ label: 'client wasm', ms: runs('client') }, { label: 'server wasm', ms: runs('server') }];
+  for (const m of modules) say(`| ${m.label} | ${fmt(m.ms)} |`);
+  plot('instantiate', instantiatePlot(modules, stamp));
 }
 
 // 3. Fingerprints: every way measured, with the peer, in benches/js/fingerprint.mjs (also runnable alone).
@@ -127,20 +147,29 @@ if (want('size')) {
   say();
   say('| package | raw | gzip | × cockatiel (gzip) |');
   say('|---|---:|---:|---:|');
-  const row = (name, s) => say(`| ${name} | ${fmt(s.raw / 1024, 1)} KB | ${fmt(s.gz / 1024, 1)} KB | ${fmt(s.gz / cockatiel.gz)} |`);
-  row('ours: a plain app — `withRetry`, `observeFetch` (JS + client wasm; target 15 KB)', plain);
-  row('ours: every option — all parts, the shared breaker, the subrequest budget, IndexedDB (target 30 KB)', everything);
-  row('ours: `withRetry` and `RetryEngine` (JS + client wasm)', client);
-  row('ours: the whole package (both faces, both wasm modules)', whole);
-  row('cockatiel (whole library)', cockatiel);
-  row('cockatiel (`retry`, `handleAll`, `ExponentialBackoff`, tree-shaken)', cockatielRetry);
-  row('p-retry', pRetry);
+  const sizes = [];
+  const row = (name, s, short) => {
+    sizes.push({ label: name, short, ...s });
+    say(`| ${name} | ${fmt(s.raw / 1024, 1)} KB | ${fmt(s.gz / 1024, 1)} KB | ${fmt(s.gz / cockatiel.gz)} |`);
+  };
+  row('ours: a plain app — `withRetry`, `observeFetch` (JS + client wasm; target 15 KB)', plain, 'ours: plain app (withRetry, observeFetch)');
+  row('ours: every option — all parts, the shared breaker, the subrequest budget, IndexedDB (target 30 KB)', everything, 'ours: every option');
+  row('ours: `withRetry` and `RetryEngine` (JS + client wasm)', client, 'ours: withRetry and RetryEngine');
+  row('ours: the whole package (both faces, both wasm modules)', whole, 'ours: the whole package (both faces)');
+  row('cockatiel (whole library)', cockatiel, 'cockatiel (whole library)');
+  row('cockatiel (`retry`, `handleAll`, `ExponentialBackoff`, tree-shaken)', cockatielRetry, 'cockatiel, tree-shaken (retry, backoff)');
+  row('p-retry', pRetry, 'p-retry');
+  plot('size', sizePlot(sizes));
   // 4b, 4c: where the client's bytes go (benches/js/size.mjs).
   await sizeSection({ say, fmt });
 }
 
 // 5. Storms: benches/js/storms.mjs (also runnable alone).
-if (want('storms')) stormSection({ say, RetryEngine });
+if (want('storms')) stormSection({ say, RetryEngine, plot });
+else {
+  if (want('shared')) sharedSection({ say, RetryEngine, plot });
+  if (want('blip')) blipSection({ say, RetryEngine, plot });
+}
 
 // 6. The operation ledger per store: benches/js/ledger.mjs (also runnable alone; starts its own Postgres).
 if (want('ledger')) await ledgerSection({ say });
@@ -148,10 +177,11 @@ if (want('ledger')) await ledgerSection({ say });
 // 8. End to end against a real server, and 9. the wrapper alone: benches/js/e2e.mjs.
 if (want('e2e')) await e2eSection(say);
 if (want('wrapper')) await wrapperSection(say, measureAsync);
-if (want('hedge')) hedgeSection({ say, RetryEngine });
+if (want('hedge')) hedgeSection({ say, RetryEngine, plot });
 // 11. A long life (100,000 keyed calls, 200,000 reads, heap after GC): benches/js/soak.mjs, in a child with --expose-gc.
 if (want('soak')) soakSection(say, fmt);
 
-// The whole run is the README's tables; a partial one is written beside them.
+// The whole run is the book's tables (docs/src/benchmarks.md); a partial one is written beside them.
 mkdirSync(`${root}target`, { recursive: true });
 writeFileSync(`${root}target/${only ? 'bench-partial' : 'bench'}.md`, `${out.join('\n')}\n`);
+console.log(written.length ? `\nplots written: ${written.join(', ')}` : '\nplots written: none');

@@ -25,6 +25,7 @@ const server = new FastMCP({
   },
 });
 
+// ANCHOR: tools
 server.addTool({
   name: 'open_ticket',
   description: 'Open a support ticket. Pass a fresh operation_id (a UUID) per ticket; reuse it to retry.',
@@ -46,6 +47,7 @@ server.addTool({
   annotations: status.annotations,
   execute: (args, context) => status.handler(args, context),
 });
+// ANCHOR_END: tools
 
 // How many tickets a tenant has (read-only): what the example's test reads to count the writes from outside.
 server.addTool({

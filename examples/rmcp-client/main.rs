@@ -23,6 +23,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let url: Arc<str> = url.unwrap_or_else(|| "http://127.0.0.1:8080/mcp".into()).into();
     let journal = std::env::temp_dir().join(format!("rmcp-client-journal-{}.jsonl", std::process::id()));
 
+    // ANCHOR: wrap
     // The wrap: a connect function (used again to re-initialize a lost session), the options, a journal.
     let connect = move || ().serve(StreamableHttpClientTransport::from_uri(url.clone()));
     let client = RetryClient::new(connect().await?, RetryOptions::default().tool("create_ticket", Safety::Keyed))
@@ -33,6 +34,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .with_arguments(json!({ "title": "printer on fire" }).as_object().cloned().unwrap_or_default());
     let first = client.call_tool_for(call.clone(), Some("tool-call-1")).await?;
     println!("{:?} {:?}: {}", first.status, first.operation_id, first.message);
+    // ANCHOR_END: wrap
     // The same intended call again: the same operation id, the first ticket.
     let again = client.call_tool_for(call, Some("tool-call-1")).await?;
     println!("{:?} {:?}: {}", again.status, again.operation_id, again.message);

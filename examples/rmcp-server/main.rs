@@ -42,6 +42,7 @@ fn opened(id: i64, title: &str) -> CallToolResult {
     r
 }
 
+// ANCHOR: reconcile
 /// The reconcile hook: asked about a write whose outcome is not known (its process died mid-run, or it ended
 /// `unknown`). A ticket row with its operation id proves it happened; no row proves nothing here (a write to a
 /// downstream API would ask that API), so the answer is then `unknown` and the write never runs again.
@@ -62,6 +63,7 @@ fn reconcile_from(
         })
     }
 }
+// ANCHOR_END: reconcile
 
 impl ServerHandler for Desk {
     fn get_info(&self) -> ServerConfig {
@@ -88,7 +90,10 @@ impl ServerHandler for Desk {
             "Open a ticket, committed with its ledger record in one transaction. Pass a fresh operation_id per intended ticket.",
             Arc::new(schema.as_object().cloned().unwrap_or_default()),
         );
+        // ANCHOR: list
+        // The status tool is listed beside the write tools.
         Ok(ListToolsResult::with_all_items(vec![create, open, self.status.tool()]))
+        // ANCHOR_END: list
     }
 
     async fn call_tool(
@@ -101,6 +106,7 @@ impl ServerHandler for Desk {
         // arguments. This example has no authentication: one tenant.
         let tenant = Some("demo");
         match request.name.as_ref() {
+            // ANCHOR: call
             "create_ticket" => {
                 let opts = IdempotencyOptions::new("create_ticket");
                 let title = args.get("title").and_then(|t| t.as_str()).unwrap_or_default().to_string();
@@ -114,6 +120,8 @@ impl ServerHandler for Desk {
                 .await;
                 Ok(result.into())
             }
+            // ANCHOR_END: call
+            // ANCHOR: atomic
             "open_ticket" => {
                 let opts = IdempotencyOptions::new("open_ticket");
                 let title = args.get("title").and_then(|t| t.as_str()).unwrap_or_default().to_string();
@@ -125,8 +133,11 @@ impl ServerHandler for Desk {
                 });
                 Ok(with_idempotency_atomic(&self.ledger, &opts, tenant, &args, work).await.into())
             }
+            // ANCHOR_END: atomic
+            // ANCHOR: status
             // The status tool reads its tenant from the request context only (see `main`).
             STATUS_TOOL_NAME => Ok(self.status.call(&context.extensions, &args).await.into()),
+            // ANCHOR_END: status
             other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         }
     }
@@ -142,10 +153,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let store = Arc::new(SqliteLedgerStore::open(&file)?);
     let app = rusqlite::Connection::open(&file)?;
     app.execute_batch(TICKETS)?;
+    // ANCHOR: ledger
     let ledger = OperationLedger::new(store.clone()).with_reconcile(reconcile_from(Arc::new(Mutex::new(app))));
     // The status tool's tenant, from the request context (an authenticated server reads the principal its
     // authentication layer put in the HTTP request's `http::request::Parts`); this example has none: one tenant.
     let status = StatusTool::new(&ledger, |_ctx| Some("demo".to_string()));
+    // ANCHOR_END: ledger
     let desk = Desk { ledger, store, status, tickets: Arc::default() };
     let service: StreamableHttpService<Desk, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(desk.clone()), Default::default(), StreamableHttpServerConfig::default());

@@ -14,6 +14,7 @@ import { MemoryLedgerStore, OperationLedger, registerStatusTool, withIdempotency
 const port = Number(process.argv[process.argv.indexOf('--port') + 1]) || 8080;
 const tickets = [];
 const ledger = new OperationLedger({ store: new MemoryLedgerStore() });
+// ANCHOR: tools
 const tenant = (ctx) => ctx?.http?.authInfo?.clientId;
 
 const handler = createMcpHandler(async () => {
@@ -32,6 +33,7 @@ const handler = createMcpHandler(async () => {
     }, { action: 'open_ticket', tenant }),
   );
   registerStatusTool(server, ledger, { tenant });
+  // ANCHOR_END: tools
   server.registerTool(
     'count_tickets',
     { description: 'How many tickets the caller has opened.', inputSchema: z.object({}), annotations: { readOnlyHint: true } },

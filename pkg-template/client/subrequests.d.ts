@@ -3,11 +3,21 @@ export declare const SUBREQUEST_BUDGET_SPENT: 'ERR_MCP_RETRY_SUBREQUEST_BUDGET';
 
 /** Options of a {@link SubrequestBudget}. Whole numbers; a bad one is a `TypeError`/`RangeError` naming it. */
 export interface SubrequestBudgetOptions {
-  /** The invocation's subrequests (Cloudflare Workers: 50 free, 10,000 paid; Workers for Platforms: its own). */
+  /**
+   * The count of subrequests the invocation may make, 1 – 1,000,000 (Cloudflare Workers: 50 on the free plan,
+   * 10,000 on the paid one; Workers for Platforms: its own). Required.
+   */
   limit: number;
-  /** Kept for the app itself (its own answer's fetches); below `limit`. Default 1. */
+  /**
+   * The count of subrequests kept for the app itself (its own answer's fetches): withRetry never spends them.
+   * Below `limit`.
+   * @default 1
+   */
   reserve?: number;
-  /** Already used in this invocation. Default 0. */
+  /**
+   * The count of subrequests already used in this invocation (at most `limit`).
+   * @default 0
+   */
   spent?: number;
 }
 
@@ -17,9 +27,16 @@ export interface SubrequestBudgetOptions {
  * invocation cannot pay for, and stops with reason `subrequest_budget` instead.
  */
 export declare class SubrequestBudget {
+  /**
+   * One budget per invocation (make it in the request handler, not at module scope).
+   * @param options `limit` (required), `reserve` and `spent` (see {@link SubrequestBudgetOptions}).
+   */
   constructor(options: SubrequestBudgetOptions);
+  /** The invocation's subrequests, as given. */
   readonly limit: number;
+  /** The subrequests kept for the app. */
   readonly reserve: number;
+  /** The subrequests used so far (counted by `fetch` and `spend`). */
   readonly spent: number;
   /** Requests left in the invocation. */
   readonly remaining: number;

@@ -1,7 +1,14 @@
 import type { LedgerRecord, LedgerRulesOptions, RecordState } from './rules.js';
 
 /** A ledger key: the tenant comes from the authenticated request, never from tool arguments. */
-export interface LedgerKey { tenant: string; action: string; operationId: string }
+export interface LedgerKey {
+  /** The authenticated principal whose record it is (from the request context, never the arguments). */
+  tenant: string;
+  /** The ledger's name for the tool's writes (`withIdempotency`'s `action`, usually the tool name). */
+  action: string;
+  /** The operation id the client sent (8–128 characters of `A–Z a–z 0–9 - _ . :`). */
+  operationId: string;
+}
 
 /**
  * Where the ledger keeps records. `insert` and `replace` must be atomic. `result` is opaque text the ledger
@@ -27,8 +34,24 @@ export interface LedgerStore {
   transaction?(key: LedgerKey, expectedVersion: number | null, claim: LedgerRecord, work: (tx: any) => Promise<{ record: LedgerRecord; result?: string }>): Promise<boolean>;
 }
 
-/** Which unresolved records: a tenant and/or an action (both optional), at most `limit` (1 … 10,000; default 100). */
-export interface UnresolvedFilter { tenant?: string; action?: string; limit?: number }
+/** Which unresolved records (`OperationLedger#unresolved`, `releaseAll`, `countUnresolved`): a tenant and/or an action, at most `limit`. */
+export interface UnresolvedFilter {
+  /**
+   * Only this tenant's records.
+   * @default undefined (every tenant)
+   */
+  tenant?: string;
+  /**
+   * Only this action's records.
+   * @default undefined (every action)
+   */
+  action?: string;
+  /**
+   * The most records answered, oldest first: a count from 1 to 10,000.
+   * @default 100
+   */
+  limit?: number;
+}
 /** An unresolved (`pending` or `unknown`) record. */
 export interface UnresolvedRecord { key: LedgerKey; record: LedgerRecord }
 /** How many unresolved records one (tenant, action) holds. */
@@ -61,6 +84,10 @@ declare abstract class TransactionalLedgerStore<Tx> extends LedgerStoreMethods {
   /** See `LedgerStore.transaction`; `tx` is what the handler writes through. */
   transaction(key: LedgerKey, expectedVersion: number | null, claim: LedgerRecord, work: (tx: Tx) => Promise<{ record: LedgerRecord; result?: string }>): Promise<boolean>;
 }
+/**
+ * A ledger store in this process's memory: for tests, and for a single process whose records may be lost with
+ * it (a restart forgets every claim and outcome, so a repeat after it runs again). Not transactional.
+ */
 export declare class MemoryLedgerStore extends LedgerStoreMethods {
   /** Rows held (only the memory store can count cheaply). */
   readonly size: number;
@@ -73,11 +100,18 @@ export declare class MemoryLedgerStore extends LedgerStoreMethods {
  *   (a lost claim lets its operation run again).
  */
 export type SqliteDurability = 'full' | 'normal';
+/** The options of `new SqliteLedgerStore(db, options)`; a bad one is a `TypeError`/`RangeError` naming it. */
 export interface SqliteLedgerStoreOptions {
+  /**
+   * How much a power cut may take (see {@link SqliteDurability}): `'full'` sets `synchronous=FULL`, `'normal'`
+   * `synchronous=NORMAL` (WAL mode only). An `EXTRA` set on the connection is kept.
+   * @default 'full'
+   */
   durability?: SqliteDurability;
   /**
-   * The longest a `transaction: true` handler may hold the transaction (ms, default 10,000): a longer one is
-   * rolled back (answered `rejected`/`rolled_back`) and its `tx` refuses every later call.
+   * The longest a `transaction: true` handler may hold the transaction, in milliseconds (1 – 3,600,000): a
+   * longer one is rolled back (answered `rejected`/`rolled_back`) and its `tx` refuses every later call.
+   * @default 10000 (10 seconds)
    */
   transactionTimeoutMs?: number;
 }
@@ -87,6 +121,11 @@ export interface SqliteLedgerStoreOptions {
  * transactional handler gets that `Database`, inside `BEGIN IMMEDIATE`.
  */
 export declare class SqliteLedgerStore<Db extends { prepare(sql: string): any; exec(sql: string): unknown } = any> extends TransactionalLedgerStore<Db> {
+  /**
+   * Creates the table and its indexes if missing, and sets the journal and synchronous modes.
+   * @param db An open better-sqlite3 `Database`.
+   * @param options `durability` and `transactionTimeoutMs` (see {@link SqliteLedgerStoreOptions}).
+   */
   constructor(db: Db, options?: SqliteLedgerStoreOptions);
 }
 /**
@@ -94,7 +133,12 @@ export declare class SqliteLedgerStore<Db extends { prepare(sql: string): any; e
  * transactional handler gets a `D1LedgerTransaction` (its statements join one batch with the record).
  */
 export declare class D1LedgerStore extends TransactionalLedgerStore<D1LedgerTransaction> {
+  /**
+   * Starts creating the table and its indexes (`ready`); every store call waits for it.
+   * @param db The D1 binding (`env.DB`).
+   */
   constructor(db: { prepare(sql: string): any });
+  /** Settles when the table and its indexes exist. */
   readonly ready: Promise<unknown>;
 }
 /**
@@ -114,13 +158,21 @@ export declare class D1LedgerStore extends TransactionalLedgerStore<D1LedgerTran
  * An object has one alarm: if yours does other work, call `purge(Date.now())` from your `alarm()` instead.
  */
 export declare class DurableObjectLedgerStore extends TransactionalLedgerStore<any> {
+  /**
+   * A store in the object's storage (records under keys of their own; a transaction is the storage's).
+   * @param storage The Durable Object's `ctx.storage` (`get`, `transaction`; `getAlarm`/`setAlarm` for the alarm helpers).
+   */
   constructor(storage: {
     get(key: string): Promise<any>;
     transaction<T>(fn: (txn: any) => Promise<T>): Promise<T>;
     getAlarm?(): Promise<number | null>;
     setAlarm?(scheduledTime: number | Date): Promise<void>;
   });
-  /** Sets the alarm to `nowMs + everyMs` unless one is set already; resolves to the alarm's time. */
+  /**
+   * Sets the alarm to `nowMs + everyMs` unless one is set already; resolves to the alarm's time.
+   * @param everyMs The purge interval, in milliseconds (1 ms – a year).
+   * @param nowMs The time it counts from, in milliseconds since the epoch. Default `Date.now()`.
+   */
   scheduleAlarm(everyMs: number, nowMs?: number): Promise<number>;
   /** For `alarm()`: purges what expired by `nowMs` (default now), sets the next alarm `everyMs` later; resolves to the count purged. */
   purgeOnAlarm(everyMs: number, nowMs?: number): Promise<number>;
@@ -137,7 +189,12 @@ export interface PostgresQueryable {
  * of the pool, inside `BEGIN`.
  */
 export declare class PostgresLedgerStore<Client = any> extends TransactionalLedgerStore<Client> {
+  /**
+   * Starts creating the table and its index if missing (`ready`).
+   * @param pool A `pg.Pool` (its `query`; `connect` for transactional handlers).
+   */
   constructor(pool: PostgresQueryable & { connect?(): Promise<Client> });
+  /** Settles when the table and its index exist (a failed setup is tried again by the next call). */
   readonly ready: Promise<void>;
 }
 
@@ -148,23 +205,41 @@ export type ReconcileVerdict =
   | { status: 'unknown' };
 
 /**
- * `ttlMs` (default 24 h) is how long a resolved outcome is replayed after it was recorded, and must be at
- * least `leaseMs` (a `RangeError` with `code: 'ttl_below_lease'`, `field: 'ttlMs'` otherwise); pending and
- * unknown records never expire.
+ * The options of `new OperationLedger(options)`: the store (required), the durations (`ttlMs`, `leaseMs`: see
+ * {@link LedgerRulesOptions}), the reconcile hook, the clock, what operators hear, the largest result kept,
+ * and OpenTelemetry. `ttlMs` must be at least `leaseMs` (a `RangeError` with `code: 'ttl_below_lease'`,
+ * `field: 'ttlMs'` otherwise); pending and unknown records never expire.
  */
 export interface OperationLedgerOptions extends LedgerRulesOptions {
+  /**
+   * Where records are kept: `MemoryLedgerStore`, `SqliteLedgerStore`, `D1LedgerStore`, `DurableObjectLedgerStore`,
+   * `PostgresLedgerStore`, or your own `LedgerStore`. Required.
+   */
   store: LedgerStore;
   /**
    * Asked when an outcome is not known: a claim whose lease ran out (its run stopped renewing it) or an
    * `unknown` record — never while this process holds a live claim on the key. Answer `not_done` only when
    * the operation did not happen and cannot happen any more (a stale run's write would be refused
    * downstream by its fence, or the run has provably ended). Look up by the `tenant` given, not by the id alone.
+   * @default undefined (no hook: an outcome not known stays `unknown` until an operator releases it)
    */
   reconcile?: (ctx: LedgerKey & { record: LedgerRecord; result?: unknown }) => Promise<ReconcileVerdict> | ReconcileVerdict;
+  /**
+   * The ledger's clock, in milliseconds since the epoch: leases, expiries and record times. (A claim's give-up
+   * point is also kept on this process's monotonic clock.)
+   * @default () => Date.now()
+   */
   now?: () => number;
-  /** What operators must know (a throw here is ignored). Store and handler error details go here, never to the model. */
+  /**
+   * What operators must know (a throw here is ignored). Store and handler error details go here, never to the model.
+   * @default undefined (nothing is told)
+   */
   onEvent?: (event: LedgerEvent) => void;
-  /** The largest result text a record keeps, in UTF-8 bytes (default 1 MiB); a larger result is recorded as `result_not_stored`. */
+  /**
+   * The largest result text a record keeps, in UTF-8 bytes (1 – 1,073,741,824); a larger result is recorded as
+   * `result_not_stored`.
+   * @default 1048576 (1 MiB)
+   */
   maxResultBytes?: number;
   /**
    * Your `@opentelemetry/api` module: `withIdempotency` counts every answer in `mcp_retry_policy.ledger.answers`
@@ -174,11 +249,17 @@ export interface OperationLedgerOptions extends LedgerRulesOptions {
    * `mcp_retry_policy.ledger.unresolved` (unresolved records by `mcp_retry_policy.ledger.action` and
    * `mcp_retry_policy.ledger.state` — pending, unknown —, never by tenant) from one `countUnresolved()` query
    * per `unresolvedCacheMs`. Without it nothing is recorded.
+   * @default undefined (nothing recorded)
    */
-  opentelemetry?: { metrics: { getMeter(name: string, version?: string): unknown } };
+  opentelemetry?: {
+    /** The module's metrics API (`api.metrics`): its `getMeter` makes the ledger's counters and gauge. */
+    metrics: { getMeter(name: string, version?: string): unknown };
+  };
   /**
-   * How long the unresolved gauge reuses a count read from the store (ms on the ledger's clock; default 5,000,
-   * 0 … 3,600,000; 0 asks the store on every collection). A failed count is kept as long (no value observed).
+   * How long the unresolved gauge reuses a count read from the store, in milliseconds on the ledger's clock
+   * (a whole number, 0 – 3,600,000; 0 asks the store on every collection). A failed count is kept as long (no
+   * value observed).
+   * @default 5000 (5 seconds)
    */
   unresolvedCacheMs?: number;
 }
@@ -246,6 +327,11 @@ export interface LedgerClaimContext extends LedgerKey {
 /** The claim the handler with this `extra` runs under, or `undefined` outside a `withIdempotency` handler. */
 export declare function claimOf(extra: unknown): LedgerClaimContext | undefined;
 
+/**
+ * What `OperationLedger.begin` says to do with a write: `execute` under the new `claim`, `replay` the recorded
+ * outcome, answer `in_progress` (retry after `retryAfterMs` milliseconds), `conflict` (the id was used for other
+ * input), or `unknown`.
+ */
 export type LedgerBegin =
   | { action: 'execute'; claim: LedgerRecord }
   | { action: 'replay'; state: RecordState; result: unknown }
@@ -265,9 +351,23 @@ export interface LedgerReleased {
 /** The `code` of the `RangeError` (`field: 'key'`) that `release` refuses with. */
 export type LedgerReleaseRefusal = 'not_found' | 'resolved' | 'lease_live' | 'already_released' | 'contended';
 
+/**
+ * The operation ledger: records each keyed write by (tenant, action, operation id) so that a repeat returns the
+ * first outcome instead of running again. The rules (what to do with a write, how a record changes) are the
+ * wasm core's; the ledger does the store I/O, asks the reconcile hook when an outcome is not known, keeps
+ * the claims of running handlers alive (renewed every third of the lease), and gives operators their listings,
+ * releases and purges. Use it through `withIdempotency` and the status tool.
+ */
 export declare class OperationLedger {
+  /**
+   * Checks the options (a `TypeError`/`RangeError` with `code` and `field`).
+   * @param options The store (required), `ttlMs`, `leaseMs`, `reconcile`, `now`, `onEvent`, `maxResultBytes`,
+   * `opentelemetry`, `unresolvedCacheMs` (see {@link OperationLedgerOptions}).
+   */
   constructor(options: OperationLedgerOptions);
+  /** How long a resolved outcome is replayed, in milliseconds. */
   readonly ttlMs: number;
+  /** How long a claim holds before a repeat is reconciled, in milliseconds. */
   readonly leaseMs: number;
   /** The largest result text a record keeps (UTF-8 bytes). */
   readonly maxResultBytes: number;
@@ -287,12 +387,18 @@ export declare class OperationLedger {
    * operation did not take effect: the next call with the key executes. Refuses (a `RangeError` with
    * `field: 'key'` and a `LedgerReleaseRefusal` `code`) a missing, resolved, live or released record.
    */
-  release(key: LedgerKey, options: { reason: string }): Promise<LedgerReleased>;
+  release(key: LedgerKey, options: {
+    /** How you know the operation did not take effect (a non-empty string, kept in the store with the release). Required. */
+    reason: string;
+  }): Promise<LedgerReleased>;
   /**
    * Releases, with one `reason`, up to `filter.limit` (default 100) unresolved records of a tenant and/or
    * action, oldest first, each through `release` (a live lease is refused, never released).
    */
-  releaseAll(filter: UnresolvedFilter | undefined, options: { reason: string }): Promise<{ released: LedgerKey[]; refused: { key: LedgerKey; code: LedgerReleaseRefusal }[] }>;
+  releaseAll(filter: UnresolvedFilter | undefined, options: {
+    /** How you know these operations did not take effect (a non-empty string, kept with each release). Required. */
+    reason: string;
+  }): Promise<{ released: LedgerKey[]; refused: { key: LedgerKey; code: LedgerReleaseRefusal }[] }>;
   /** The unresolved records of a tenant and/or action, oldest first (a store without `unresolved`: `TypeError`, `field: 'store'`). */
   unresolved(filter?: UnresolvedFilter): Promise<UnresolvedRecord[]>;
   /** How many unresolved records each (tenant, action) holds. */
@@ -330,18 +436,32 @@ export type OperationStatusAnswer =
   | { status: 'in_progress'; retryAfterMs: number }
   | { status: 'succeeded' | 'failed'; result: unknown };
 
+/** The options of `registerStatusTool` and `statusTool` (`statusTool` takes all but `z`). */
 export interface StatusToolOptions<Extra> {
-  /** The tenant, from the authenticated request context (as for `withIdempotency`). */
+  /**
+   * The tenant, from the authenticated request context (as for `withIdempotency`): the caller sees only its own
+   * tenant's records. Required.
+   */
   tenant: (extra: Extra) => string | undefined | Promise<string | undefined>;
-  /** The tool's name (default `operation_status`). */
+  /**
+   * The tool's name (the client's `statusTool` option must match it).
+   * @default 'operation_status'
+   */
   name?: string;
-  /** The description the model reads. */
+  /**
+   * The description the model reads.
+   * @default the package's: "Reports what happened to an earlier write, by the operation id it was sent with: …"
+   */
   description?: string;
-  /** The zod the server's SDK uses (default: the `zod` this package resolves). */
+  /**
+   * The zod the server's SDK uses, to build the input schema (`registerStatusTool` only).
+   * @default the `zod` this package resolves
+   */
   z?: { string(): any };
   /**
    * Whether this caller may read the record found under `action` (e.g. only payroll admins read `payroll_adjust`).
    * Anything but `true` (a throw too) answers as an id never used: `not_found`.
+   * @default undefined (every caller of the tenant may read every action's records)
    */
   authorize?: (ctx: LedgerKey & { extra: Extra }) => boolean | Promise<boolean>;
 }
@@ -361,6 +481,7 @@ export declare function registerStatusTool<Extra = any>(
 
 /** The status tool for any framework: what `statusTool` returns. */
 export interface StatusToolDefinition<Extra> {
+  /** The tool's name (`options.name`, default `operation_status`). */
   name: string;
   /** What the model reads about the tool. */
   description: string;
@@ -381,19 +502,39 @@ export declare function statusTool<Extra = any>(ledger: OperationLedger, options
 
 /** Thrown by a handler that submitted downstream and cannot tell whether it committed. */
 export declare class OutcomeUnknown extends Error {
-  constructor(message?: string, options?: { cause?: unknown });
+  /**
+   * @param message What is not known (for logs; the model gets the ledger's own wording).
+   * @param options `cause`: the downstream error, as for `Error`.
+   */
+  constructor(message?: string, options?: {
+    /**
+     * The error that left the outcome unknown (a timeout, a dropped connection).
+     * @default undefined (none)
+     */
+    cause?: unknown;
+  });
 }
 
+/** The options of `withIdempotency(ledger, handler, options)`; a bad one is a `TypeError` naming it. */
 export interface IdempotencyOptions<Extra> {
-  /** The ledger's name for this tool's writes (usually the tool name). */
+  /** The ledger's name for this tool's writes (usually the tool name). Required. */
   action: string;
   /**
    * The tenant: the authenticated principal whose results these are — the token's subject (e.g.
    * `extra.authInfo.extra.sub`), not the app's client id, which many users share. Never from the arguments.
+   * Required.
    */
   tenant: (extra: Extra) => string | undefined | Promise<string | undefined>;
+  /**
+   * The argument that carries the operation id; the tool's input schema must declare it. A missing or malformed
+   * id is `rejected` (`invalid_operation_id`) and nothing is done.
+   * @default 'operation_id'
+   */
   operationIdArgument?: string;
-  /** Checks run before any claim; return a message to refuse (a validator that throws refuses too, with reason `validation_failed`): the caller gets `_meta[LEDGER_META_KEY] = { status: 'rejected', reason: 'invalid_input', operationId }` and nothing is stored. */
+  /**
+   * Checks run before any claim; return a message to refuse (a validator that throws refuses too, with reason `validation_failed`): the caller gets `_meta[LEDGER_META_KEY] = { status: 'rejected', reason: 'invalid_input', operationId }` and nothing is stored.
+   * @default undefined (no validation)
+   */
   validate?: (args: any, extra: Extra) => string | undefined | Promise<string | undefined>;
   /**
    * `true`: the handler gets the store's transaction as its third argument and writes through it; its
@@ -403,6 +544,7 @@ export interface IdempotencyOptions<Extra> {
    * transaction: what the handler does outside it (a message sent, a call to another service) may stand, and the
    * caller is told so.
    * The ledger's store must be SQLite, Postgres, D1 or a Durable Object (else a `TypeError`, `field: 'transaction'`).
+   * @default false
    */
   transaction?: boolean;
   /**
@@ -410,6 +552,7 @@ export interface IdempotencyOptions<Extra> {
    * but `true` (a throw included, told to `onEvent` as `authorize_error`) answers `rejected`, reason
    * `unauthorized`, and reveals nothing (not whether the id was used). Put here the permission checks the write
    * needs: a replay skips the handler, so checks inside it do not run for a reused key.
+   * @default undefined (every authenticated caller of the tenant is allowed)
    */
   authorize?: (ctx: LedgerKey & { args: Record<string, unknown>; extra: Extra }) => boolean | Promise<boolean>;
   /**
@@ -417,6 +560,7 @@ export interface IdempotencyOptions<Extra> {
    * subject). It is bound into the record's fingerprint, so another principal's call with the same id and
    * input is a `conflict` (nothing done, nothing revealed), never a replay of this one's result. A request
    * without one is `rejected` (`unauthenticated`).
+   * @default undefined (the tenant is the principal)
    */
   principal?: (extra: Extra) => string | undefined | Promise<string | undefined>;
 }
@@ -429,15 +573,26 @@ export interface IdempotencyOptions<Extra> {
 export declare function withIdempotency<Args extends Record<string, unknown>, Extra, Result, Tx = any>(
   ledger: OperationLedger,
   handler: (args: Args, extra: Extra, tx: Tx) => Result | Promise<Result>,
-  options: IdempotencyOptions<Extra> & { transaction: true },
+  options: IdempotencyOptions<Extra> & {
+    /** The handler's writes go through the store's transaction (its third argument) and commit with the record. */
+    transaction: true;
+  },
 ): (args: Args, extra: Extra) => Promise<Result>;
 export declare function withIdempotency<Args extends Record<string, unknown>, Extra, Result>(
   ledger: OperationLedger,
   handler: (args: Args, extra: Extra) => Result | Promise<Result>,
-  options: IdempotencyOptions<Extra> & { transaction?: false },
+  options: IdempotencyOptions<Extra> & {
+    /**
+     * No transaction: the claim is recorded before the handler runs and its outcome after.
+     * @default false
+     */
+    transaction?: false;
+  },
 ): (args: Args, extra: Extra) => Promise<Result>;
 
-export { LEDGER_META_KEY } from '../generated/names.js';
+import type { LEDGER_META_KEY as GENERATED_LEDGER_META_KEY } from '../generated/names.js';
+/** The `_meta` key of the ledger's own answers (rejected, in progress, conflict, unknown, result not stored): see {@link LedgerMeta}. */
+export declare const LEDGER_META_KEY: typeof GENERATED_LEDGER_META_KEY;
 
 /** Why `withIdempotency` answered `rejected`: refused before any claim (nothing was done), or (`rolled_back`) the
  *  handler ran and failed and its transaction was undone (effects outside the transaction may stand). */

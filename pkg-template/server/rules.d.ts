@@ -8,13 +8,20 @@ export type { RecordState } from '../generated/names.js';
  * `released`: an operator released an unresolved record (`OperationLedger.release`); the next call executes.
  */
 export interface LedgerRecord {
+  /** `pending` (claimed, running), `succeeded`, `failed`, `unknown` or `released`. */
   state: RecordState;
+  /** The fingerprint of the write's input (`fingerprint(...)`): the same id with other input is a `conflict`. */
   fingerprint: string;
+  /** When the claim's lease ends, in milliseconds since the epoch on the ledger's clock. */
   leaseUntilMs: number;
+  /** When the record was first claimed, in milliseconds since the epoch. */
   createdMs: number;
+  /** When a resolved record stops being replayed, in milliseconds since the epoch (resolved records only). */
   expiresMs: number;
+  /** The record's version, a count that goes up with every write: the claim's fencing token. */
   version: number;
 }
+/** What `LedgerRules.admit` says to do with a write: execute it, replay the stored outcome, refuse it (`conflict`), ask the reconcile hook, or answer in progress (retry after `retryAfterMs` milliseconds). */
 export type LedgerAdmission =
   | { action: 'execute' } | { action: 'replay' } | { action: 'conflict' } | { action: 'reconcile' }
   | { action: 'in_progress'; retryAfterMs: number };
@@ -35,20 +42,41 @@ export type LedgerReleaseRule =
   | { refused: 'resolved' | 'already_released' }
   | { refused: 'lease_live'; retryAfterMs: number };
 /**
- * `ttlMs` (default 24 h): how long a resolved record is replayed after its outcome; at least `leaseMs`.
- * `leaseMs` (default 60 s): how long a claim holds before a repeat is reconciled.
+ * The ledger's two durations (`new LedgerRules(options)`, and `OperationLedger`'s options). A TTL below the lease
+ * is a `RangeError` with `code: 'ttl_below_lease'`, `field: 'ttlMs'`.
  */
-export interface LedgerRulesOptions { ttlMs?: number; leaseMs?: number }
+export interface LedgerRulesOptions {
+  /**
+   * How long a resolved outcome (`succeeded`, `failed`) is replayed after it was recorded, in milliseconds
+   * (1 ms – 366 days; at least `leaseMs`). Pending and unknown records never expire.
+   * @default 86400000 (the core's default: 24 hours)
+   */
+  ttlMs?: number;
+  /**
+   * How long a claim holds before a repeat of its key is reconciled, in milliseconds (1 – 86,400,000). A
+   * running handler's claim is renewed every third of it.
+   * @default 60000 (the core's default: 60 seconds)
+   */
+  leaseMs?: number;
+}
 
 /**
  * The ledger's transitions, decided in wasm (numbers only). Bad input is a `TypeError`/`RangeError` with
  * `code` and `field` (`record.version`, `nowMs`, …); a TTL below the lease is `ttl_below_lease`.
  */
 export declare class LedgerRules {
+  /**
+   * Validates the durations.
+   * @param options `ttlMs` and `leaseMs`, absent ones the core's defaults (see {@link LedgerRulesOptions}).
+   */
   constructor(options?: LedgerRulesOptions);
+  /** How long a resolved outcome is replayed, in milliseconds. */
   readonly ttlMs: number;
+  /** How long a claim holds, in milliseconds. */
   readonly leaseMs: number;
+  /** What to do with a write of `fingerprint` given the record `stored` under its key, at `nowMs`. */
   admit(stored: LedgerRecord | undefined | null, fingerprint: string, nowMs: number): LedgerAdmission;
+  /** What a read-only status lookup finds in `stored` at `nowMs`. */
   lookup(stored: LedgerRecord | undefined | null, nowMs: number): LedgerLookup;
   /** A new look at a key (what `OperationLedger` runs for a write, an atomic write, the status tool): its code. */
   lookStart(mode: 'claim' | 'atomic' | 'status'): number;
@@ -65,8 +93,11 @@ export declare class LedgerRules {
     fingerprint: string | undefined,
     nowMs: number,
   ): LedgerLookStepResult;
+  /** The pending claim to write over `previous` (the next version, a lease from `nowMs`). */
   claim(previous: LedgerRecord | undefined | null, fingerprint: string, nowMs: number): LedgerRecord;
+  /** The record that resolves `claimed` as `state` at `nowMs` (the next version; expiring `ttlMs` later when resolved). */
   finish(claimed: LedgerRecord, state: 'succeeded' | 'failed' | 'unknown', nowMs: number): LedgerRecord;
+  /** An operator's release of `stored`: the released record, or why not. */
   release(stored: LedgerRecord, nowMs: number): LedgerReleaseRule;
   /** The claim renewed by the run that holds it: a new lease from `nowMs`, the next version (pending only). */
   renew(claimed: LedgerRecord, nowMs: number): LedgerRecord;

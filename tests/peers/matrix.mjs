@@ -141,7 +141,7 @@ const legend = '\nS succeeded · U unknown · F failed · E tool_error (reason i
   'server recorded them (Σ for many calls); reinit = re-initializations; ✓/✗ against the expected cell and the invariants.\n';
 const table = header + lines.join('\n') + '\n' + legend;
 fs.mkdirSync(outDir, { recursive: true });
-// table.md is a full run only (what `scripts/peers.sh --readme` prints in the README); a subset is partial.md.
+// table.md is a full run only (what `scripts/peers.sh --docs` writes into docs/src/testing.md); a subset is partial.md.
 const kind = slice ? 'slice' : argv.includes('--servers') || argv.includes('--scenarios') ? 'partial' : 'table';
 fs.writeFileSync(path.join(outDir, `${kind}.md`), table);
 fs.writeFileSync(path.join(outDir, `${kind === 'table' ? 'results' : kind}.json`), JSON.stringify(results, null, 1));

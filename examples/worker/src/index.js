@@ -43,6 +43,7 @@ export class TicketDesk extends DurableObject {
   }
 }
 
+// ANCHOR: breakers
 /** The breaker state shared by every isolate calling the upstream: stored here, decided by each engine. */
 export class Breakers extends DurableObject {
   constructor(ctx, env) {
@@ -54,11 +55,13 @@ export class Breakers extends DurableObject {
     return this.state.fetch(request);
   }
 }
+// ANCHOR_END: breakers
 
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     if (url.pathname === '/mcp') return env.DESK.get(env.DESK.idFromName('desk')).fetch(request);
+    // ANCHOR: relay
     if (url.pathname === '/relay') {
       const transport = () => new StreamableHTTPClientTransport(new URL(env.UPSTREAM_MCP_URL), { fetch: observeFetch() });
       const client = new Client({ name: 'example-worker', version: '1.0.0' });
@@ -73,6 +76,7 @@ export default {
         await client.close();
       }
     }
+    // ANCHOR_END: relay
     return new Response('POST /mcp (an MCP server behind the operation ledger) · GET /relay?tool=…&args=… (withRetry to UPSTREAM_MCP_URL)\n', { status: 404 });
   },
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Replaces every benchmark table in README.md with the same-titled table of target/bench.md (the last full
+"""Replaces every benchmark table of the book's benchmarks page (docs/src/benchmarks.md) with the same-titled table of target/bench.md (the last full
 `bash scripts/bench.sh` run). Prose between the tables is kept; a section the run does not have is left alone.
-Usage: python3 scripts/readme-bench.py [bench.md]  (after scripts/bench.sh; or a partial run's file,
+Usage: python3 scripts/docs-bench.py [bench.md]  (after scripts/bench.sh; or a partial run's file,
 target/bench-partial.md from `node benches/js/run.mjs --only=...`, to refresh just those sections)."""
 import re
 import sys
@@ -9,7 +9,7 @@ from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
 bench = Path(sys.argv[1]).read_text() if len(sys.argv) > 1 else (root / "target/bench.md").read_text()
-readme_path = root / "README.md"
+readme_path = root / "docs/src/benchmarks.md"
 readme = readme_path.read_text()
 
 
@@ -30,9 +30,9 @@ seen = {}
 for title, table, _, _ in fresh:
     n = seen.get(title, 0)
     seen[title] = n + 1
-    hits = [t for t in tables(readme, 3) if t[0] == title]
+    hits = [t for t in tables(readme, 2) if t[0] == title]
     if n >= len(hits):
-        print(f"README has no section '{title}' #{n + 1}: skipped", file=sys.stderr)
+        print(f"docs/src/benchmarks.md has no section '{title}' #{n + 1}: skipped", file=sys.stderr)
         continue
     _, _, start, end = hits[n]
     readme = readme[:start] + table + readme[end:]

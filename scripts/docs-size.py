@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Copies the sizes `scripts/build.sh` measured (target/size/table.md) into the README's Size table.
+"""Copies the sizes `scripts/build.sh` measured (target/size/table.md) into the book's Size table (docs/src/runtimes.md).
 
-Each README row keeps its label and any note after the gzip number; only the numbers change.
-tests/js/readme-fresh.test.mjs fails when the wasm rows differ from the built modules.
+Each row keeps its label and any note after the gzip number; only the numbers change.
+tests/js/docs-fresh.test.mjs fails when the wasm rows differ from the built modules.
 """
 import re
 import sys
@@ -10,7 +10,7 @@ from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
 table = (root / 'target/size/table.md').read_text()
-readme_path = root / 'README.md'
+readme_path = root / 'docs/src/runtimes.md'
 readme = readme_path.read_text()
 
 def spaced(n):
@@ -30,7 +30,8 @@ labels = {
     'whole package, both faces': 'whole package (both faces)',
 }
 start = readme.index('\n## Size\n')
-end = readme.index('\n## ', start + 1)
+end = readme.find('\n## ', start + 1)
+end = len(readme) if end < 0 else end
 section = readme[start:end]
 changed = 0
 for label, key in labels.items():
@@ -40,7 +41,7 @@ for label, key in labels.items():
     pat = re.compile(r'^(\| ' + re.escape(label) + r' \| )[\d ]+ B( \| (?:\*\*)?)[\d ]+ B', re.M)
     section, n = pat.subn(lambda m: f'{m.group(1)}{spaced(raw)} B{m.group(2)}{spaced(gz)} B', section)
     if n != 1:
-        sys.exit(f'README Size table: no single "{label}" row')
+        sys.exit(f'docs/src/runtimes.md Size table: no single "{label}" row')
     changed += n
 readme_path.write_text(readme[:start] + section + readme[end:])
 print(f'{changed} rows set from target/size/table.md')
