@@ -41,6 +41,16 @@ type Connect<H> = Box<
 >;
 
 /// How a [`RetryClient`] treats a server and its tools.
+///
+/// ```
+/// use mcp_retry_policy::retry::Safety;
+/// use mcp_retry_policy::rmcp::RetryOptions;
+///
+/// let options = RetryOptions::default()
+///     .trusted(true) // this server's annotations (and an `operation_id` in a schema) count
+///     .tool("send_email", Safety::Unsafe); // a per-tool override wins
+/// # let _ = options;
+/// ```
 #[derive(Clone, Debug)]
 pub struct RetryOptions {
     /// The retry policy (attempts, backoff, timeouts, budget, breaker).
@@ -374,6 +384,27 @@ impl<H: ClientHandler> RetryClient<H> {
     /// Wraps a connected rmcp client (`().serve(transport).await?`). Without [`RetryClient::reconnect`], a lost
     /// session cannot be re-initialized by the wrapper (rmcp's Streamable HTTP transport re-initializes an
     /// expired session on its own once); the call then stops as the engine decides.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::retry::{FinalStatus, Safety};
+    /// use mcp_retry_policy::rmcp::{FileJournal, RetryClient, RetryOptions};
+    /// use rmcp::{model::CallToolRequestParams, transport::StreamableHttpClientTransport, ServiceExt};
+    /// # #[tokio::main]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// let connect = || ().serve(StreamableHttpClientTransport::from_uri("http://127.0.0.1:8080/mcp"));
+    /// let client = RetryClient::new(connect().await?, RetryOptions::default().tool("create_ticket", Safety::Keyed))
+    ///     .journal(Arc::new(FileJournal::open("journal.jsonl")?))
+    ///     .reconnect(connect);
+    /// let call = CallToolRequestParams::new("create_ticket")
+    ///     .with_arguments(serde_json::json!({ "title": "Printer on fire" }).as_object().cloned().unwrap_or_default());
+    /// let outcome = client.call_tool_for(call, Some("tool-call-1")).await?; // the model's tool-call id
+    /// if outcome.status != FinalStatus::Succeeded {
+    ///     println!("{}", outcome.message); // e.g. unknown: it may or may not have happened
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new(client: RunningService<RoleClient, H>, options: RetryOptions) -> Self {
         let seed = options.seed.unwrap_or_else(random_u64);
         RetryClient {

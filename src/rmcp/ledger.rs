@@ -487,6 +487,17 @@ fn wall_ms() -> u64 {
 
 impl OperationLedger {
     /// A ledger over `store` with the core's default TTL (24 h) and lease (60 s), no reconcile hook.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, Reconciled, ReconcileRequest};
+    ///
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()))
+    ///     // Asked about a write whose outcome is not known: look it up where it would have landed.
+    ///     .with_reconcile(|_asked: ReconcileRequest| std::future::ready(Ok(Reconciled::Unknown)))
+    ///     .on_event(|e| eprintln!("ledger: {}", e.kind()));
+    /// # let _ = ledger;
+    /// ```
     pub fn new(store: Arc<dyn LedgerStore>) -> Self {
         OperationLedger {
             store,
@@ -976,6 +987,30 @@ pub(crate) fn answer_begin(begin: Begin, operation_id: &str, arg: &str) -> Optio
 /// `_meta["dev.mcp-retry-policy/ledger"]` as the JS ledger's do, which [`RetryClient`](super::RetryClient) and
 /// `withRetry` read. An unresolved record is asked of the ledger's reconcile hook; it runs again only when
 /// the hook answers [`Reconciled::NotDone`].
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{with_idempotency, IdempotencyOptions, MemoryLedgerStore, OperationLedger};
+/// use rmcp::model::{CallToolResult, ContentBlock};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// let options = IdempotencyOptions::new("create_ticket");
+/// let call = serde_json::json!({ "title": "Printer on fire", "operation_id": "0b6f3c1e-8d2a-4f7e-9c3b-2a1d5e6f7a8b" });
+/// let arguments = call.as_object().unwrap();
+/// let mut runs = 0;
+/// for _ in 0..2 {
+///     // In `ServerHandler::call_tool`: the tenant from the request's authentication.
+///     let answer = with_idempotency(&ledger, &options, Some("alice"), arguments, || async {
+///         runs += 1; // the write itself
+///         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]))
+///     })
+///     .await;
+///     assert_ne!(answer.is_error, Some(true));
+/// }
+/// assert_eq!(runs, 1); // the repeat replayed the first outcome
+/// # }
+/// ```
 pub async fn with_idempotency<F, Fut>(
     ledger: &OperationLedger,
     options: &IdempotencyOptions,

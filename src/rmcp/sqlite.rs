@@ -56,6 +56,15 @@ fn err(e: rusqlite::Error) -> StoreError {
 
 impl SqliteLedgerStore {
     /// Opens (or creates) the database file and the table.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{OperationLedger, SqliteLedgerStore};
+    ///
+    /// let path = std::env::temp_dir().join(format!("doc-ledger-{}.db", std::process::id()));
+    /// let ledger = OperationLedger::new(Arc::new(SqliteLedgerStore::open(&path).unwrap()));
+    /// # let _ = (ledger, std::fs::remove_file(&path));
+    /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         Self::new(Connection::open(path).map_err(err)?)
     }
