@@ -2,8 +2,14 @@
 // 127.0.0.1, the real framework, `withIdempotency` around the write and the status tool. For each, the package's
 // checker reports no failed check, and a withRetry client (the real SDK client that framework's users pair it with)
 // whose first answer is dropped after the server committed ends `succeeded` with one ticket, not two.
-//   examples/fastmcp-server — punkpeye's FastMCP: `statusTool` through its `jsonSchemaAdapter`;
-//   examples/v2-server      — the TS SDK v2 `McpServer` per request (`createMcpHandler`): `registerStatusTool`.
+//   examples/fastmcp-server       — punkpeye's FastMCP: `statusTool` through its `jsonSchemaAdapter`;
+//   examples/v2-server            — the TS SDK v2 `McpServer` per request (`createMcpHandler`): `registerStatusTool`;
+//   examples/tmcp-server          — tmcp with `@tmcp/adapter-zod` and `@tmcp/transport-http`: `statusTool`'s JSON
+//                                   Schema as zod (`z.fromJSONSchema`), the tenant as the transport's custom context,
+//                                   the spec's 404 for a session it never issued answered in front of its transport;
+//   examples/mcp-framework-server — mcp-framework's class tools on `MCPServer` (HTTP stream), the tenant from its
+//                                   `AuthProvider`: tools that override `toolCall` to answer whole results.
+// The last two are paired with the v1 SDK client (`@modelcontextprotocol/sdk`), the one their users connect with.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -21,6 +27,8 @@ import { startFaultProxy } from '../support/fault-proxy.mjs';
 const EXAMPLES = [
   { name: 'fastmcp-server', Client, Transport: StreamableHTTPClientTransport },
   { name: 'v2-server', Client: ClientV2, Transport: TransportV2 },
+  { name: 'tmcp-server', Client, Transport: StreamableHTTPClientTransport },
+  { name: 'mcp-framework-server', Client, Transport: StreamableHTTPClientTransport },
 ];
 const children = [];
 const proxies = [];
