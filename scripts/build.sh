@@ -8,8 +8,8 @@ say() { printf '\033[1m[build]\033[0m %s\n' "$*"; }
 # The names, codes and words that cross the boundary are generated from the Rust definitions (src/vocab.rs and
 # the core's enums): rendered here into pkg-template/generated/ (written only when they changed; commit them).
 # `cargo test` (tests/names.rs) fails when the files differ from what the Rust renders.
-say "cargo run --bin names"
-cargo run --quiet --bin names
+say "cargo run --example names"
+cargo run --quiet --example names
 
 rm -rf pkg.tmp && mkdir pkg.tmp
 # Two wasm modules, one per face, so that a browser client does not download the server's ledger.

@@ -7,7 +7,7 @@
 //! The crate is a **pure, deterministic core** ([`retry`], [`ledger`]) and two faces over it: the wasm binding
 //! (`src/wasm`, compiled only for `wasm32`, behind the npm package) and, with the `rmcp` feature on native
 //! targets, `mcp_retry_policy::rmcp` — a retrying wrapper for [rmcp](https://docs.rs/rmcp) clients and an
-//! operation ledger for rmcp servers (README "From Rust"). The core never reads a clock, never draws
+//! operation ledger for rmcp servers (the book's guide: `docs/src/rust.md`, "From Rust"). The core never reads a clock, never draws
 //! randomness, never does I/O and never panics: time (`now_ms`) and random bits are arguments, and every bad
 //! input is a typed error.
 //!
@@ -47,3 +47,10 @@ pub mod rmcp;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+
+/// The book's Rust guide (`docs/src/rust.md`, "From Rust"), included here so that `cargo test --doc --features
+/// rmcp,sqlite,postgres` compiles every ```` ```rust ```` block of the page, and runs each that needs no live
+/// remote server.
+#[cfg(all(doctest, feature = "rmcp", feature = "sqlite", feature = "postgres", not(target_arch = "wasm32")))]
+#[doc = include_str!("../docs/src/rust.md")]
+pub struct RustGuide;

@@ -19,6 +19,16 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+/// Whether the repository's Node peers are here (`tests/support/`, `tests/peers/`). A copy of the crate from
+/// crates.io has not got them (they are the npm layer's): the tests that drive them say so and pass.
+fn peers_here() -> bool {
+    let here = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support")).is_dir();
+    if !here {
+        eprintln!("skipped: this test drives the repository's Node peers (tests/support/), not in this copy");
+    }
+    here
+}
+
 struct Harness {
     _child: Child,
     stdin: ChildStdin,
@@ -110,6 +120,9 @@ fn n(v: &Value, path: &[&str]) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ts_server_unsafe_tool_after_a_cut_is_unknown_and_not_resent() {
+    if !peers_here() {
+        return;
+    }
     let mut h = Harness::start().await;
     let (server, proxy, url) = h.behind_proxy("ts").await;
     let c = client(&url, RetryOptions::default().trusted(true)).await;
@@ -132,6 +145,9 @@ async fn ts_server_unsafe_tool_after_a_cut_is_unknown_and_not_resent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ts_server_untrusted_annotations_are_ignored() {
+    if !peers_here() {
+        return;
+    }
     let mut h = Harness::start().await;
     let (server, proxy, url) = h.behind_proxy("ts").await;
     // close_ticket claims readOnlyHint: true and is not: untrusted, it is unsafe.
@@ -146,6 +162,9 @@ async fn ts_server_untrusted_annotations_are_ignored() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ts_server_read_only_is_retried_and_keyed_reuses_its_id() {
+    if !peers_here() {
+        return;
+    }
     let mut h = Harness::start().await;
     let (server, proxy, url) = h.behind_proxy("ts").await;
     let c = client(&url, RetryOptions::default().trusted(true)).await;
@@ -167,6 +186,9 @@ async fn ts_server_read_only_is_retried_and_keyed_reuses_its_id() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ts_server_refusals_with_proof_are_retried_and_without_are_not() {
+    if !peers_here() {
+        return;
+    }
     let mut h = Harness::start().await;
     let (server, proxy, url) = h.behind_proxy("ts").await;
     let c = client(&url, RetryOptions::default().trusted(true)).await;
@@ -207,6 +229,9 @@ async fn ts_server_refusals_with_proof_are_retried_and_without_are_not() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ts_server_expired_session_is_reinitialized() {
+    if !peers_here() {
+        return;
+    }
     let mut h = Harness::start().await;
     let (server, _proxy, url) = h.behind_proxy("ts").await;
     // rmcp's transport, as configured by default, recovers an expired session itself.
@@ -239,6 +264,9 @@ async fn ts_server_expired_session_is_reinitialized() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rmcp_server_cut_restart_and_keyed_with_a_file_journal() {
+    if !peers_here() {
+        return;
+    }
     let mut h = Harness::start().await;
     let (server, proxy, url) = h.behind_proxy("rmcp").await;
     let dir = std::env::temp_dir().join(format!("mrp-rmcp-client-{}", std::process::id()));
@@ -285,6 +313,9 @@ async fn rmcp_server_cut_restart_and_keyed_with_a_file_journal() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rmcp_server_a_call_cancelled_in_flight_is_unknown_and_never_resent() {
+    if !peers_here() {
+        return;
+    }
     use mcp_retry_policy::rmcp::CancellationToken;
     let mut h = Harness::start().await;
     let (server, proxy, url) = h.behind_proxy("rmcp").await;
@@ -324,6 +355,9 @@ async fn rmcp_server_a_call_cancelled_in_flight_is_unknown_and_never_resent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_connections_fail_cleanly_and_never_read_unknown() {
+    if !peers_here() {
+        return;
+    }
     let mut h = Harness::start().await;
     let (server, proxy, url) = h.behind_proxy("ts").await;
     let c = client(&url, RetryOptions::default()).await;
@@ -366,6 +400,9 @@ fn text(o: &CallOutcome) -> String {
 #[cfg(feature = "sqlite")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_rust_server_dedupes_a_keyed_write_the_rust_client_resends() {
+    if !peers_here() {
+        return;
+    }
     let (mut h, proxy, url) = rust_server_behind_proxy().await;
     // Trusted: the schema's operation_id makes create_ticket keyed. The server acts on all three sends; its
     // ledger runs the write once and replays it.
@@ -389,6 +426,9 @@ async fn the_rust_server_dedupes_a_keyed_write_the_rust_client_resends() {
 #[cfg(feature = "sqlite")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_keyed_write_left_unknown_is_closed_by_the_status_tool_not_resent() {
+    if !peers_here() {
+        return;
+    }
     let (mut h, proxy, url) = rust_server_behind_proxy().await;
     let c = client(&url, RetryOptions::default().trusted(true)).await;
     // Every attempt's answer is lost (the server acted each time): the engine ends the call unknown; the
@@ -412,6 +452,9 @@ async fn a_keyed_write_left_unknown_is_closed_by_the_status_tool_not_resent() {
 #[cfg(feature = "sqlite")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_operation_id_journaled_for_another_tool_is_refused_and_the_status_tool_is_never_keyed() {
+    if !peers_here() {
+        return;
+    }
     let (mut h, proxy, url) = rust_server_behind_proxy().await;
     // No status tool configured: the write's answers are lost, it stays unknown, its id journaled.
     let c = client(&url, RetryOptions { status_tool: None, ..RetryOptions::default() }.trusted(true)).await;
@@ -522,6 +565,9 @@ mod recorded {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spans_per_call_and_attempt_with_the_js_names() {
+    if !peers_here() {
+        return;
+    }
     use tracing::instrument::WithSubscriber;
     use tracing_subscriber::layer::SubscriberExt;
 
@@ -594,6 +640,9 @@ async fn spans_per_call_and_attempt_with_the_js_names() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_spans_session_id_follows_a_reinitialized_session() {
+    if !peers_here() {
+        return;
+    }
     use mcp_retry_policy::rmcp::{SessionId, SessionIdClient};
     use tracing::instrument::WithSubscriber;
     use tracing_subscriber::layer::SubscriberExt;
@@ -711,6 +760,9 @@ async fn task_client(url: &str, options: RetryOptions) -> RetryClient {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_created_task_is_followed_to_its_end_and_never_resent() {
+    if !peers_here() {
+        return;
+    }
     let mut s = TaskServer::start().await;
     // render_report is marked read-only: a call the engine would re-send after any unknown answer. A created
     // task is not unknown: it is followed (tasks/get, tasks/result), and the call goes once.
@@ -757,6 +809,9 @@ async fn a_created_task_is_followed_to_its_end_and_never_resent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_cancels_its_task_and_is_unknown_never_resent() {
+    if !peers_here() {
+        return;
+    }
     use mcp_retry_policy::rmcp::CancellationToken;
     let mut s = TaskServer::start().await;
     // Read-only: a tool the engine would re-send after any unknown answer. A cancel is the caller's: the task
@@ -798,6 +853,9 @@ async fn a_cancelled_call_cancels_its_task_and_is_unknown_never_resent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opentelemetry_gets_the_duration_histogram_the_session_id_and_the_servers_get_the_trace_context() {
+    if !peers_here() {
+        return;
+    }
     use mcp_retry_policy::rmcp::{SessionId, SessionIdClient, TraceContext};
     use opentelemetry::propagation::TextMapPropagator;
     use opentelemetry::trace::{SpanId, TracerProvider as _};
@@ -890,6 +948,9 @@ async fn opentelemetry_gets_the_duration_histogram_the_session_id_and_the_server
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_still_working_at_the_deadline_is_pending_with_its_id() {
+    if !peers_here() {
+        return;
+    }
     let mut s = TaskServer::start().await;
     let quick = Policy { total_timeout_ms: 600, attempt_timeout_ms: 300, ..policy() };
     let url: Arc<str> = s.url.as_str().into();
@@ -976,6 +1037,9 @@ async fn ledger_task_server() -> TaskServer {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_that_ends_with_the_ledgers_in_progress_or_unknown_is_open_never_succeeded() {
+    if !peers_here() {
+        return;
+    }
     let mut s = ledger_task_server().await;
     let url: Arc<str> = s.url.as_str().into();
     let first = ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap_or_else(|e| panic!("connect: {e}"));

@@ -154,7 +154,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let app = rusqlite::Connection::open(&file)?;
     app.execute_batch(TICKETS)?;
     // ANCHOR: ledger
-    let ledger = OperationLedger::new(store.clone()).with_reconcile(reconcile_from(Arc::new(Mutex::new(app))));
+    let ledger =
+        OperationLedger::builder(store.clone()).reconcile(reconcile_from(Arc::new(Mutex::new(app)))).build()?;
     // The status tool's tenant, from the request context (an authenticated server reads the principal its
     // authentication layer put in the HTTP request's `http::request::Parts`); this example has none: one tenant.
     let status = StatusTool::new(&ledger, |_ctx| Some("demo".to_string()));

@@ -77,6 +77,8 @@ impl core::fmt::Display for LedgerConfigError {
     }
 }
 
+impl std::error::Error for LedgerConfigError {}
+
 impl LedgerConfig {
     /// Settings with `ttl_ms ≥ lease_ms`, or the error that names the problem.
     pub const fn new(ttl_ms: u64, lease_ms: u64) -> Result<LedgerConfig, LedgerConfigError> {

@@ -90,7 +90,7 @@ macro_rules! reasons {
 }
 
 // Adding a reason: one line here (its name, the words the model reads, the next step after a `failed` stop),
-// then use it in `decide`; `cargo run --bin names` (scripts/build.sh runs it) renders the JS and TS tables.
+// then use it in `decide`; `cargo run --example names` (scripts/build.sh runs it) renders the JS and TS tables.
 reasons! {
     /// The tool answered.
     Succeeded = "succeeded", "it succeeded", None;

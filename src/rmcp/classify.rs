@@ -33,12 +33,34 @@ use crate::retry::{AttemptOutcome, LedgerStatus, ResultType, Sent};
 use crate::vocab::LEDGER_META_KEY;
 
 /// The longest server-given wait read from a `Retry-After` or a ledger hint: a day (as `attempt.js`).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::classify::{retry_after_ms, MAX_HINT_MS};
+///
+/// assert_eq!(retry_after_ms("999999999"), Some(MAX_HINT_MS)); // a day at most
+/// ```
 pub const MAX_HINT_MS: u64 = 86_400_000;
 
 /// The outcome of an attempt whose request could not even be queued: nothing was sent.
+///
+/// ```
+/// use mcp_retry_policy::retry::{AttemptOutcome, Sent};
+/// use mcp_retry_policy::rmcp::classify::NOT_QUEUED;
+///
+/// assert_eq!(NOT_QUEUED, AttemptOutcome::Network { sent: Sent::No });
+/// ```
 pub const NOT_QUEUED: AttemptOutcome = AttemptOutcome::Network { sent: Sent::No };
 
 /// The outcome of an attempt that returned a result (or the server ledger's answer in its place).
+///
+/// ```
+/// use mcp_retry_policy::retry::{AttemptOutcome, ResultType};
+/// use mcp_retry_policy::rmcp::classify::result_outcome;
+/// use rmcp::model::{CallToolResult, ContentBlock};
+///
+/// let said_no = CallToolResult::error(vec![ContentBlock::text("no such customer")]);
+/// assert_eq!(result_outcome(&said_no), AttemptOutcome::Result { is_error: true, result_type: ResultType::Complete });
+/// ```
 pub fn result_outcome(result: &CallToolResult) -> AttemptOutcome {
     let is_error = result.is_error == Some(true);
     if is_error {
@@ -55,6 +77,15 @@ pub fn result_outcome(result: &CallToolResult) -> AttemptOutcome {
 }
 
 /// The outcome of an answer to `tools/call`: a complete result, a 2026-07-28 input request, or a created task.
+///
+/// ```
+/// use mcp_retry_policy::retry::{AttemptOutcome, ResultType};
+/// use mcp_retry_policy::rmcp::classify::response_outcome;
+/// use rmcp::model::{CallToolResult, ServerResult};
+///
+/// let answer = ServerResult::CallToolResult(CallToolResult::success(vec![]));
+/// assert_eq!(response_outcome(&answer), AttemptOutcome::Result { is_error: false, result_type: ResultType::Complete });
+/// ```
 pub fn response_outcome(response: &ServerResult) -> AttemptOutcome {
     match response {
         ServerResult::CallToolResult(r) => result_outcome(r),
@@ -74,12 +105,32 @@ pub fn response_outcome(response: &ServerResult) -> AttemptOutcome {
 
 /// The outcome of an attempt that was queued and then failed (the request may have left), a `Retry-After`
 /// date read against the wall clock now.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_retry_policy::retry::AttemptOutcome;
+/// use mcp_retry_policy::rmcp::classify::error_outcome;
+/// use rmcp::ServiceError;
+///
+/// let timed_out = ServiceError::Timeout { timeout: Duration::from_secs(30) };
+/// assert_eq!(error_outcome(&timed_out), AttemptOutcome::Timeout); // the core reads it as unknown
+/// ```
 pub fn error_outcome(error: &ServiceError) -> AttemptOutcome {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
     error_outcome_at(error, now)
 }
 
 /// [`error_outcome`], a `Retry-After` date read against `now_unix_ms` (milliseconds since the Unix epoch).
+///
+/// ```
+/// use mcp_retry_policy::retry::{AttemptOutcome, Sent};
+/// use mcp_retry_policy::rmcp::classify::error_outcome_at;
+/// use rmcp::ServiceError;
+///
+/// // The transport closed after the request was queued: it may have been sent.
+/// let closed = error_outcome_at(&ServiceError::TransportClosed, 1_700_000_000_000);
+/// assert_eq!(closed, AttemptOutcome::Network { sent: Sent::Maybe });
+/// ```
 pub fn error_outcome_at(error: &ServiceError, now_unix_ms: u64) -> AttemptOutcome {
     const MAYBE: AttemptOutcome = AttemptOutcome::Network { sent: Sent::Maybe };
     match error {
@@ -149,6 +200,15 @@ fn refused_at_connect(error: &reqwest::Error) -> bool {
 /// delta-seconds, or an HTTP date in any of the three formats RFC 9110 §5.6.7 has a recipient accept (a date
 /// already past is 0: come back now). Anything else is no `Retry-After` (the core then reads the answer as one
 /// without it, the more cautious row).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::classify::retry_after_ms_at;
+///
+/// let now = 784_111_767_000; // Sun, 06 Nov 1994 08:49:27 GMT
+/// assert_eq!(retry_after_ms_at("Sun, 06 Nov 1994 08:49:37 GMT", now), Some(10_000));
+/// assert_eq!(retry_after_ms_at("120", now), Some(120_000));
+/// assert_eq!(retry_after_ms_at("soon", now), None);
+/// ```
 pub fn retry_after_ms_at(value: &str, now_unix_ms: u64) -> Option<u64> {
     match retry_after_ms(value) {
         Some(ms) => Some(ms),
@@ -158,6 +218,13 @@ pub fn retry_after_ms_at(value: &str, now_unix_ms: u64) -> Option<u64> {
 
 /// `Retry-After` in delta-seconds → milliseconds (at most [`MAX_HINT_MS`]); an HTTP date is
 /// [`retry_after_ms_at`]'s.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::classify::retry_after_ms;
+///
+/// assert_eq!(retry_after_ms("3"), Some(3_000));
+/// assert_eq!(retry_after_ms("-1"), None);
+/// ```
 pub fn retry_after_ms(value: &str) -> Option<u64> {
     let s = value.trim();
     if s.is_empty() || s.len() > 12 || !s.bytes().all(|b| b.is_ascii_digit()) {

@@ -33,7 +33,17 @@ use crate::retry::{
     Sent as Delivered, SplitMix64, TaskStatus, ToolFacts,
 };
 
-/// An error a reconnect factory returns.
+/// The error of a fallible step of the Rust face (a reconnect factory, a reconcile or authorize hook): any
+/// error that is `Send + Sync`.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::BoxError;
+///
+/// fn parse_port(text: &str) -> Result<u16, BoxError> {
+///     Ok(text.parse::<u16>()?)
+/// }
+/// assert!(parse_port("8080").is_ok());
+/// ```
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 type Connect<H> = Box<
@@ -106,13 +116,33 @@ impl Default for RetryOptions {
 }
 
 impl RetryOptions {
-    /// Believe (or not) the server's tool annotations.
+    /// Believe (or not) the server's tool annotations — and an `operation_id` its tools' input schemas declare,
+    /// which makes such a tool keyed (default `false`: untrusted, every tool is `unsafe` unless overridden).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// // Your own server, or one you vet: its annotations and schemas count.
+    /// let options = RetryOptions::default().trusted(true);
+    /// assert!(options.trusted);
+    /// ```
     pub fn trusted(mut self, trusted: bool) -> Self {
         self.trusted = trusted;
         self
     }
 
-    /// Overrides one tool's safety.
+    /// Overrides one tool's safety: it wins over anything the server says, trusted or not.
+    ///
+    /// ```
+    /// use mcp_retry_policy::retry::Safety;
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// let options = RetryOptions::default()
+    ///     .tool("search_tickets", Safety::ReadOnly) // retried after any failure
+    ///     .tool("create_ticket", Safety::Keyed) // one operation id per intended call, re-sent with it
+    ///     .tool("send_email", Safety::Unsafe); // never re-sent once it may have left
+    /// assert_eq!(options.tools.get("create_ticket"), Some(&Safety::Keyed));
+    /// ```
     pub fn tool(mut self, name: impl Into<String>, safety: Safety) -> Self {
         self.tools.insert(name.into(), safety);
         self
@@ -120,24 +150,63 @@ impl RetryOptions {
 
     /// Says the server sits behind a proxy that may retry a POST on another replica
     /// ([`RetryOptions::behind_retrying_proxy`]).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// // An Envoy/Istio mesh with its default retry policy in front of the server.
+    /// let options = RetryOptions::default().behind_retrying_proxy(true);
+    /// assert!(options.behind_retrying_proxy);
+    /// ```
     pub fn behind_retrying_proxy(mut self, on: bool) -> Self {
         self.behind_retrying_proxy = on;
         self
     }
 
-    /// The retry policy.
+    /// The retry policy (attempts, backoff, timeouts, budget, breaker): [`Policy::default`], a [`Policy`] you
+    /// fill in, or one [`Policy::new`] checked from [`PolicyOptions`](crate::retry::PolicyOptions).
+    ///
+    /// ```
+    /// use mcp_retry_policy::retry::{Policy, PolicyOptions};
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// # fn main() -> Result<(), mcp_retry_policy::retry::PolicyError> {
+    /// let policy = Policy::new(&PolicyOptions {
+    ///     max_attempts: Some(5),
+    ///     attempt_timeout_ms: Some(10_000),
+    ///     total_timeout_ms: Some(60_000),
+    ///     ..PolicyOptions::default()
+    /// })?;
+    /// let options = RetryOptions::default().policy(policy);
+    /// assert_eq!(options.policy.max_attempts, 5);
+    /// # Ok(()) }
+    /// ```
     pub fn policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
         self
     }
 
-    /// The server's identity in the journal.
+    /// The server's identity in the journal (e.g. its URL), so that one journal can serve several servers.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// let options = RetryOptions::default().server("https://tickets.example.com/mcp");
+    /// assert_eq!(options.server.as_deref(), Some("https://tickets.example.com/mcp"));
+    /// ```
     pub fn server(mut self, server: impl Into<String>) -> Self {
         self.server = Some(server.into());
         self
     }
 
-    /// The jitter seed.
+    /// The jitter seed (default: drawn from the OS). Same seed, same delays: for tests.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// let options = RetryOptions::default().seed(42);
+    /// assert_eq!(options.seed, Some(42));
+    /// ```
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
         self
@@ -146,6 +215,13 @@ impl RetryOptions {
     /// Asks tool `name` to run as a task (2025-11-25 `params.task`, with `ttl_ms` if given): a created task is
     /// followed to its end within the call's deadline, never sent again. An answer that creates a task is
     /// followed whether or not it was asked for.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// let options = RetryOptions::default().task("render_report", Some(600_000)); // keep it 10 min
+    /// assert_eq!(options.task_tools.get("render_report"), Some(&Some(600_000)));
+    /// ```
     pub fn task(mut self, name: impl Into<String>, ttl_ms: Option<u64>) -> Self {
         self.task_tools.insert(name.into(), ttl_ms);
         self
@@ -153,13 +229,94 @@ impl RetryOptions {
 
     /// Injects each attempt's W3C trace context into its `params._meta` through `propagator` (module
     /// [`telemetry`](super::telemetry)).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::{RetryOptions, TraceContext};
+    ///
+    /// // With tracing-opentelemetry: `propagator.inject_context(&span.context(), carrier)`.
+    /// let propagator = TraceContext::new(|_span, carrier| {
+    ///     carrier.insert("traceparent".into(), "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into());
+    /// });
+    /// let options = RetryOptions::default().trace_context(propagator);
+    /// assert!(options.trace_context.is_some());
+    /// ```
     pub fn trace_context(mut self, propagator: TraceContext) -> Self {
         self.trace_context = Some(propagator);
         self
     }
+
+    /// The argument that carries the operation id (default `operation_id`; the server's must match).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// let options = RetryOptions::default().operation_id_argument("idempotency_key");
+    /// assert_eq!(options.operation_id_argument, "idempotency_key");
+    /// ```
+    pub fn operation_id_argument(mut self, name: impl Into<String>) -> Self {
+        self.operation_id_argument = name.into();
+        self
+    }
+
+    /// The server's spec revision, when the app knows it better than the negotiated `protocolVersion`.
+    ///
+    /// ```
+    /// use mcp_retry_policy::retry::Revision;
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// let options = RetryOptions::default().revision(Revision::V2025_06_18);
+    /// assert_eq!(options.revision, Some(Revision::V2025_06_18));
+    /// ```
+    pub fn revision(mut self, revision: Revision) -> Self {
+        self.revision = Some(revision);
+        self
+    }
+
+    /// Whether a journal entry keeps the call's arguments (default `true`; `false` when they hold secrets the
+    /// journal file should not).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// let options = RetryOptions::default().journal_arguments(false);
+    /// assert!(!options.journal_arguments);
+    /// ```
+    pub fn journal_arguments(mut self, keep: bool) -> Self {
+        self.journal_arguments = keep;
+        self
+    }
+
+    /// The server's status tool (default `Some("operation_status")`, the ledger's), or `None` for none: a
+    /// keyed write that ends `unknown` or `pending` is looked up there — never re-sent — when the server lists
+    /// it.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::RetryOptions;
+    ///
+    /// let options = RetryOptions::default().status_tool(Some("ticket_status".to_string()));
+    /// assert_eq!(options.status_tool.as_deref(), Some("ticket_status"));
+    /// let without = RetryOptions::default().status_tool(None);
+    /// assert_eq!(without.status_tool, None);
+    /// ```
+    pub fn status_tool(mut self, name: Option<String>) -> Self {
+        self.status_tool = name;
+        self
+    }
 }
 
-/// One attempt of a call, as it went.
+/// One attempt of a call, as it went ([`CallOutcome::attempts`]).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::CallOutcome;
+///
+/// fn log_attempts(outcome: &CallOutcome) {
+///     for a in &outcome.attempts {
+///         // e.g. "attempt 1: 31 ms, cause connection_reset, decision Retry { delay_ms: 180, .. }"
+///         println!("attempt {}: {} ms, cause {}, decision {:?}", a.attempt, a.duration_ms, a.classification.cause.as_str(), a.decision);
+///     }
+/// }
+/// # let _ = log_attempts;
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct AttemptRecord {
     /// 1 for the first.
@@ -174,7 +331,26 @@ pub struct AttemptRecord {
     pub decision: Decision,
 }
 
-/// How a call ended: the same `CallOutcome` as the npm package's.
+/// How a call ended ([`RetryClient::call_tool`]): the same `CallOutcome` as the npm package's. Match on
+/// [`status`](Self::status) ([`FinalStatus`] lives in `mcp_retry_policy::retry`); [`message`](Self::message)
+/// is what to tell the model when it did not simply succeed.
+///
+/// ```
+/// use mcp_retry_policy::retry::FinalStatus;
+/// use mcp_retry_policy::rmcp::CallOutcome;
+/// use rmcp::model::CallToolResult;
+///
+/// /// What the model gets back for one tool call.
+/// fn for_the_model(outcome: CallOutcome) -> CallToolResult {
+///     match (outcome.status, outcome.result) {
+///         // The tool answered (a success, or the tool's own error): its result, as is.
+///         (FinalStatus::Succeeded | FinalStatus::ToolError, Some(result)) => result,
+///         // Failed (not done), unknown (may or may not have happened), pending (still running): the words.
+///         _ => CallToolResult::error(vec![rmcp::model::ContentBlock::text(outcome.message)]),
+///     }
+/// }
+/// # let _ = for_the_model;
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallOutcome {
     /// `succeeded | tool_error | failed | pending | unknown` — `unknown` is never reported as either of the others.
@@ -200,7 +376,20 @@ pub struct CallOutcome {
     pub message: String,
 }
 
-/// Why a call could not be made at all (nothing was sent).
+/// Why a call could not be made at all ([`RetryClient::call_tool`]'s `Err`): nothing was sent.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::CallError;
+///
+/// fn explain(e: &CallError) -> &'static str {
+///     match e {
+///         CallError::Journal(_) => "the operation id could not be journaled: try again later",
+///         CallError::IntentReused { .. } => "a bug: this intent already names another call",
+///         CallError::OperationIdReused { .. } => "a bug: this operation id belongs to another call",
+///     }
+/// }
+/// # let _ = explain;
+/// ```
 #[derive(Debug)]
 pub enum CallError {
     /// The journal could not record the operation id: the write was not sent.
@@ -251,8 +440,62 @@ struct Session<H: ClientHandler> {
     generation: u64,
 }
 
-/// An rmcp client whose `tools/call` is retried only where a retry is safe. Make one per server and share it
-/// (`Arc`): the retry budget and the circuit breaker are per server.
+/// An rmcp client whose `tools/call` is retried only where a retry is safe — the Rust twin of the npm
+/// package's `withRetry`. Make one per server and share it (`Arc`): the retry budget and the circuit breaker
+/// are per server. `H` is the session's `ClientHandler` (default `()`), which answers a 2026-07-28 server's
+/// input requests.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+/// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+/// # use rmcp::service::RequestContext;
+/// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+/// # #[derive(Clone)]
+/// # struct Desk;
+/// # impl ServerHandler for Desk {
+/// #     fn get_info(&self) -> ServerConfig {
+/// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+/// #     }
+/// #     async fn list_tools(
+/// #         &self,
+/// #         _: Option<PaginatedRequestParams>,
+/// #         _: RequestContext<RoleServer>,
+/// #     ) -> Result<ListToolsResult, ErrorData> {
+/// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+/// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+/// #     }
+/// #     async fn call_tool(
+/// #         &self,
+/// #         _: CallToolRequestParams,
+/// #         _: RequestContext<RoleServer>,
+/// #     ) -> Result<CallToolResponse, ErrorData> {
+/// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+/// #     }
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+/// # // An in-process server over a pipe, so that the example runs.
+/// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+/// # tokio::spawn(async move {
+/// #     if let Ok(s) = Desk.serve(to_server).await {
+/// #         let _ = s.waiting().await;
+/// #     }
+/// # });
+/// # let running = ().serve(to_client).await?;
+/// use mcp_retry_policy::retry::{FinalStatus, Safety};
+/// use mcp_retry_policy::rmcp::{RetryClient, RetryOptions};
+///
+/// // `running`: a connected rmcp client — `().serve(transport).await?`.
+/// let client = Arc::new(RetryClient::new(running, RetryOptions::default().tool("create_ticket", Safety::Keyed)));
+/// let call = CallToolRequestParams::new("create_ticket")
+///     .with_arguments(serde_json::json!({ "title": "Printer on fire" }).as_object().cloned().unwrap_or_default());
+/// let outcome = client.call_tool_for(call, Some("tool-call-1")).await?;
+/// assert_eq!(outcome.status, FinalStatus::Succeeded);
+/// assert!(outcome.operation_id.is_some()); // keyed: one id, journaled before the first send
+/// # Ok(())
+/// # }
+/// ```
 pub struct RetryClient<H: ClientHandler = ()> {
     session: tokio::sync::RwLock<Session<H>>,
     connect: Option<Connect<H>>,
@@ -369,7 +612,16 @@ fn random_u64() -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// A new operation id: a UUID v4 from 16 bytes of OS randomness.
+/// A new operation id: a UUID v4 from 16 bytes of OS randomness (what [`RetryClient`] gives a keyed call
+/// whose arguments carry none).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::new_operation_id;
+///
+/// let id = new_operation_id()?;
+/// assert_eq!(id.len(), 36); // 8-4-4-4-12 hex digits
+/// # Ok::<(), mcp_retry_policy::rmcp::JournalError>(())
+/// ```
 pub fn new_operation_id() -> Result<String, JournalError> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).map_err(|e| JournalError::new(format!("no randomness for an operation id: {e}")))?;
@@ -425,19 +677,97 @@ impl<H: ClientHandler> RetryClient<H> {
     }
 
     /// Where the transport's session id is kept ([`SessionIdClient`](super::SessionIdClient)), for the spans'
-    /// `mcp.session.id`.
+    /// `mcp.session.id`: the same [`SessionId`] the transport's `SessionIdClient` was given. (Needs a live server.)
+    ///
+    /// ```no_run
+    /// use mcp_retry_policy::rmcp::{http_client, RetryClient, RetryOptions, SessionId, SessionIdClient};
+    /// use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    /// use rmcp::transport::StreamableHttpClientTransport;
+    /// use rmcp::ServiceExt;
+    ///
+    /// # async fn demo() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// let ids = SessionId::default();
+    /// let http = SessionIdClient::new(http_client()?, ids.clone());
+    /// let config = StreamableHttpClientTransportConfig::with_uri("http://127.0.0.1:8080/mcp");
+    /// let running = ().serve(StreamableHttpClientTransport::with_client(http, config)).await?;
+    /// let client = RetryClient::new(running, RetryOptions::default()).session_id(ids);
+    /// # let _ = client;
+    /// # Ok(()) }
+    /// ```
     pub fn session_id(mut self, id: SessionId) -> Self {
         self.session_id = Some(id);
         self
     }
 
-    /// Where operation ids are kept (default: [`MemoryJournal`]).
+    /// Where operation ids are kept (default: [`MemoryJournal`], lost with the process). A
+    /// [`FileJournal`](super::FileJournal) keeps them across restarts: the same intent gets the same id.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+    /// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+    /// # use rmcp::service::RequestContext;
+    /// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+    /// # #[derive(Clone)]
+    /// # struct Desk;
+    /// # impl ServerHandler for Desk {
+    /// #     fn get_info(&self) -> ServerConfig {
+    /// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    /// #     }
+    /// #     async fn list_tools(
+    /// #         &self,
+    /// #         _: Option<PaginatedRequestParams>,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<ListToolsResult, ErrorData> {
+    /// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+    /// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+    /// #     }
+    /// #     async fn call_tool(
+    /// #         &self,
+    /// #         _: CallToolRequestParams,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<CallToolResponse, ErrorData> {
+    /// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+    /// #     }
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// # // An in-process server over a pipe, so that the example runs.
+    /// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+    /// # tokio::spawn(async move {
+    /// #     if let Ok(s) = Desk.serve(to_server).await {
+    /// #         let _ = s.waiting().await;
+    /// #     }
+    /// # });
+    /// # let running = ().serve(to_client).await?;
+    /// use mcp_retry_policy::rmcp::{FileJournal, RetryClient, RetryOptions};
+    ///
+    /// let path = std::env::temp_dir().join(format!("doc-journal-{}.jsonl", std::process::id()));
+    /// // `running`: a connected rmcp client — `().serve(transport).await?`.
+    /// let client = RetryClient::new(running, RetryOptions::default()).journal(Arc::new(FileJournal::open(&path)?));
+    /// # let _ = (client, std::fs::remove_file(&path));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn journal(mut self, journal: Arc<dyn Journal>) -> Self {
         self.journal = journal;
         self
     }
 
-    /// How to connect again (a new transport, a new session) when the engine asks for a re-initialization.
+    /// How to connect again (a new transport, a new session) when the engine asks for a re-initialization: a
+    /// factory of connected clients, called again for each new session. (Needs a live server.)
+    ///
+    /// ```no_run
+    /// use mcp_retry_policy::rmcp::{RetryClient, RetryOptions};
+    /// use rmcp::transport::StreamableHttpClientTransport;
+    /// use rmcp::ServiceExt;
+    ///
+    /// # async fn demo() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// let connect = || ().serve(StreamableHttpClientTransport::from_uri("http://127.0.0.1:8080/mcp"));
+    /// let client = RetryClient::new(connect().await?, RetryOptions::default()).reconnect(connect);
+    /// # let _ = client;
+    /// # Ok(()) }
+    /// ```
     pub fn reconnect<F, Fut, E>(mut self, connect: F) -> Self
     where
         F: Fn() -> Fut + Send + Sync + 'static,
@@ -451,22 +781,215 @@ impl<H: ClientHandler> RetryClient<H> {
         self
     }
 
-    /// The journal.
+    /// The journal (to look an operation id up, or list what is unresolved across servers).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+    /// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+    /// # use rmcp::service::RequestContext;
+    /// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+    /// # #[derive(Clone)]
+    /// # struct Desk;
+    /// # impl ServerHandler for Desk {
+    /// #     fn get_info(&self) -> ServerConfig {
+    /// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    /// #     }
+    /// #     async fn list_tools(
+    /// #         &self,
+    /// #         _: Option<PaginatedRequestParams>,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<ListToolsResult, ErrorData> {
+    /// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+    /// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+    /// #     }
+    /// #     async fn call_tool(
+    /// #         &self,
+    /// #         _: CallToolRequestParams,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<CallToolResponse, ErrorData> {
+    /// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+    /// #     }
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// # // An in-process server over a pipe, so that the example runs.
+    /// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+    /// # tokio::spawn(async move {
+    /// #     if let Ok(s) = Desk.serve(to_server).await {
+    /// #         let _ = s.waiting().await;
+    /// #     }
+    /// # });
+    /// # let running = ().serve(to_client).await?;
+    /// use mcp_retry_policy::rmcp::{RetryClient, RetryOptions};
+    ///
+    /// // `running`: a connected rmcp client — `().serve(transport).await?`.
+    /// let client = RetryClient::new(running, RetryOptions::default());
+    /// assert!(client.journal_ref().pending()?.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn journal_ref(&self) -> &Arc<dyn Journal> {
         &self.journal
     }
 
-    /// The current session's peer (for requests other than `tools/call`).
+    /// The current session's peer (for requests other than `tools/call`, which are not retried).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+    /// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+    /// # use rmcp::service::RequestContext;
+    /// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+    /// # #[derive(Clone)]
+    /// # struct Desk;
+    /// # impl ServerHandler for Desk {
+    /// #     fn get_info(&self) -> ServerConfig {
+    /// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    /// #     }
+    /// #     async fn list_tools(
+    /// #         &self,
+    /// #         _: Option<PaginatedRequestParams>,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<ListToolsResult, ErrorData> {
+    /// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+    /// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+    /// #     }
+    /// #     async fn call_tool(
+    /// #         &self,
+    /// #         _: CallToolRequestParams,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<CallToolResponse, ErrorData> {
+    /// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+    /// #     }
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// # // An in-process server over a pipe, so that the example runs.
+    /// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+    /// # tokio::spawn(async move {
+    /// #     if let Ok(s) = Desk.serve(to_server).await {
+    /// #         let _ = s.waiting().await;
+    /// #     }
+    /// # });
+    /// # let running = ().serve(to_client).await?;
+    /// use mcp_retry_policy::rmcp::{RetryClient, RetryOptions};
+    ///
+    /// // `running`: a connected rmcp client — `().serve(transport).await?`.
+    /// let client = RetryClient::new(running, RetryOptions::default());
+    /// let tools = client.peer().await.list_all_tools().await?;
+    /// assert_eq!(tools.len(), 1);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn peer(&self) -> Peer<RoleClient> {
         self.session.read().await.running.peer().clone()
     }
 
-    /// The server's circuit breaker state.
+    /// The server's circuit breaker state (`None` when the policy has no breaker).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+    /// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+    /// # use rmcp::service::RequestContext;
+    /// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+    /// # #[derive(Clone)]
+    /// # struct Desk;
+    /// # impl ServerHandler for Desk {
+    /// #     fn get_info(&self) -> ServerConfig {
+    /// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    /// #     }
+    /// #     async fn list_tools(
+    /// #         &self,
+    /// #         _: Option<PaginatedRequestParams>,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<ListToolsResult, ErrorData> {
+    /// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+    /// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+    /// #     }
+    /// #     async fn call_tool(
+    /// #         &self,
+    /// #         _: CallToolRequestParams,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<CallToolResponse, ErrorData> {
+    /// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+    /// #     }
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// # // An in-process server over a pipe, so that the example runs.
+    /// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+    /// # tokio::spawn(async move {
+    /// #     if let Ok(s) = Desk.serve(to_server).await {
+    /// #         let _ = s.waiting().await;
+    /// #     }
+    /// # });
+    /// # let running = ().serve(to_client).await?;
+    /// use mcp_retry_policy::retry::BreakerState;
+    /// use mcp_retry_policy::rmcp::{RetryClient, RetryOptions};
+    ///
+    /// // `running`: a connected rmcp client — `().serve(transport).await?`.
+    /// let client = RetryClient::new(running, RetryOptions::default());
+    /// assert!(matches!(client.breaker_state(), Some(BreakerState::Closed)));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn breaker_state(&self) -> Option<BreakerState> {
         lock(&self.engine).breaker_state()
     }
 
-    /// Journaled operations whose outcome is not known to be final, for this server.
+    /// Journaled operations whose outcome is not known to be final, for this server (its
+    /// [`RetryOptions::server`], or entries without one): what a restarted agent looks at before it acts again.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+    /// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+    /// # use rmcp::service::RequestContext;
+    /// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+    /// # #[derive(Clone)]
+    /// # struct Desk;
+    /// # impl ServerHandler for Desk {
+    /// #     fn get_info(&self) -> ServerConfig {
+    /// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    /// #     }
+    /// #     async fn list_tools(
+    /// #         &self,
+    /// #         _: Option<PaginatedRequestParams>,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<ListToolsResult, ErrorData> {
+    /// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+    /// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+    /// #     }
+    /// #     async fn call_tool(
+    /// #         &self,
+    /// #         _: CallToolRequestParams,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<CallToolResponse, ErrorData> {
+    /// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+    /// #     }
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// # // An in-process server over a pipe, so that the example runs.
+    /// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+    /// # tokio::spawn(async move {
+    /// #     if let Ok(s) = Desk.serve(to_server).await {
+    /// #         let _ = s.waiting().await;
+    /// #     }
+    /// # });
+    /// # let running = ().serve(to_client).await?;
+    /// use mcp_retry_policy::rmcp::{RetryClient, RetryOptions};
+    ///
+    /// // `running`: a connected rmcp client — `().serve(transport).await?`.
+    /// let client = RetryClient::new(running, RetryOptions::default().server("https://tickets.example.com/mcp"));
+    /// for entry in client.pending_operations()? {
+    ///     println!("{} {} is unresolved: look it up before calling again", entry.tool, entry.operation_id);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn pending_operations(&self) -> Result<Vec<JournalEntry>, JournalError> {
         let mine = self.options.server.as_deref();
         Ok(self.journal.pending()?.into_iter().filter(|e| e.server.is_none() || e.server.as_deref() == mine).collect())
@@ -481,7 +1004,55 @@ impl<H: ClientHandler> RetryClient<H> {
         lock(&self.random).next_u64()
     }
 
-    /// Lists the server's tools again.
+    /// Lists the server's tools again (the wrapper lists them once, and again when the engine asks: call this
+    /// after a `notifications/tools/list_changed`).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+    /// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+    /// # use rmcp::service::RequestContext;
+    /// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+    /// # #[derive(Clone)]
+    /// # struct Desk;
+    /// # impl ServerHandler for Desk {
+    /// #     fn get_info(&self) -> ServerConfig {
+    /// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    /// #     }
+    /// #     async fn list_tools(
+    /// #         &self,
+    /// #         _: Option<PaginatedRequestParams>,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<ListToolsResult, ErrorData> {
+    /// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+    /// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+    /// #     }
+    /// #     async fn call_tool(
+    /// #         &self,
+    /// #         _: CallToolRequestParams,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<CallToolResponse, ErrorData> {
+    /// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+    /// #     }
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// # // An in-process server over a pipe, so that the example runs.
+    /// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+    /// # tokio::spawn(async move {
+    /// #     if let Ok(s) = Desk.serve(to_server).await {
+    /// #         let _ = s.waiting().await;
+    /// #     }
+    /// # });
+    /// # let running = ().serve(to_client).await?;
+    /// use mcp_retry_policy::rmcp::{RetryClient, RetryOptions};
+    ///
+    /// // `running`: a connected rmcp client — `().serve(transport).await?`.
+    /// let client = RetryClient::new(running, RetryOptions::default());
+    /// client.refresh_tools().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn refresh_tools(&self) -> Result<(), ServiceError> {
         let peer = self.peer().await;
         let list = peer.list_all_tools().await?;
@@ -920,6 +1491,59 @@ impl<H: ClientHandler> RetryClient<H> {
 
     /// Calls a tool, retrying only where the core says a retry is safe. The outcome says what happened, in the
     /// core's words; `Err` only when nothing was sent (the journal failed, an intent reused).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+    /// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+    /// # use rmcp::service::RequestContext;
+    /// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+    /// # #[derive(Clone)]
+    /// # struct Desk;
+    /// # impl ServerHandler for Desk {
+    /// #     fn get_info(&self) -> ServerConfig {
+    /// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    /// #     }
+    /// #     async fn list_tools(
+    /// #         &self,
+    /// #         _: Option<PaginatedRequestParams>,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<ListToolsResult, ErrorData> {
+    /// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+    /// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+    /// #     }
+    /// #     async fn call_tool(
+    /// #         &self,
+    /// #         _: CallToolRequestParams,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<CallToolResponse, ErrorData> {
+    /// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+    /// #     }
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// # // An in-process server over a pipe, so that the example runs.
+    /// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+    /// # tokio::spawn(async move {
+    /// #     if let Ok(s) = Desk.serve(to_server).await {
+    /// #         let _ = s.waiting().await;
+    /// #     }
+    /// # });
+    /// # let running = ().serve(to_client).await?;
+    /// use mcp_retry_policy::retry::FinalStatus;
+    /// use mcp_retry_policy::rmcp::{RetryClient, RetryOptions};
+    ///
+    /// // `running`: a connected rmcp client — `().serve(transport).await?`.
+    /// let client = RetryClient::new(running, RetryOptions::default());
+    /// let outcome = client.call_tool(CallToolRequestParams::new("create_ticket")).await?;
+    /// match outcome.status {
+    ///     FinalStatus::Succeeded | FinalStatus::ToolError => println!("{:?}", outcome.result),
+    ///     // Failed, Unknown, Pending: tell the model what happened, in the core's words.
+    ///     _ => println!("{}", outcome.message),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn call_tool(&self, params: CallToolRequestParams) -> Result<CallOutcome, CallError> {
         self.call_tool_for(params, None).await
     }
@@ -927,6 +1551,57 @@ impl<H: ClientHandler> RetryClient<H> {
     /// [`RetryClient::call_tool`] for one intended call named by `intent` (e.g. the model's tool-call id): a
     /// second call with the same intent reuses the first one's operation id, across restarts with a
     /// persistent journal.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+    /// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+    /// # use rmcp::service::RequestContext;
+    /// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+    /// # #[derive(Clone)]
+    /// # struct Desk;
+    /// # impl ServerHandler for Desk {
+    /// #     fn get_info(&self) -> ServerConfig {
+    /// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    /// #     }
+    /// #     async fn list_tools(
+    /// #         &self,
+    /// #         _: Option<PaginatedRequestParams>,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<ListToolsResult, ErrorData> {
+    /// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+    /// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+    /// #     }
+    /// #     async fn call_tool(
+    /// #         &self,
+    /// #         _: CallToolRequestParams,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<CallToolResponse, ErrorData> {
+    /// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+    /// #     }
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// # // An in-process server over a pipe, so that the example runs.
+    /// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+    /// # tokio::spawn(async move {
+    /// #     if let Ok(s) = Desk.serve(to_server).await {
+    /// #         let _ = s.waiting().await;
+    /// #     }
+    /// # });
+    /// # let running = ().serve(to_client).await?;
+    /// use mcp_retry_policy::retry::Safety;
+    /// use mcp_retry_policy::rmcp::{RetryClient, RetryOptions};
+    ///
+    /// // `running`: a connected rmcp client — `().serve(transport).await?`.
+    /// let client = RetryClient::new(running, RetryOptions::default().tool("create_ticket", Safety::Keyed));
+    /// let call = CallToolRequestParams::new("create_ticket");
+    /// let first = client.call_tool_for(call.clone(), Some("tool-call-1")).await?;
+    /// let again = client.call_tool_for(call, Some("tool-call-1")).await?; // the model asked twice
+    /// assert_eq!(first.operation_id, again.operation_id); // one intended call, one operation id
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn call_tool_for(
         &self,
         params: CallToolRequestParams,
@@ -940,6 +1615,57 @@ impl<H: ClientHandler> RetryClient<H> {
     /// left, `unknown` once a request was out (it is told `notifications/cancelled`). A call that created a
     /// task cancels it (`tasks/cancel`) and ends `unknown`: the task may have run in part. A keyed write's
     /// status tool is not asked after a cancel.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject};
+    /// # use rmcp::model::{ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool};
+    /// # use rmcp::service::RequestContext;
+    /// # use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+    /// # #[derive(Clone)]
+    /// # struct Desk;
+    /// # impl ServerHandler for Desk {
+    /// #     fn get_info(&self) -> ServerConfig {
+    /// #         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    /// #     }
+    /// #     async fn list_tools(
+    /// #         &self,
+    /// #         _: Option<PaginatedRequestParams>,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<ListToolsResult, ErrorData> {
+    /// #         let tool = Tool::new("create_ticket", "Open a ticket", Arc::new(JsonObject::new()));
+    /// #         Ok(ListToolsResult::with_all_items(vec![tool]))
+    /// #     }
+    /// #     async fn call_tool(
+    /// #         &self,
+    /// #         _: CallToolRequestParams,
+    /// #         _: RequestContext<RoleServer>,
+    /// #     ) -> Result<CallToolResponse, ErrorData> {
+    /// #         Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]).into())
+    /// #     }
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_retry_policy::rmcp::BoxError> {
+    /// # // An in-process server over a pipe, so that the example runs.
+    /// # let (to_server, to_client) = tokio::io::duplex(1 << 16);
+    /// # tokio::spawn(async move {
+    /// #     if let Ok(s) = Desk.serve(to_server).await {
+    /// #         let _ = s.waiting().await;
+    /// #     }
+    /// # });
+    /// # let running = ().serve(to_client).await?;
+    /// use mcp_retry_policy::retry::{FinalStatus, Reason};
+    /// use mcp_retry_policy::rmcp::{CancellationToken, RetryClient, RetryOptions};
+    ///
+    /// // `running`: a connected rmcp client — `().serve(transport).await?`.
+    /// let client = RetryClient::new(running, RetryOptions::default());
+    /// let cancel = CancellationToken::new();
+    /// cancel.cancel(); // e.g. the user pressed stop before the call went out
+    /// let outcome = client.call_tool_cancellable(CallToolRequestParams::new("create_ticket"), None, &cancel).await?;
+    /// assert_eq!((outcome.status, outcome.reason), (FinalStatus::Failed, Reason::Aborted)); // nothing was sent
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn call_tool_cancellable(
         &self,
         params: CallToolRequestParams,

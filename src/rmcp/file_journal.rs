@@ -24,6 +24,19 @@ use crate::retry::FinalStatus;
 /// `begin` returns, so an id survives a crash of the process right after it was created. Every operation
 /// locks the file and first reads the lines appended since (the last line for an id wins; a torn line from a
 /// crash is skipped), so openers in several processes share it: one intent, one id (see the module docs).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{FileJournal, Journal};
+///
+/// let path = std::env::temp_dir().join(format!("doc-file-journal-{}.jsonl", std::process::id()));
+/// let journal = FileJournal::open(&path)?; // e.g. ~/.local/state/my-agent/journal.jsonl
+/// // A restarted agent: the operations it does not know the end of.
+/// for entry in journal.pending()? {
+///     println!("{} {}: look it up before calling again", entry.tool, entry.operation_id);
+/// }
+/// # let _ = std::fs::remove_file(&path);
+/// # Ok::<(), mcp_retry_policy::rmcp::JournalError>(())
+/// ```
 pub struct FileJournal {
     path: PathBuf,
     state: Mutex<Opened>,
@@ -48,6 +61,17 @@ enum Lock {
 
 impl FileJournal {
     /// Opens (or creates, 0600 on Unix) the journal at `path` and reads it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::FileJournal;
+    ///
+    /// let path = std::env::temp_dir().join(format!("doc-open-journal-{}.jsonl", std::process::id()));
+    /// let journal = Arc::new(FileJournal::open(&path)?); // `RetryClient::journal(journal)`
+    /// # drop(journal);
+    /// # let _ = std::fs::remove_file(&path);
+    /// # Ok::<(), mcp_retry_policy::rmcp::JournalError>(())
+    /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, JournalError> {
         let path = path.as_ref().to_path_buf();
         let mut options = OpenOptions::new();
@@ -63,6 +87,16 @@ impl FileJournal {
     }
 
     /// The file.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::FileJournal;
+    ///
+    /// let path = std::env::temp_dir().join(format!("doc-path-journal-{}.jsonl", std::process::id()));
+    /// let journal = FileJournal::open(&path)?;
+    /// assert_eq!(journal.path(), path.as_path());
+    /// # let _ = std::fs::remove_file(&path);
+    /// # Ok::<(), mcp_retry_policy::rmcp::JournalError>(())
+    /// ```
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -23,6 +23,16 @@ const MS_PER_DAY: u64 = 86_400_000;
 
 /// An HTTP date → milliseconds since the Unix epoch; `None` when `value` is not one of the three formats, or
 /// names an instant before 1970. `now_unix_ms` is only read for an rfc850-date's two-digit year.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::http_date::parse_http_date;
+///
+/// let at = Some(784_111_777_000);
+/// assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", 0), at); // IMF-fixdate
+/// assert_eq!(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT", 784_111_777_000), at); // rfc850
+/// assert_eq!(parse_http_date("Sun Nov  6 08:49:37 1994", 0), at); // asctime
+/// assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 CET", 0), None);
+/// ```
 pub fn parse_http_date(value: &str, now_unix_ms: u64) -> Option<u64> {
     let s = value.trim();
     let (day, rest) = s.split_once(' ')?;

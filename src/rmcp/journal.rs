@@ -16,6 +16,25 @@ pub use super::file_journal::FileJournal;
 use crate::retry::FinalStatus;
 
 /// One journaled operation.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{Journal, JournalEntry, MemoryJournal};
+///
+/// let journal = MemoryJournal::new();
+/// let entry = JournalEntry {
+///     operation_id: "0b6f3c1e-8d2a-4f7e-9c3b-2a1d5e6f7a8b".into(),
+///     tool: "create_ticket".into(),
+///     server: Some("https://tickets.example.com/mcp".into()),
+///     intent: Some("tool-call-1".into()),
+///     arguments: None,
+///     settled: None,
+///     created_at_ms: 1_700_000_000_000,
+///     settled_at_ms: None,
+/// };
+/// let kept = journal.begin(entry)?;
+/// assert!(kept.is_unresolved());
+/// # Ok::<(), mcp_retry_policy::rmcp::JournalError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct JournalEntry {
     /// The operation id sent with every attempt of this call.
@@ -38,6 +57,21 @@ pub struct JournalEntry {
 
 impl JournalEntry {
     /// Whether its outcome is not known to be final: in flight, crashed, `pending` or `unknown`.
+    ///
+    /// ```
+    /// use mcp_retry_policy::retry::FinalStatus;
+    /// use mcp_retry_policy::rmcp::JournalEntry;
+    ///
+    /// let mut entry = JournalEntry {
+    ///     operation_id: "op-0001-abcd".into(), tool: "pay".into(), server: None, intent: None,
+    ///     arguments: None, settled: None, created_at_ms: 0, settled_at_ms: None,
+    /// };
+    /// assert!(entry.is_unresolved()); // in flight, or the process died
+    /// entry.settled = Some(FinalStatus::Unknown);
+    /// assert!(entry.is_unresolved());
+    /// entry.settled = Some(FinalStatus::Succeeded);
+    /// assert!(!entry.is_unresolved());
+    /// ```
     pub fn is_unresolved(&self) -> bool {
         matches!(self.settled, None | Some(FinalStatus::Pending | FinalStatus::Unknown))
     }
@@ -76,11 +110,25 @@ impl JournalEntry {
 }
 
 /// Why a journal operation failed.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::JournalError;
+///
+/// let e = JournalError::new("disk full");
+/// assert_eq!(e.to_string(), "journal: disk full");
+/// ```
 #[derive(Debug)]
 pub struct JournalError(String);
 
 impl JournalError {
-    /// An error with this description.
+    /// An error with this description (for a [`Journal`] of your own).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::JournalError;
+    ///
+    /// let e = JournalError::new("the journal's database is read-only");
+    /// # let _ = e;
+    /// ```
     pub fn new(message: impl Into<String>) -> Self {
         JournalError(message.into())
     }
@@ -95,6 +143,36 @@ impl fmt::Display for JournalError {
 impl std::error::Error for JournalError {}
 
 /// Where a retrying client keeps its operation ids.
+///
+/// A journal in your own storage — here one that delegates to a [`MemoryJournal`] and logs each id it keeps:
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::retry::FinalStatus;
+/// use mcp_retry_policy::rmcp::{Journal, JournalEntry, JournalError, MemoryJournal};
+///
+/// #[derive(Default)]
+/// struct Logged(MemoryJournal);
+///
+/// impl Journal for Logged {
+///     fn begin(&self, entry: JournalEntry) -> Result<JournalEntry, JournalError> {
+///         let kept = self.0.begin(entry)?;
+///         eprintln!("journaled {} for {}", kept.operation_id, kept.tool);
+///         Ok(kept)
+///     }
+///     fn settle(&self, id: &str, status: FinalStatus, at_ms: u64) -> Result<Option<JournalEntry>, JournalError> {
+///         self.0.settle(id, status, at_ms)
+///     }
+///     fn get(&self, id: &str) -> Result<Option<JournalEntry>, JournalError> {
+///         self.0.get(id)
+///     }
+///     fn pending(&self) -> Result<Vec<JournalEntry>, JournalError> {
+///         self.0.pending()
+///     }
+/// }
+///
+/// let journal: Arc<dyn Journal> = Arc::new(Logged::default()); // `RetryClient::journal(journal)`
+/// # let _ = journal;
+/// ```
 pub trait Journal: Send + Sync {
     /// Records `entry` (state: in flight) before its first send and returns it — or, when its intent (or its
     /// id) is already journaled, the existing entry unchanged: an id is never replaced.
@@ -162,6 +240,15 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// In memory: lost with the process. The default.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{Journal, MemoryJournal};
+///
+/// let journal: Arc<dyn Journal> = Arc::new(MemoryJournal::new());
+/// assert!(journal.pending()?.is_empty());
+/// # Ok::<(), mcp_retry_policy::rmcp::JournalError>(())
+/// ```
 #[derive(Default)]
 pub struct MemoryJournal {
     entries: Mutex<Entries>,
@@ -169,6 +256,13 @@ pub struct MemoryJournal {
 
 impl MemoryJournal {
     /// An empty journal.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::MemoryJournal;
+    ///
+    /// let journal = MemoryJournal::new();
+    /// # let _ = journal;
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }

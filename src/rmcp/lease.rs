@@ -110,6 +110,28 @@ impl ClaimStanding {
 
 /// What a running handler knows of its claim ([`with_idempotency_claimed`](super::with_idempotency_claimed);
 /// the JS `claimOf(extra)`): read-only, without the hold's own controls.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{with_idempotency_claimed, HandlerClaim, IdempotencyOptions, MemoryLedgerStore, OperationLedger, OutcomeUnknown};
+/// use rmcp::model::{CallToolResult, ContentBlock};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+/// let answer = with_idempotency_claimed(&ledger, &IdempotencyOptions::new("pay"), Some("alice"), args.as_object().unwrap(), |claim: HandlerClaim| async move {
+///     let work = async { Ok(CallToolResult::success(vec![ContentBlock::text("paid")])) };
+///     // Stop as soon as another run may take over.
+///     tokio::select! {
+///         reason = claim.until_lost() => Err(OutcomeUnknown(format!("stopped: the claim was lost ({reason})"))),
+///         done = work => done,
+///     }
+/// })
+/// .await;
+/// assert_ne!(answer.is_error, Some(true));
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug)]
 pub struct HandlerClaim {
     key: LedgerKey,
@@ -123,12 +145,48 @@ impl HandlerClaim {
     }
 
     /// The key (tenant, action, operation id).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{with_idempotency_claimed, HandlerClaim, IdempotencyOptions, MemoryLedgerStore, OperationLedger};
+    /// use rmcp::model::CallToolResult;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// with_idempotency_claimed(&ledger, &IdempotencyOptions::new("pay"), Some("alice"), args.as_object().unwrap(), |claim: HandlerClaim| async move {
+    ///     assert_eq!((claim.key().tenant.as_str(), claim.key().operation_id.as_str()), ("alice", "op-0001-abcd"));
+    ///     Ok(CallToolResult::success(vec![]))
+    /// })
+    /// .await;
+    /// # Ok(()) }
+    /// ```
     pub fn key(&self) -> &LedgerKey {
         &self.key
     }
 
     /// The fencing token: the version the claim was made with. Every later claim of the key has a higher one,
     /// so a downstream that keeps the highest token it saw can refuse a stale writer.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{with_idempotency_claimed, HandlerClaim, IdempotencyOptions, MemoryLedgerStore, OperationLedger};
+    /// use rmcp::model::CallToolResult;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// with_idempotency_claimed(&ledger, &IdempotencyOptions::new("pay"), Some("alice"), args.as_object().unwrap(), |claim: HandlerClaim| async move {
+    ///     // e.g. UPDATE accounts SET …, fence = $fence WHERE id = $id AND fence < $fence
+    ///     let fence = claim.fence();
+    ///     assert!(fence >= 1);
+    ///     Ok(CallToolResult::success(vec![]))
+    /// })
+    /// .await;
+    /// # Ok(()) }
+    /// ```
     pub fn fence(&self) -> u64 {
         self.fence
     }
@@ -136,6 +194,27 @@ impl HandlerClaim {
     /// Why the claim was lost (`record_changed`, `not_renewed`), or `None` while it holds. Read on the local
     /// monotonic clock: past the give-up point of its last lease (a third of the lease before it ends) the
     /// claim is lost (`not_renewed`), whether or not the hold has run since — ask just before committing.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{with_idempotency_claimed, HandlerClaim, IdempotencyOptions, MemoryLedgerStore, OperationLedger, OutcomeUnknown};
+    /// use rmcp::model::CallToolResult;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// with_idempotency_claimed(&ledger, &IdempotencyOptions::new("pay"), Some("alice"), args.as_object().unwrap(), |claim: HandlerClaim| async move {
+    ///     // … the slow part of the work …
+    ///     if let Some(reason) = claim.lost() {
+    ///         // Just before committing: another run may have taken over.
+    ///         return Err(OutcomeUnknown(format!("not committed: {reason}")));
+    ///     }
+    ///     Ok(CallToolResult::success(vec![]))
+    /// })
+    /// .await;
+    /// # Ok(()) }
+    /// ```
     pub fn lost(&self) -> Option<&'static str> {
         self.standing.lost()
     }
@@ -143,6 +222,26 @@ impl HandlerClaim {
     /// Resolves when the claim is lost, with the reason (never, if the run ends first): race the handler's
     /// work against it to stop once another run may take over. It resolves at the give-up point at the latest,
     /// a renewal failed or not.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use mcp_retry_policy::rmcp::{with_idempotency_claimed, HandlerClaim, IdempotencyOptions, MemoryLedgerStore, OperationLedger, OutcomeUnknown};
+    /// use rmcp::model::CallToolResult;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// with_idempotency_claimed(&ledger, &IdempotencyOptions::new("pay"), Some("alice"), args.as_object().unwrap(), |claim: HandlerClaim| async move {
+    ///     tokio::select! {
+    ///         reason = claim.until_lost() => Err(OutcomeUnknown(format!("stopped: {reason}"))),
+    ///         () = tokio::time::sleep(Duration::from_millis(10)) => Ok(CallToolResult::success(vec![])),
+    ///     }
+    /// })
+    /// .await;
+    /// # Ok(()) }
+    /// ```
     pub async fn until_lost(&self) -> &'static str {
         let mut seen = self.standing.0.subscribe();
         loop {
@@ -217,6 +316,23 @@ impl OperationLedger {
     /// the ledger's clock and still holds is told as [`LedgerEvent::LeaseLate`]. A renewal runs alongside the
     /// work: the handler is polled all along. (The handler is not cancelled: dropping it mid-write would be
     /// worse.)
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::ledger::record::RecordState;
+    /// use mcp_retry_policy::rmcp::{Begin, LedgerKey, MemoryLedgerStore, OperationLedger};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// let key = LedgerKey { tenant: "alice".into(), action: "pay".into(), operation_id: "op-0001-abcd".into() };
+    /// let Begin::Execute(claim) = ledger.begin(&key, "input-fingerprint").await? else { unreachable!() };
+    /// // The claim is renewed while the work runs; finish with the claim `hold` hands back.
+    /// let (paid, claim) = ledger.hold(&key, claim, async { "paid" }).await;
+    /// ledger.finish(&key, &claim, RecordState::Succeeded, Some(r#"{"content":[]}"#)).await?;
+    /// assert_eq!(paid, "paid");
+    /// # Ok(()) }
+    /// ```
     pub async fn hold<T>(&self, key: &LedgerKey, claimed: Record, work: impl Future<Output = T>) -> (T, Record) {
         self.hold_with(key, claimed, |_| work).await
     }

@@ -7,9 +7,9 @@
 //!
 //! A running handler's claim is renewed every third of its lease ([`OperationLedger::hold`]; a claim that cannot
 //! be kept is told, `lease_lost`). A result too large to keep is recorded as a note with the state it ended in
-//! ([`OperationLedger::with_max_result_bytes`]). When an outcome is
+//! ([`OperationLedgerBuilder::max_result_bytes`]). When an outcome is
 //! not known — a claim whose lease ran out (its process died), or an `unknown` record ([`crate::ledger::Admission::Reconcile`])
-//! — the ledger asks your reconcile hook ([`OperationLedger::with_reconcile`], the JS `reconcile` option) and
+//! — the ledger asks your reconcile hook ([`OperationLedgerBuilder::reconcile`], the JS `reconcile` option) and
 //! records its answer with a version check; without a hook, or while the hook cannot tell, the record is
 //! answered `unknown` and never executed again. An operator's [`release`](OperationLedger::release) (module
 //! [`operators`](super::operators)) lets the key run again. A handler whose writes live in the ledger's own
@@ -39,6 +39,14 @@ use crate::retry::LedgerStatus;
 use crate::vocab::LEDGER_META_KEY;
 
 /// Where a record lives: the authenticated tenant, the action (the tool), the operation id.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::LedgerKey;
+///
+/// // The tenant from the request's authentication, the action, the caller's operation id.
+/// let key = LedgerKey { tenant: "alice".into(), action: "create_ticket".into(), operation_id: "op-0001-abcd".into() };
+/// # let _ = key;
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LedgerKey {
     /// The authenticated principal (never from the tool's arguments).
@@ -50,6 +58,22 @@ pub struct LedgerKey {
 }
 
 /// A stored row: the record and the result text to replay (the result's JSON, kept as given).
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{LedgerKey, LedgerStore, MemoryLedgerStore, OperationLedger};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let store = Arc::new(MemoryLedgerStore::new());
+/// let ledger = OperationLedger::new(store.clone());
+/// let key = LedgerKey { tenant: "alice".into(), action: "create_ticket".into(), operation_id: "op-0001-abcd".into() };
+/// ledger.begin(&key, "input-fingerprint").await?; // claims it: a pending record
+/// let row = store.get(&key).await?.expect("the claim");
+/// assert_eq!(row.record.state.as_str(), "pending");
+/// assert_eq!(row.result, None);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredRecord {
     /// The core's record.
@@ -59,6 +83,13 @@ pub struct StoredRecord {
 }
 
 /// A store failed.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::StoreError;
+///
+/// let e = StoreError("connection refused".into());
+/// assert_eq!(e.to_string(), "ledger store: connection refused");
+/// ```
 #[derive(Debug)]
 pub struct StoreError(pub String);
 
@@ -72,11 +103,63 @@ impl std::error::Error for StoreError {}
 
 /// What a store's operation returns: a boxed future (so that a store can be a trait object, and a network
 /// store like Postgres can await its driver).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{StoreError, StoreFuture};
+///
+/// // What a network store's method returns: its driver's future, boxed.
+/// fn count_rows<'a>(rows: &'a [u8]) -> StoreFuture<'a, u64> {
+///     Box::pin(async move { u64::try_from(rows.len()).map_err(|e| StoreError(e.to_string())) })
+/// }
+/// # let _ = count_rows;
+/// ```
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
 /// The store contract (the JS stores' `get`/`insert`/`replace`/`purge`/`unresolved`/`countUnresolved`):
 /// `insert` and `replace` are atomic; `purge` never deletes an unresolved (`pending`, `unknown`) or `released`
 /// record. The listings have a default that refuses (a store that cannot list: a [`StoreError`]).
+///
+/// A store of your own — here one that counts the reads of another store; a real one keeps the rows in its
+/// database, with `insert` and `replace` atomic there:
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use std::sync::Arc;
+/// use mcp_retry_policy::ledger::record::Record;
+/// use mcp_retry_policy::rmcp::{LedgerKey, LedgerStore, MemoryLedgerStore, OperationLedger, StoreFuture, StoredRecord};
+///
+/// #[derive(Default)]
+/// struct Counted {
+///     inner: MemoryLedgerStore,
+///     reads: AtomicU64,
+/// }
+///
+/// impl LedgerStore for Counted {
+///     fn get<'a>(&'a self, key: &'a LedgerKey) -> StoreFuture<'a, Option<StoredRecord>> {
+///         self.reads.fetch_add(1, Ordering::Relaxed);
+///         self.inner.get(key)
+///     }
+///     fn insert<'a>(&'a self, key: &'a LedgerKey, record: &'a Record) -> StoreFuture<'a, bool> {
+///         self.inner.insert(key, record)
+///     }
+///     fn replace<'a>(
+///         &'a self,
+///         key: &'a LedgerKey,
+///         expected_version: u64,
+///         record: &'a Record,
+///         result: Option<&'a str>,
+///     ) -> StoreFuture<'a, bool> {
+///         self.inner.replace(key, expected_version, record, result)
+///     }
+///     fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64> {
+///         self.inner.purge(now_ms)
+///     }
+///     // `unresolved` and `count_unresolved` default to a refusal; the operators' listings need them.
+/// }
+///
+/// let ledger = OperationLedger::new(Arc::new(Counted::default()));
+/// # let _ = ledger;
+/// ```
 pub trait LedgerStore: Send + Sync {
     /// The row for `key`.
     fn get<'a>(&'a self, key: &'a LedgerKey) -> StoreFuture<'a, Option<StoredRecord>>;
@@ -107,6 +190,14 @@ pub trait LedgerStore: Send + Sync {
 }
 
 /// In memory: for tests and single-process servers.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+///
+/// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new())); // lost with the process
+/// # let _ = ledger;
+/// ```
 #[derive(Default)]
 pub struct MemoryLedgerStore {
     rows: Mutex<HashMap<LedgerKey, StoredRecord>>,
@@ -114,6 +205,13 @@ pub struct MemoryLedgerStore {
 
 impl MemoryLedgerStore {
     /// An empty store.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::MemoryLedgerStore;
+    ///
+    /// let store = MemoryLedgerStore::new();
+    /// # let _ = store;
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -172,6 +270,17 @@ impl MemoryLedgerStore {
 }
 
 /// A future that is already done (the memory and SQLite stores answer at once).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::ledger::ready;
+/// use mcp_retry_policy::rmcp::StoreFuture;
+///
+/// // A store whose calls answer at once (an in-process map, a blocking SQLite call) returns a ready future.
+/// fn purge_nothing<'a>(_now_ms: u64) -> StoreFuture<'a, u64> {
+///     ready(Ok(0))
+/// }
+/// # let _ = purge_nothing;
+/// ```
 pub fn ready<'a, T: Send + 'a>(value: Result<T, StoreError>) -> StoreFuture<'a, T> {
     Box::pin(std::future::ready(value))
 }
@@ -227,6 +336,15 @@ pub(crate) fn sql_uint(v: i64) -> u64 {
 }
 
 /// Whether a purge at `now_ms` may delete `record`: resolved and expired (never unresolved or released).
+///
+/// ```
+/// use mcp_retry_policy::ledger::record::{Record, RecordState};
+/// use mcp_retry_policy::rmcp::ledger::purgeable;
+///
+/// let done = Record { state: RecordState::Succeeded, fingerprint: "f".into(), lease_until_ms: 0, created_ms: 0, expires_ms: 1_000, version: 2 };
+/// assert!(purgeable(&done, 1_000));
+/// assert!(!purgeable(&Record { state: RecordState::Unknown, ..done }, 1_000)); // unresolved: never
+/// ```
 pub fn purgeable(record: &Record, now_ms: u64) -> bool {
     matches!(record.state, RecordState::Succeeded | RecordState::Failed) && record.expires_ms <= now_ms
 }
@@ -235,6 +353,17 @@ type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 /// What the reconcile hook is asked about: a record whose outcome is not known (a `pending` claim whose lease
 /// ran out, or `unknown`), with its key and whatever result text the row holds.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{BoxError, ReconcileRequest, Reconciled};
+///
+/// // A hook: the downstream system is asked by the operation id the write carried.
+/// async fn reconcile(asked: ReconcileRequest) -> Result<Reconciled, BoxError> {
+///     println!("{} {} {} ended {}?", asked.key.tenant, asked.key.action, asked.key.operation_id, asked.record.state.as_str());
+///     Ok(Reconciled::Unknown)
+/// }
+/// # let _ = reconcile;
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReconcileRequest {
     /// Where it lives (tenant, action, operation id).
@@ -246,6 +375,20 @@ pub struct ReconcileRequest {
 }
 
 /// The reconcile hook's answer (the JS hook's `{ status, result? }`).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::Reconciled;
+/// use rmcp::model::{CallToolResult, ContentBlock};
+///
+/// fn answer(found: Option<&str>, still_possible: bool) -> Reconciled {
+///     match (found, still_possible) {
+///         (Some(ticket), _) => Reconciled::Succeeded(CallToolResult::success(vec![ContentBlock::text(ticket)])),
+///         (None, false) => Reconciled::NotDone, // provably not done, and it cannot happen any more: run it
+///         (None, true) => Reconciled::Unknown,  // cannot tell yet: never run again, answered unknown
+///     }
+/// }
+/// assert_eq!(answer(None, true), Reconciled::Unknown);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reconciled {
     /// It took effect: this result is recorded (`succeeded`) and replayed from now on.
@@ -261,11 +404,50 @@ pub enum Reconciled {
 }
 
 /// What a reconcile hook returns: a boxed future (so that the hook can be a trait object).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{Reconcile, ReconcileFuture, ReconcileRequest, Reconciled};
+///
+/// struct Nothing;
+///
+/// impl Reconcile for Nothing {
+///     fn reconcile<'a>(&'a self, _asked: &'a ReconcileRequest) -> ReconcileFuture<'a> {
+///         Box::pin(async { Ok(Reconciled::Unknown) })
+///     }
+/// }
+/// # let _ = Nothing;
+/// ```
 pub type ReconcileFuture<'a> = Pin<Box<dyn Future<Output = Result<Reconciled, BoxError>> + Send + 'a>>;
 
-/// The reconcile hook ([`OperationLedger::with_reconcile`]): asked when an outcome is not known. An `Err` is
+/// The reconcile hook ([`OperationLedgerBuilder::reconcile`]): asked when an outcome is not known. An `Err` is
 /// told to the event observer (`reconcile_error`) and counts as [`Reconciled::Unknown`]. A closure
 /// `Fn(ReconcileRequest) -> impl Future<Output = Result<Reconciled, BoxError>>` is one.
+///
+/// A hook with state of its own (a client of the downstream API), as a type:
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, Reconcile, ReconcileFuture, ReconcileRequest, Reconciled};
+///
+/// struct AskTheBank {
+///     base_url: String,
+/// }
+///
+/// impl Reconcile for AskTheBank {
+///     fn reconcile<'a>(&'a self, asked: &'a ReconcileRequest) -> ReconcileFuture<'a> {
+///         Box::pin(async move {
+///             // e.g. GET {base_url}/transfers?idempotency_key={operation_id}
+///             let _ = (&self.base_url, &asked.key.operation_id);
+///             Ok(Reconciled::Unknown)
+///         })
+///     }
+/// }
+///
+/// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new()))
+///     .reconcile(AskTheBank { base_url: "https://bank.example.com".into() })
+///     .build()?;
+/// # let _ = ledger;
+/// # Ok::<(), mcp_retry_policy::rmcp::MaxResultBytesError>(())
+/// ```
 pub trait Reconcile: Send + Sync {
     /// Finds out what happened to `asked`'s operation.
     fn reconcile<'a>(&'a self, asked: &'a ReconcileRequest) -> ReconcileFuture<'a>;
@@ -281,7 +463,21 @@ where
     }
 }
 
-/// What operators must know (the JS `onEvent` events this face has), told to [`OperationLedger::on_event`].
+/// What operators must know (the JS `onEvent` events this face has), told to [`OperationLedgerBuilder::on_event`].
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{LedgerEvent, MemoryLedgerStore, OperationLedger};
+///
+/// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new()))
+///     .on_event(|event| match event {
+///         LedgerEvent::LeaseLost { key, reason, .. } => eprintln!("{}: claim lost ({reason})", key.operation_id),
+///         other => eprintln!("ledger: {} {:?}", other.kind(), other.key()),
+///     })
+///     .build()?;
+/// # let _ = ledger;
+/// # Ok::<(), mcp_retry_policy::rmcp::MaxResultBytesError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LedgerEvent {
     /// The reconcile hook failed (`Err`): answered as if it said `unknown`.
@@ -313,7 +509,7 @@ pub enum LedgerEvent {
         error: String,
     },
     /// A result was not stored (it could not be encoded, it is longer than the ledger's
-    /// [`max_result_bytes`](OperationLedger::with_max_result_bytes), or the store refused it): the record ends
+    /// [`max_result_bytes`](OperationLedgerBuilder::max_result_bytes), or the store refused it): the record ends
     /// in `state` with a note in place of the result (a `result_not_stored` answer), never left pending.
     ResultNotStored {
         /// The key.
@@ -367,6 +563,14 @@ pub enum LedgerEvent {
 
 impl LedgerEvent {
     /// The key the event is about, if one.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::{LedgerEvent, LedgerKey};
+    ///
+    /// let key = LedgerKey { tenant: "t".into(), action: "pay".into(), operation_id: "op-0001-abcd".into() };
+    /// let event = LedgerEvent::ReconcileError { key: key.clone(), error: "timeout".into() };
+    /// assert_eq!(event.key(), Some(&key));
+    /// ```
     pub fn key(&self) -> Option<&LedgerKey> {
         match self {
             LedgerEvent::ReconcileError { key, .. }
@@ -382,6 +586,13 @@ impl LedgerEvent {
 
     /// The JS event's `type`: `reconcile_error`, `late_finish`, `store_error`, `result_not_stored`,
     /// `lease_lost`, `lease_late`, `authorize_error`, `handler_error`.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::LedgerEvent;
+    ///
+    /// let event = LedgerEvent::StoreError { during: "finish", key: None, error: "disk full".into() };
+    /// assert_eq!(event.kind(), "store_error");
+    /// ```
     pub fn kind(&self) -> &'static str {
         match self {
             LedgerEvent::ResultNotStored { .. } => "result_not_stored",
@@ -399,6 +610,24 @@ impl LedgerEvent {
 type Observer = Arc<dyn Fn(&LedgerEvent) + Send + Sync>;
 
 /// The operation ledger over a store.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{with_idempotency, IdempotencyOptions, MemoryLedgerStore, OperationLedger};
+/// use rmcp::model::{CallToolResult, ContentBlock};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // One ledger per server (cheap to clone: clones share the store and what this process holds).
+/// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new())).build()?;
+/// let args = serde_json::json!({ "title": "Printer on fire", "operation_id": "op-0001-abcd" });
+/// let answer = with_idempotency(&ledger, &IdempotencyOptions::new("create_ticket"), Some("alice"), args.as_object().unwrap(), || async {
+///     Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]))
+/// })
+/// .await;
+/// assert_ne!(answer.is_error, Some(true));
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct OperationLedger {
     store: Arc<dyn LedgerStore>,
@@ -413,7 +642,205 @@ pub struct OperationLedger {
     pub(super) live: Arc<LiveClaims>,
 }
 
+/// Builds an [`OperationLedger`] ([`OperationLedger::builder`]; the JS `new OperationLedger({ … })`'s options):
+/// every setter takes the builder and returns it, and [`build`](Self::build) checks the settings once, at the
+/// end — a setting out of range never breaks the chain.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+///
+/// let too_small = OperationLedger::builder(Arc::new(MemoryLedgerStore::new())).max_result_bytes(0).build();
+/// assert_eq!(too_small.err().map(|e| e.bytes), Some(0)); // the error names the refused value
+/// ```
+#[must_use = "a builder does nothing until `build()`"]
+pub struct OperationLedgerBuilder {
+    store: Arc<dyn LedgerStore>,
+    config: LedgerConfig,
+    now: Clock,
+    reconcile: Option<Arc<dyn Reconcile>>,
+    observer: Option<Observer>,
+    max_result_bytes: usize,
+}
+
+impl fmt::Debug for OperationLedgerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OperationLedgerBuilder")
+            .field("config", &self.config)
+            .field("reconcile", &self.reconcile.is_some())
+            .field("on_event", &self.observer.is_some())
+            .field("max_result_bytes", &self.max_result_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OperationLedgerBuilder {
+    /// The TTL of a resolved record and the lease of a claim ([`LedgerConfig::new`] checks that the TTL is at
+    /// least the lease; default 24 h and 60 s).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// use mcp_retry_policy::ledger::record::LedgerConfig;
+    /// # use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new()))
+    ///     .config(LedgerConfig::new(3_600_000, 10_000)?) // an hour's replays, a 10 s lease renewed every ~3 s
+    ///     .build()?;
+    /// assert_eq!(ledger.config().ttl_ms, 3_600_000);
+    /// # Ok(()) }
+    /// ```
+    pub fn config(mut self, config: LedgerConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Another clock (ms since the Unix epoch; default the wall clock), e.g. a fixed one in tests.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    /// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new())).clock(|| 1_000_000).build()?;
+    /// assert_eq!(ledger.now_ms(), 1_000_000);
+    /// # Ok::<(), mcp_retry_policy::rmcp::MaxResultBytesError>(())
+    /// ```
+    pub fn clock(mut self, now: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        self.now = Arc::new(now);
+        self
+    }
+
+    /// The reconcile hook (the JS `reconcile` option): asked when an outcome is not known — a claim whose
+    /// lease ran out (its run's renewals stopped), or an `unknown` record — by a call of the same key
+    /// ([`begin`](OperationLedger::begin)) and by the status lookup ([`status`](OperationLedger::status));
+    /// never while this process holds a live claim on the key. Its answer is recorded with a version check
+    /// (the record changed meanwhile → look again): [`Reconciled::Succeeded`] / [`Reconciled::Failed`] are
+    /// recorded and replayed, [`Reconciled::NotDone`] lets the asking call execute, [`Reconciled::Unknown`]
+    /// (or an `Err`) changes nothing.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{BoxError, MemoryLedgerStore, OperationLedger, ReconcileRequest, Reconciled};
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    ///
+    /// // Where the write would have landed: here, a set of the operation ids the ticket system holds.
+    /// let tickets: Arc<std::collections::HashSet<String>> = Arc::new(["0b6f3c1e-8d2a".to_string()].into());
+    /// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new()))
+    ///     .reconcile(move |asked: ReconcileRequest| {
+    ///         let found = tickets.contains(&asked.key.operation_id);
+    ///         std::future::ready(Ok::<_, BoxError>(if found {
+    ///             Reconciled::Succeeded(CallToolResult::success(vec![ContentBlock::text("opened")]))
+    ///         } else {
+    ///             Reconciled::Unknown // no proof either way: it is never run again
+    ///         }))
+    ///     })
+    ///     .build()?;
+    /// # let _ = ledger;
+    /// # Ok::<(), mcp_retry_policy::rmcp::MaxResultBytesError>(())
+    /// ```
+    pub fn reconcile(mut self, hook: impl Reconcile + 'static) -> Self {
+        self.reconcile = Some(Arc::new(hook));
+        self
+    }
+
+    /// An observer of what operators must know ([`LedgerEvent`]; the JS `onEvent`). Each event is also counted
+    /// through `tracing`, with or without an observer.
+    ///
+    /// ```
+    /// # use std::sync::{Arc, Mutex};
+    /// # use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new()))
+    ///     .on_event(move |e| log.lock().unwrap().push(e.kind()))
+    ///     .build()?;
+    /// # let _ = ledger;
+    /// # Ok::<(), mcp_retry_policy::rmcp::MaxResultBytesError>(())
+    /// ```
+    pub fn on_event(mut self, observer: impl Fn(&LedgerEvent) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// The largest result text (UTF-8 bytes, 1 … 1 GiB; default 1 MiB) a record keeps (the JS
+    /// `maxResultBytes`): a longer one is recorded as a note saying so, with the state the operation ended in
+    /// ([`LedgerEvent::ResultNotStored`]). Checked by [`build`](Self::build).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    /// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new())).max_result_bytes(256 * 1024).build()?;
+    /// assert_eq!(ledger.max_result_bytes(), 262_144);
+    /// # Ok::<(), mcp_retry_policy::rmcp::MaxResultBytesError>(())
+    /// ```
+    pub fn max_result_bytes(mut self, bytes: usize) -> Self {
+        self.max_result_bytes = bytes;
+        self
+    }
+
+    /// The ledger, or what is out of range ([`max_result_bytes`](Self::max_result_bytes) outside 1 … 1 GiB:
+    /// the error names the value).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    /// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new())).build()?;
+    /// # let _ = ledger;
+    /// # Ok::<(), mcp_retry_policy::rmcp::MaxResultBytesError>(())
+    /// ```
+    pub fn build(self) -> Result<OperationLedger, MaxResultBytesError> {
+        checked_max_result_bytes(self.max_result_bytes)?;
+        Ok(self.assemble())
+    }
+
+    /// The ledger, the settings taken as they are (the defaults are valid).
+    fn assemble(self) -> OperationLedger {
+        OperationLedger {
+            store: self.store,
+            config: self.config,
+            now: self.now,
+            actions: Arc::default(),
+            reconcile: self.reconcile,
+            observer: self.observer,
+            max_result_bytes: self.max_result_bytes,
+            live: Arc::default(),
+        }
+    }
+}
+
+fn checked_max_result_bytes(bytes: usize) -> Result<usize, MaxResultBytesError> {
+    if (1..=MAX_RESULT_BYTES_LIMIT).contains(&bytes) {
+        Ok(bytes)
+    } else {
+        Err(MaxResultBytesError { bytes })
+    }
+}
+
 /// What the ledger made of a write ([`OperationLedger::begin`]).
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::ledger::fingerprint;
+/// use mcp_retry_policy::ledger::record::RecordState;
+/// use mcp_retry_policy::rmcp::{Begin, LedgerKey, MemoryLedgerStore, OperationLedger};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// let key = LedgerKey { tenant: "alice".into(), action: "pay".into(), operation_id: "op-0001-abcd".into() };
+/// let input = fingerprint(r#"{"amount":5}"#)?;
+/// match ledger.begin(&key, &input).await? {
+///     Begin::Execute(claim) => {
+///         // Run the write, then record how it ended (with the claim, its fence).
+///         ledger.finish(&key, &claim, RecordState::Succeeded, Some(r#"{"content":[]}"#)).await?;
+///     }
+///     Begin::Replay { result, .. } => println!("the first outcome again: {result:?}"),
+///     Begin::InProgress { retry_after_ms } => println!("running: check back in {retry_after_ms} ms"),
+///     Begin::Conflict => println!("this id was used with other input"),
+///     Begin::Unknown => println!("not known whether it happened: never run again"),
+/// }
+/// // The same key and input again: its first outcome.
+/// assert!(matches!(ledger.begin(&key, &input).await?, Begin::Replay { state: RecordState::Succeeded, .. }));
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Begin {
     /// Run it: this claim is yours; [`OperationLedger::finish`] with it.
@@ -486,73 +913,97 @@ fn wall_ms() -> u64 {
 }
 
 impl OperationLedger {
-    /// A ledger over `store` with the core's default TTL (24 h) and lease (60 s), no reconcile hook.
+    /// A ledger over `store` with the defaults: the core's TTL (24 h) and lease (60 s), the wall clock, no
+    /// reconcile hook, no event observer, results kept up to 1 MiB. Anything else: [`OperationLedger::builder`].
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, Reconciled, ReconcileRequest};
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, DEFAULT_MAX_RESULT_BYTES};
     ///
-    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()))
-    ///     // Asked about a write whose outcome is not known: look it up where it would have landed.
-    ///     .with_reconcile(|_asked: ReconcileRequest| std::future::ready(Ok(Reconciled::Unknown)))
-    ///     .on_event(|e| eprintln!("ledger: {}", e.kind()));
-    /// # let _ = ledger;
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// assert_eq!(ledger.max_result_bytes(), DEFAULT_MAX_RESULT_BYTES);
+    /// assert_eq!(ledger.config().lease_ms, 60_000);
     /// ```
     pub fn new(store: Arc<dyn LedgerStore>) -> Self {
-        OperationLedger {
+        OperationLedger::builder(store).assemble()
+    }
+
+    /// A builder for a ledger over `store` with other settings (the JS `new OperationLedger({ … })`'s options):
+    /// each setter takes and returns the builder, and [`build`](OperationLedgerBuilder::build) checks them all
+    /// at once.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::ledger::record::LedgerConfig;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, ReconcileRequest, Reconciled};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new()))
+    ///     .config(LedgerConfig::new(7 * 86_400_000, 30_000)?) // keep results a week, a 30 s lease
+    ///     // Asked about a write whose outcome is not known: look it up where it would have landed.
+    ///     .reconcile(|_asked: ReconcileRequest| std::future::ready(Ok(Reconciled::Unknown)))
+    ///     .on_event(|e| eprintln!("ledger: {}", e.kind()))
+    ///     .max_result_bytes(64 * 1024)
+    ///     .build()?;
+    /// assert_eq!(ledger.max_result_bytes(), 65_536);
+    /// # Ok(()) }
+    /// ```
+    pub fn builder(store: Arc<dyn LedgerStore>) -> OperationLedgerBuilder {
+        OperationLedgerBuilder {
             store,
             config: LedgerConfig::default(),
             now: Arc::new(wall_ms),
-            actions: Arc::default(),
             reconcile: None,
             observer: None,
             max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
-            live: Arc::default(),
         }
     }
 
-    /// Other settings ([`LedgerConfig::new`] validates them).
+    /// Deprecated: [`OperationLedger::builder`]`(store).`[`config`](OperationLedgerBuilder::config)`(config)`.
+    #[deprecated(note = "use `OperationLedger::builder(store).config(config).build()`")]
     pub fn with_config(mut self, config: LedgerConfig) -> Self {
         self.config = config;
         self
     }
 
-    /// Another clock (ms since the Unix epoch), e.g. a fixed one in tests.
+    /// Deprecated: [`OperationLedger::builder`]`(store).`[`clock`](OperationLedgerBuilder::clock)`(now)`.
+    #[deprecated(note = "use `OperationLedger::builder(store).clock(now).build()`")]
     pub fn with_clock(mut self, now: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
         self.now = Arc::new(now);
         self
     }
 
-    /// The reconcile hook (the JS `reconcile` option): asked when an outcome is not known — a claim whose
-    /// lease ran out (its run's renewals stopped), or an `unknown` record — by a call of the same key
-    /// ([`begin`](Self::begin)) and by the status lookup ([`status`](Self::status)); never while this process
-    /// holds a live claim on the key. Its answer is recorded with a version check (the record changed
-    /// meanwhile → look again): [`Reconciled::Succeeded`] / [`Reconciled::Failed`] are recorded and replayed,
-    /// [`Reconciled::NotDone`] lets the asking call execute, [`Reconciled::Unknown`] (or an `Err`) changes
-    /// nothing.
+    /// Deprecated: [`OperationLedger::builder`]`(store).`[`reconcile`](OperationLedgerBuilder::reconcile)`(hook)`.
+    #[deprecated(note = "use `OperationLedger::builder(store).reconcile(hook).build()`")]
     pub fn with_reconcile(mut self, hook: impl Reconcile + 'static) -> Self {
         self.reconcile = Some(Arc::new(hook));
         self
     }
 
-    /// An observer of what operators must know ([`LedgerEvent`]; the JS `onEvent`).
+    /// Deprecated: [`OperationLedger::builder`]`(store).`[`on_event`](OperationLedgerBuilder::on_event)`(observer)`.
+    #[deprecated(note = "use `OperationLedger::builder(store).on_event(observer).build()`")]
     pub fn on_event(mut self, observer: impl Fn(&LedgerEvent) + Send + Sync + 'static) -> Self {
         self.observer = Some(Arc::new(observer));
         self
     }
 
-    /// The largest result text (UTF-8 bytes, 1 … 1 GiB; default 1 MiB) a record keeps (the JS
-    /// `maxResultBytes`): a longer one is recorded as a note saying so, with the state the operation ended in
-    /// ([`LedgerEvent::ResultNotStored`]). Out of range: the error names it.
+    /// Deprecated: [`OperationLedger::builder`]`(store).`[`max_result_bytes`](OperationLedgerBuilder::max_result_bytes)`(bytes)`,
+    /// checked by [`build`](OperationLedgerBuilder::build) (this one's `Result` broke the chain).
+    #[deprecated(note = "use `OperationLedger::builder(store).max_result_bytes(bytes).build()`")]
     pub fn with_max_result_bytes(mut self, bytes: usize) -> Result<Self, MaxResultBytesError> {
-        if !(1..=MAX_RESULT_BYTES_LIMIT).contains(&bytes) {
-            return Err(MaxResultBytesError { bytes });
-        }
-        self.max_result_bytes = bytes;
+        self.max_result_bytes = checked_max_result_bytes(bytes)?;
         Ok(self)
     }
 
-    /// The largest result text a record keeps ([`with_max_result_bytes`](Self::with_max_result_bytes)).
+    /// The largest result text a record keeps ([`OperationLedgerBuilder::max_result_bytes`]).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    /// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new())).max_result_bytes(4096).build()?;
+    /// assert_eq!(ledger.max_result_bytes(), 4096);
+    /// # Ok::<(), mcp_retry_policy::rmcp::MaxResultBytesError>(())
+    /// ```
     pub fn max_result_bytes(&self) -> usize {
         self.max_result_bytes
     }
@@ -560,6 +1011,20 @@ impl OperationLedger {
     /// The text to store for `result`, which ended in `state`: its JSON, or — when it cannot be encoded or is
     /// longer than [`max_result_bytes`](Self::max_result_bytes) — a note saying so and why (told as
     /// [`LedgerEvent::ResultNotStored`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::ledger::record::RecordState;
+    /// use mcp_retry_policy::rmcp::{LedgerKey, MemoryLedgerStore, OperationLedger};
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    ///
+    /// let ledger = OperationLedger::builder(Arc::new(MemoryLedgerStore::new())).max_result_bytes(100).build()?;
+    /// let key = LedgerKey { tenant: "t".into(), action: "report".into(), operation_id: "op-0001-abcd".into() };
+    /// let big = CallToolResult::success(vec![ContentBlock::text("x".repeat(500))]);
+    /// let text = ledger.result_text(&key, RecordState::Succeeded, &big);
+    /// assert!(text.contains("result_not_stored")); // the note, in place of 500 bytes
+    /// # Ok::<(), mcp_retry_policy::rmcp::MaxResultBytesError>(())
+    /// ```
     pub fn result_text(&self, key: &LedgerKey, state: RecordState, result: &CallToolResult) -> String {
         match serde_json::to_string(result) {
             Ok(text) => self.checked_text(key, state, text),
@@ -583,16 +1048,44 @@ impl OperationLedger {
     }
 
     /// The store.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// let purged = ledger.store().purge(ledger.now_ms()).await?;
+    /// assert_eq!(purged, 0);
+    /// # Ok(()) }
+    /// ```
     pub fn store(&self) -> &Arc<dyn LedgerStore> {
         &self.store
     }
 
     /// The settings.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    ///
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// assert_eq!((ledger.config().ttl_ms, ledger.config().lease_ms), (86_400_000, 60_000));
+    /// ```
     pub fn config(&self) -> &LedgerConfig {
         &self.config
     }
 
     /// The ledger's clock, now.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    ///
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// assert!(ledger.now_ms() > 1_700_000_000_000); // the wall clock, ms since the Unix epoch
+    /// ```
     pub fn now_ms(&self) -> u64 {
         (self.now)()
     }
@@ -624,6 +1117,22 @@ impl OperationLedger {
 
     /// Admits a write with input `fingerprint`: one look through the core's driver (`crate::ledger::look`), this
     /// face carrying out its steps — the store's reads and writes, the in-process guard, the reconcile hook.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::ledger::fingerprint;
+    /// use mcp_retry_policy::rmcp::{Begin, LedgerKey, MemoryLedgerStore, OperationLedger};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// let key = LedgerKey { tenant: "alice".into(), action: "pay".into(), operation_id: "op-0001-abcd".into() };
+    /// assert!(matches!(ledger.begin(&key, &fingerprint(r#"{"amount":5}"#)?).await?, Begin::Execute(_)));
+    /// // While the first runs, the same key: in progress; other input under the same id: a conflict.
+    /// assert!(matches!(ledger.begin(&key, &fingerprint(r#"{"amount":5}"#)?).await?, Begin::InProgress { .. }));
+    /// assert_eq!(ledger.begin(&key, &fingerprint(r#"{"amount":6}"#)?).await?, Begin::Conflict);
+    /// # Ok(()) }
+    /// ```
     pub async fn begin(&self, key: &LedgerKey, fingerprint: &str) -> Result<Begin, StoreError> {
         let mut look = Look::new(LookMode::Claim);
         let mut seen = Seen::default();
@@ -709,6 +1218,21 @@ impl OperationLedger {
     /// `Err` on the write: too large for it, say), is recorded as a note with the state it ended in, never
     /// left pending ([`LedgerEvent::ResultNotStored`]); an `Err` is returned only when the note's write fails
     /// too.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::ledger::record::RecordState;
+    /// use mcp_retry_policy::rmcp::{Begin, LedgerKey, MemoryLedgerStore, OperationLedger};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// let key = LedgerKey { tenant: "alice".into(), action: "pay".into(), operation_id: "op-0001-abcd".into() };
+    /// let Begin::Execute(claim) = ledger.begin(&key, "input-fingerprint").await? else { unreachable!() };
+    /// // The downstream call timed out after it was sent: not known whether it took effect.
+    /// assert!(ledger.finish(&key, &claim, RecordState::Unknown, None).await?);
+    /// # Ok(()) }
+    /// ```
     pub async fn finish(
         &self,
         key: &LedgerKey,
@@ -749,6 +1273,19 @@ impl OperationLedger {
     /// the status tool's answer — `(status, result, retry_after_ms)`. An outcome not known is asked of the
     /// reconcile hook (its resolved answer is recorded; `not_done` is answered, nothing recorded); without
     /// one, or while it cannot tell, `unknown`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{LedgerKey, MemoryLedgerStore, OperationLedger};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// let key = LedgerKey { tenant: "alice".into(), action: "pay".into(), operation_id: "op-0001-abcd".into() };
+    /// let (status, result, retry_after_ms) = ledger.status(&key).await?;
+    /// assert_eq!((status, result, retry_after_ms), ("not_found", None, None));
+    /// # Ok(()) }
+    /// ```
     pub async fn status(&self, key: &LedgerKey) -> Result<(&'static str, Option<String>, Option<u64>), StoreError> {
         let mut look = Look::new(LookMode::Status);
         let mut seen = Seen::default();
@@ -800,6 +1337,14 @@ impl OperationLedger {
 }
 
 /// How [`with_idempotency`] reads a call.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::IdempotencyOptions;
+///
+/// // The records of `create_ticket` calls, keyed by their `operation_id` argument.
+/// let options = IdempotencyOptions::new("create_ticket");
+/// assert_eq!((options.action.as_str(), options.operation_id_argument.as_str()), ("create_ticket", "operation_id"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct IdempotencyOptions {
     /// The action the records are kept under (usually the tool's name).
@@ -809,15 +1354,53 @@ pub struct IdempotencyOptions {
 }
 
 impl IdempotencyOptions {
-    /// Options for `action`, with the default operation-id argument.
+    /// Options for `action` (the records are kept under it: usually the tool's name), with the default
+    /// operation-id argument, `operation_id`.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::IdempotencyOptions;
+    ///
+    /// let options = IdempotencyOptions::new("create_ticket");
+    /// assert_eq!(options.operation_id_argument, "operation_id");
+    /// ```
     pub fn new(action: impl Into<String>) -> Self {
         IdempotencyOptions { action: action.into(), operation_id_argument: "operation_id".into() }
+    }
+
+    /// Another argument that carries the operation id (the client's `operation_id_argument` must match).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::IdempotencyOptions;
+    ///
+    /// let options = IdempotencyOptions::new("transfer").operation_id_argument("idempotency_key");
+    /// assert_eq!(options.operation_id_argument, "idempotency_key");
+    /// ```
+    pub fn operation_id_argument(mut self, name: impl Into<String>) -> Self {
+        self.operation_id_argument = name.into();
+        self
     }
 }
 
 /// What a handler may answer besides a result: it cannot say whether its write took effect (a downstream
 /// timeout after submission). The ledger records `unknown`, never success or a clean failure; the message is
 /// shown to the model.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{with_idempotency, IdempotencyOptions, MemoryLedgerStore, OperationLedger, OutcomeUnknown};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+/// let answer = with_idempotency(&ledger, &IdempotencyOptions::new("pay"), Some("alice"), args.as_object().unwrap(), || async {
+///     // The bank took the transfer, then the connection dropped: it may or may not have committed.
+///     Err(OutcomeUnknown("the bank did not answer after the transfer was sent".into()))
+/// })
+/// .await;
+/// assert_eq!(answer.is_error, Some(true)); // told as unknown; the record stays unknown, never run again
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug)]
 pub struct OutcomeUnknown(pub String);
 
@@ -880,13 +1463,43 @@ fn replayed(text: Option<&str>, state: RecordState, operation_id: &str) -> CallT
 }
 
 /// The `_meta` status of a note stored in place of a result (the JS `unstoredResult`'s).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{RESULT_NOT_STORED, STATUS_TOOL_NAME};
+/// use mcp_retry_policy::vocab::LEDGER_META_KEY;
+/// use rmcp::model::CallToolResult;
+///
+/// /// Whether a replayed answer is the note in place of a result the ledger could not keep.
+/// fn is_note(r: &CallToolResult) -> bool {
+///     let meta = r.meta.as_ref().and_then(|m| m.get(LEDGER_META_KEY));
+///     meta.and_then(|m| m.get("status")).and_then(|s| s.as_str()) == Some(RESULT_NOT_STORED)
+/// }
+/// # let _ = (is_note, STATUS_TOOL_NAME);
+/// ```
 pub const RESULT_NOT_STORED: &str = "result_not_stored";
 
 /// The default [`OperationLedger::max_result_bytes`]: 1 MiB of result text per record (the JS default).
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, DEFAULT_MAX_RESULT_BYTES};
+///
+/// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// assert_eq!(ledger.max_result_bytes(), DEFAULT_MAX_RESULT_BYTES);
+/// ```
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 1 << 20;
 const MAX_RESULT_BYTES_LIMIT: usize = 1 << 30;
 
-/// [`OperationLedger::with_max_result_bytes`] out of range (1 … 1 GiB).
+/// [`OperationLedgerBuilder::max_result_bytes`] out of range (1 … 1 GiB), as [`OperationLedgerBuilder::build`]
+/// tells it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{MaxResultBytesError, MemoryLedgerStore, OperationLedger};
+///
+/// let refused = OperationLedger::builder(Arc::new(MemoryLedgerStore::new())).max_result_bytes(0).build();
+/// assert_eq!(refused.err(), Some(MaxResultBytesError { bytes: 0 }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MaxResultBytesError {
     /// The refused value.
@@ -904,6 +1517,14 @@ impl std::error::Error for MaxResultBytesError {}
 /// A note stored (and replayed) in place of a result that could not be stored (the JS `unstoredResult`):
 /// `state` says how the operation ended (`failed`: an error result), `_meta` carries `status`
 /// `result_not_stored`, the state, the operation id and the reason.
+///
+/// ```
+/// use mcp_retry_policy::ledger::record::RecordState;
+/// use mcp_retry_policy::rmcp::unstored_result;
+///
+/// let note = unstored_result(RecordState::Succeeded, "op-0001-abcd", "it is longer than 1 MiB");
+/// assert_eq!(note.is_error, Some(false)); // it succeeded: only its result is gone
+/// ```
 pub fn unstored_result(state: RecordState, operation_id: &str, why: &str) -> CallToolResult {
     let failed = state == RecordState::Failed;
     let ended = if failed { "ran and reported an error" } else { "succeeded" };
@@ -1029,6 +1650,28 @@ where
 /// token to pass downstream (so that a stale writer can be refused there too), and
 /// [`HandlerClaim::until_lost`] to stop when the claim can no longer be kept (`lease_lost`: another run may take
 /// over).
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{with_idempotency_claimed, HandlerClaim, IdempotencyOptions, MemoryLedgerStore, OperationLedger, OutcomeUnknown};
+/// use rmcp::model::{CallToolResult, ContentBlock};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+/// let answer = with_idempotency_claimed(&ledger, &IdempotencyOptions::new("pay"), Some("alice"), args.as_object().unwrap(), |claim: HandlerClaim| async move {
+///     // Pass the fence downstream: a store that keeps the highest fence it saw refuses a stale writer.
+///     let fence = claim.fence();
+///     if let Some(why) = claim.lost() {
+///         return Err(OutcomeUnknown(format!("not committed: the claim was lost ({why})")));
+///     }
+///     Ok(CallToolResult::success(vec![ContentBlock::text(format!("paid (fence {fence})"))]))
+/// })
+/// .await;
+/// assert_ne!(answer.is_error, Some(true));
+/// # Ok(()) }
+/// ```
 pub async fn with_idempotency_claimed<F, Fut>(
     ledger: &OperationLedger,
     options: &IdempotencyOptions,
@@ -1116,4 +1759,11 @@ pub(crate) fn count_answer(action: &str, result: &CallToolResult, replayed: bool
 }
 
 /// The status tool's default name (the same as the JS `registerStatusTool`'s).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{status_tool, STATUS_TOOL_NAME};
+///
+/// assert_eq!(STATUS_TOOL_NAME, "operation_status");
+/// assert_eq!(status_tool().name, STATUS_TOOL_NAME);
+/// ```
 pub const STATUS_TOOL_NAME: &str = crate::ledger::status_tool::NAME;

@@ -6,6 +6,22 @@
 use crate::retry::{Cause, FinalStatus, Reason};
 
 /// The values a message is made of.
+///
+/// ```
+/// use mcp_retry_policy::retry::{FinalStatus, Reason};
+/// use mcp_retry_policy::rmcp::{message_for, MessageParts};
+///
+/// let parts = MessageParts {
+///     tool: "create_ticket",
+///     status: FinalStatus::Unknown,
+///     reason: Reason::UnsafeAfterUnknown,
+///     cause: None,
+///     operation_id: None,
+///     operation_id_argument: "operation_id",
+///     breaker_open_for_ms: None,
+/// };
+/// assert!(message_for(&parts).starts_with("create_ticket may or may not have taken effect"));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct MessageParts<'a> {
     /// The tool's name.
@@ -25,6 +41,22 @@ pub struct MessageParts<'a> {
 }
 
 /// The sentence for the model.
+///
+/// ```
+/// use mcp_retry_policy::retry::{FinalStatus, Reason};
+/// use mcp_retry_policy::rmcp::{message_for, MessageParts};
+///
+/// let words = message_for(&MessageParts {
+///     tool: "create_ticket",
+///     status: FinalStatus::Succeeded,
+///     reason: Reason::Succeeded,
+///     cause: None,
+///     operation_id: None,
+///     operation_id_argument: "operation_id",
+///     breaker_open_for_ms: None,
+/// });
+/// assert_eq!(words, "create_ticket succeeded.");
+/// ```
 pub fn message_for(p: &MessageParts<'_>) -> String {
     let tool = p.tool;
     let arg = p.operation_id_argument;

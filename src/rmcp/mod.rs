@@ -61,9 +61,9 @@ pub use client::{new_operation_id, AttemptRecord, BoxError, CallError, CallOutco
 pub use journal::{FileJournal, Journal, JournalEntry, JournalError, MemoryJournal};
 pub use ledger::{
     unstored_result, with_idempotency, with_idempotency_claimed, Begin, HandlerClaim, IdempotencyOptions, LedgerEvent,
-    LedgerKey, LedgerStore, MaxResultBytesError, MemoryLedgerStore, OperationLedger, OutcomeUnknown, Reconcile,
-    ReconcileFuture, ReconcileRequest, Reconciled, StoreError, StoreFuture, StoredRecord, DEFAULT_MAX_RESULT_BYTES,
-    RESULT_NOT_STORED, STATUS_TOOL_NAME,
+    LedgerKey, LedgerStore, MaxResultBytesError, MemoryLedgerStore, OperationLedger, OperationLedgerBuilder,
+    OutcomeUnknown, Reconcile, ReconcileFuture, ReconcileRequest, Reconciled, StoreError, StoreFuture, StoredRecord,
+    DEFAULT_MAX_RESULT_BYTES, RESULT_NOT_STORED, STATUS_TOOL_NAME,
 };
 pub use message::{message_for, MessageParts};
 pub use operators::{OperatorError, Released, ReleasedAll, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
@@ -75,5 +75,14 @@ pub use sqlite::SqliteLedgerStore;
 pub use status::{status_tool, Authorize, AuthorizeFuture, StatusAsk, StatusTool};
 pub use telemetry::TraceContext;
 /// What a caller cancels a call with ([`RetryClient::call_tool_cancellable`]): tokio-util's, as rmcp's own.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::CancellationToken;
+///
+/// let cancel = CancellationToken::new();
+/// let for_the_stop_button = cancel.clone();
+/// for_the_stop_button.cancel();
+/// assert!(cancel.is_cancelled());
+/// ```
 pub use tokio_util::sync::CancellationToken;
 pub use transaction::{with_idempotency_atomic, Atomic, Transact, TxFailure, TxFuture, TxPlan};

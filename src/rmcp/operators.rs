@@ -12,12 +12,35 @@ use super::ledger::{LedgerKey, OperationLedger, StoreError};
 use crate::ledger::record::{release, Record, RecordState, ReleaseRefusal};
 
 /// The largest `limit` of an unresolved listing (the JS `unresolved`'s bound).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::operators::{DEFAULT_UNRESOLVED_LIMIT, MAX_UNRESOLVED_LIMIT};
+/// use mcp_retry_policy::rmcp::UnresolvedFilter;
+///
+/// assert_eq!(UnresolvedFilter::any().limit, DEFAULT_UNRESOLVED_LIMIT);
+/// let widest = UnresolvedFilter::any().limit(MAX_UNRESOLVED_LIMIT);
+/// # let _ = widest;
+/// ```
 pub const MAX_UNRESOLVED_LIMIT: u32 = 10_000;
 /// The default `limit` of an unresolved listing.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::operators::DEFAULT_UNRESOLVED_LIMIT;
+///
+/// assert_eq!(DEFAULT_UNRESOLVED_LIMIT, 100);
+/// ```
 pub const DEFAULT_UNRESOLVED_LIMIT: u32 = 100;
 
 /// Which unresolved records to list or count: a tenant and/or an action (each `None` for any), and at most
 /// `limit` records (1 to [`MAX_UNRESOLVED_LIMIT`]; counts ignore it).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::UnresolvedFilter;
+///
+/// // Alice's unresolved `pay` records, the 20 oldest.
+/// let filter = UnresolvedFilter::any().tenant("alice").action("pay").limit(20);
+/// assert_eq!(filter.limit, 20);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnresolvedFilter {
     /// Only this tenant's records (non-empty), or every tenant's.
@@ -36,29 +59,66 @@ impl Default for UnresolvedFilter {
 
 impl UnresolvedFilter {
     /// Every tenant and action, the default limit (100).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::UnresolvedFilter;
+    ///
+    /// let every = UnresolvedFilter::any();
+    /// assert_eq!((every.tenant, every.action, every.limit), (None, None, 100));
+    /// ```
     pub fn any() -> Self {
         Self::default()
     }
 
     /// Only `tenant`'s records.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::UnresolvedFilter;
+    ///
+    /// let alices = UnresolvedFilter::any().tenant("alice");
+    /// assert_eq!(alices.tenant.as_deref(), Some("alice"));
+    /// ```
     pub fn tenant(mut self, tenant: impl Into<String>) -> Self {
         self.tenant = Some(tenant.into());
         self
     }
 
     /// Only `action`'s records.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::UnresolvedFilter;
+    ///
+    /// let payments = UnresolvedFilter::any().action("pay");
+    /// assert_eq!(payments.action.as_deref(), Some("pay"));
+    /// ```
     pub fn action(mut self, action: impl Into<String>) -> Self {
         self.action = Some(action.into());
         self
     }
 
     /// At most `limit` records.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::UnresolvedFilter;
+    ///
+    /// // Checked when it is used: a limit of 0 (or over 10,000) is refused there, naming `limit`.
+    /// let ten = UnresolvedFilter::any().limit(10);
+    /// assert_eq!(ten.limit, 10);
+    /// ```
     pub fn limit(mut self, limit: u32) -> Self {
         self.limit = limit;
         self
     }
 
     /// Whether `key` is one this filter selects (its tenant and action; not the limit).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::{LedgerKey, UnresolvedFilter};
+    ///
+    /// let key = LedgerKey { tenant: "alice".into(), action: "pay".into(), operation_id: "op-0001-abcd".into() };
+    /// assert!(UnresolvedFilter::any().tenant("alice").matches(&key));
+    /// assert!(!UnresolvedFilter::any().action("refund").matches(&key));
+    /// ```
     pub fn matches(&self, key: &LedgerKey) -> bool {
         self.tenant.as_ref().map_or(true, |t| *t == key.tenant)
             && self.action.as_ref().map_or(true, |a| *a == key.action)
@@ -86,6 +146,25 @@ impl UnresolvedFilter {
 }
 
 /// An unresolved record and its key, as the listing gives it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, UnresolvedFilter};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+/// # let opts = mcp_retry_policy::rmcp::IdempotencyOptions::new("pay");
+/// # let _ = mcp_retry_policy::rmcp::with_idempotency(&ledger, &opts, Some("alice"), args.as_object().unwrap(), || async {
+/// #     Err(mcp_retry_policy::rmcp::OutcomeUnknown("the bank did not answer".into()))
+/// # })
+/// # .await;
+/// for listed in ledger.unresolved(&UnresolvedFilter::any()).await? {
+///     println!("{} {} {}: {}", listed.key.tenant, listed.key.action, listed.key.operation_id, listed.record.state.as_str());
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnresolvedRecord {
     /// Where it lives.
@@ -95,6 +174,25 @@ pub struct UnresolvedRecord {
 }
 
 /// How many unresolved records one (tenant, action) holds.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, UnresolvedFilter};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+/// # let opts = mcp_retry_policy::rmcp::IdempotencyOptions::new("pay");
+/// # let _ = mcp_retry_policy::rmcp::with_idempotency(&ledger, &opts, Some("alice"), args.as_object().unwrap(), || async {
+/// #     Err(mcp_retry_policy::rmcp::OutcomeUnknown("the bank did not answer".into()))
+/// # })
+/// # .await;
+/// for c in ledger.count_unresolved(&UnresolvedFilter::any()).await? {
+///     println!("{} {}: {} pending, {} unknown", c.tenant, c.action, c.pending, c.unknown); // alice pay: 0 pending, 1 unknown
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnresolvedCount {
     /// The tenant.
@@ -130,6 +228,21 @@ pub(crate) fn fold_counts(rows: impl IntoIterator<Item = (String, String, Record
 }
 
 /// What an operator's call refused, or the store's failure.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{LedgerKey, MemoryLedgerStore, OperationLedger, OperatorError};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// let key = LedgerKey { tenant: "alice".into(), action: "pay".into(), operation_id: "op-never-used".into() };
+/// match ledger.release(&key, "checked with the bank: no transfer").await {
+///     Err(OperatorError::NotFound) => {} // no record: nothing to release
+///     other => panic!("{other:?}"),
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub enum OperatorError {
     /// A bad argument (`field`: `reason`, `tenant`, `action`, `limit`, `now_ms`).
@@ -152,6 +265,13 @@ pub enum OperatorError {
 impl OperatorError {
     /// The stable snake_case code: the JS refusals' `code` (`not_found`, `resolved`, `lease_live`,
     /// `already_released`, `contended`), `invalid_argument` or `store_unavailable`.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::OperatorError;
+    ///
+    /// assert_eq!(OperatorError::NotFound.code(), "not_found");
+    /// assert_eq!(OperatorError::Contended.code(), "contended");
+    /// ```
     pub fn code(&self) -> &'static str {
         match self {
             OperatorError::Invalid { .. } => "invalid_argument",
@@ -195,6 +315,26 @@ impl From<StoreError> for OperatorError {
 }
 
 /// A release that took effect.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::ledger::record::RecordState;
+/// use mcp_retry_policy::rmcp::{LedgerKey, MemoryLedgerStore, OperationLedger};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+/// # let opts = mcp_retry_policy::rmcp::IdempotencyOptions::new("pay");
+/// # let _ = mcp_retry_policy::rmcp::with_idempotency(&ledger, &opts, Some("alice"), args.as_object().unwrap(), || async {
+/// #     Err(mcp_retry_policy::rmcp::OutcomeUnknown("the bank did not answer".into()))
+/// # })
+/// # .await;
+/// let key = LedgerKey { tenant: "alice".into(), action: "pay".into(), operation_id: "op-0001-abcd".into() };
+/// let released = ledger.release(&key, "checked with the bank: no transfer").await?;
+/// assert_eq!((released.previous_state, released.record.state), (RecordState::Unknown, RecordState::Released));
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Released {
     /// The state it was released from (`pending` or `unknown`).
@@ -204,6 +344,24 @@ pub struct Released {
 }
 
 /// What [`OperationLedger::release_all`] did.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, UnresolvedFilter};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+/// # let opts = mcp_retry_policy::rmcp::IdempotencyOptions::new("pay");
+/// # let _ = mcp_retry_policy::rmcp::with_idempotency(&ledger, &opts, Some("alice"), args.as_object().unwrap(), || async {
+/// #     Err(mcp_retry_policy::rmcp::OutcomeUnknown("the bank did not answer".into()))
+/// # })
+/// # .await;
+/// let done = ledger.release_all(&UnresolvedFilter::any().tenant("alice"), "the outage of 2 May: nothing reached the bank").await?;
+/// assert_eq!((done.released.len(), done.refused.len()), (1, 0));
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Default)]
 pub struct ReleasedAll {
     /// The keys released.
@@ -228,12 +386,49 @@ impl OperationLedger {
     /// The unresolved records (`pending`, `unknown`) `filter` selects, oldest first, at most `filter.limit`:
     /// what waits for the reconcile hook or a [`release`](OperationLedger::release). A store without the
     /// listing answers a [`StoreError`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, UnresolvedFilter};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// # let opts = mcp_retry_policy::rmcp::IdempotencyOptions::new("pay");
+    /// # let _ = mcp_retry_policy::rmcp::with_idempotency(&ledger, &opts, Some("alice"), args.as_object().unwrap(), || async {
+    /// #     Err(mcp_retry_policy::rmcp::OutcomeUnknown("the bank did not answer".into()))
+    /// # })
+    /// # .await;
+    /// let listed = ledger.unresolved(&UnresolvedFilter::any().tenant("alice")).await?;
+    /// assert_eq!(listed.len(), 1);
+    /// assert_eq!(listed[0].record.state.as_str(), "unknown");
+    /// # Ok(()) }
+    /// ```
     pub async fn unresolved(&self, filter: &UnresolvedFilter) -> Result<Vec<UnresolvedRecord>, OperatorError> {
         let f = filter.checked(true)?;
         Ok(self.store().unresolved(f).await?)
     }
 
     /// How many unresolved records each (tenant, action) `filter` selects holds (its limit is not used).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, UnresolvedFilter};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// # let opts = mcp_retry_policy::rmcp::IdempotencyOptions::new("pay");
+    /// # let _ = mcp_retry_policy::rmcp::with_idempotency(&ledger, &opts, Some("alice"), args.as_object().unwrap(), || async {
+    /// #     Err(mcp_retry_policy::rmcp::OutcomeUnknown("the bank did not answer".into()))
+    /// # })
+    /// # .await;
+    /// let counts = ledger.count_unresolved(&UnresolvedFilter::any()).await?;
+    /// assert_eq!((counts[0].tenant.as_str(), counts[0].action.as_str(), counts[0].unknown), ("alice", "pay", 1));
+    /// # Ok(()) }
+    /// ```
     pub async fn count_unresolved(&self, filter: &UnresolvedFilter) -> Result<Vec<UnresolvedCount>, OperatorError> {
         let f = filter.checked(false)?;
         Ok(self.store().count_unresolved(f).await?)
@@ -241,6 +436,25 @@ impl OperationLedger {
 
     /// Deletes the resolved records (`succeeded`, `failed`) that expired at or before `now_ms` (default: the
     /// ledger's clock) and answers how many went; never an unresolved or released one.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// # let opts = mcp_retry_policy::rmcp::IdempotencyOptions::new("pay");
+    /// # let _ = mcp_retry_policy::rmcp::with_idempotency(&ledger, &opts, Some("alice"), args.as_object().unwrap(), || async {
+    /// #     Err(mcp_retry_policy::rmcp::OutcomeUnknown("the bank did not answer".into()))
+    /// # })
+    /// # .await;
+    /// // e.g. hourly: the expired replays go; the unknown record stays (unresolved records never expire).
+    /// let deleted = ledger.purge(None).await?;
+    /// assert_eq!(deleted, 0);
+    /// # Ok(()) }
+    /// ```
     pub async fn purge(&self, now_ms: Option<u64>) -> Result<u64, StoreError> {
         self.store().purge(now_ms.unwrap_or_else(|| self.now_ms())).await
     }
@@ -251,6 +465,26 @@ impl OperationLedger {
     /// record (`{"released":{"reason","previousState","atMs"}}`, as the JS ledger writes it). Refused:
     /// [`OperatorError::NotFound`], [`OperatorError::Refused`] (resolved, a live lease, already released),
     /// [`OperatorError::Contended`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{LedgerKey, MemoryLedgerStore, OperationLedger};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// # let opts = mcp_retry_policy::rmcp::IdempotencyOptions::new("pay");
+    /// # let _ = mcp_retry_policy::rmcp::with_idempotency(&ledger, &opts, Some("alice"), args.as_object().unwrap(), || async {
+    /// #     Err(mcp_retry_policy::rmcp::OutcomeUnknown("the bank did not answer".into()))
+    /// # })
+    /// # .await;
+    /// // Checked by hand that the transfer never reached the bank: let the key run again.
+    /// let key = LedgerKey { tenant: "alice".into(), action: "pay".into(), operation_id: "op-0001-abcd".into() };
+    /// ledger.release(&key, "checked with the bank: no transfer op-0001-abcd").await?;
+    /// assert!(ledger.release(&key, "again").await.is_err()); // already released
+    /// # Ok(()) }
+    /// ```
     pub async fn release(&self, key: &LedgerKey, reason: &str) -> Result<Released, OperatorError> {
         reason_checked(reason, "release")?;
         for _ in 0..4 {
@@ -275,6 +509,26 @@ impl OperationLedger {
     /// Releases, with one `reason`, the unresolved records `filter` selects — at most `filter.limit` of them,
     /// oldest first — after you checked that none of them took effect. Each goes through
     /// [`release`](OperationLedger::release) (a live lease is refused, never released).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, UnresolvedFilter};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// # let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// # let opts = mcp_retry_policy::rmcp::IdempotencyOptions::new("pay");
+    /// # let _ = mcp_retry_policy::rmcp::with_idempotency(&ledger, &opts, Some("alice"), args.as_object().unwrap(), || async {
+    /// #     Err(mcp_retry_policy::rmcp::OutcomeUnknown("the bank did not answer".into()))
+    /// # })
+    /// # .await;
+    /// let done = ledger.release_all(&UnresolvedFilter::any().action("pay"), "the bank confirmed none of these arrived").await?;
+    /// for (key, code) in &done.refused {
+    ///     println!("{} kept: {code}", key.operation_id); // e.g. lease_live
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub async fn release_all(&self, filter: &UnresolvedFilter, reason: &str) -> Result<ReleasedAll, OperatorError> {
         reason_checked(reason, "release_all")?;
         let mut out = ReleasedAll::default();

@@ -50,6 +50,18 @@ const IDLE_CONNECTIONS: usize = 4;
 
 /// The Postgres ledger store over one `tokio_postgres::Client` (and, when made with
 /// [`connect`](PostgresLedgerStore::connect), connections of its own for transactions).
+///
+/// ```no_run
+/// // Needs a live PostgreSQL server.
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{OperationLedger, PostgresLedgerStore};
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let store = PostgresLedgerStore::connect("host=127.0.0.1 port=5432 user=app dbname=app").await?;
+/// let ledger = OperationLedger::new(Arc::new(store)); // shares `mcp_operation_ledger` with the JS PostgresLedgerStore
+/// # let _ = ledger;
+/// # Ok(()) }
+/// ```
 pub struct PostgresLedgerStore {
     client: Client,
     config: Option<String>,
@@ -72,6 +84,18 @@ impl PostgresLedgerStore {
     /// Connects (`config`: a libpq-style string, e.g. `host=127.0.0.1 port=5432 user=app dbname=app`), drives
     /// the connection on a tokio task, and creates the table and its indexes if missing.
     /// The same `config` opens the transactions' connections ([`transact`](PostgresLedgerStore::transact)).
+    ///
+    /// ```no_run
+    /// // Needs a live PostgreSQL server.
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{OperationLedger, PostgresLedgerStore};
+    ///
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = Arc::new(PostgresLedgerStore::connect("host=db.internal user=app dbname=app").await?);
+    /// let ledger = OperationLedger::new(store.clone());
+    /// # let _ = ledger;
+    /// # Ok(()) }
+    /// ```
     pub async fn connect(config: &str) -> Result<Self, StoreError> {
         let mut store = Self::new(open(config).await?).await?;
         store.config = Some(config.to_string());
@@ -80,6 +104,20 @@ impl PostgresLedgerStore {
 
     /// Over a connected client: creates the table and its indexes if missing. Such a store has no config to
     /// open the transactions' connections with: [`transact`](PostgresLedgerStore::transact) is refused.
+    ///
+    /// ```no_run
+    /// // Needs a live PostgreSQL server.
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{OperationLedger, PostgresLedgerStore};
+    ///
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// let (client, connection) = tokio_postgres::connect("host=127.0.0.1 user=app dbname=app", tokio_postgres::NoTls).await?;
+    /// tokio::spawn(connection); // drive it
+    /// let store = PostgresLedgerStore::new(client).await?; // no transactions: make it with `connect` for those
+    /// let ledger = OperationLedger::new(Arc::new(store));
+    /// # let _ = ledger;
+    /// # Ok(()) }
+    /// ```
     pub async fn new(client: Client) -> Result<Self, StoreError> {
         client.batch_execute(SETUP).await.map_err(err)?;
         Ok(PostgresLedgerStore { client, config: None, idle: Mutex::new(Vec::new()) })
@@ -112,6 +150,27 @@ impl PostgresLedgerStore {
     /// first call of the same key waits on its row until this one commits, then replays it. A kill of the
     /// process (or of the connection) before `COMMIT` rolls everything back on the server. Write `work` as
     /// `|tx| Box::pin(async move { tx.execute(…).await?; Ok(result) })`.
+    ///
+    /// ```no_run
+    /// // Needs a live PostgreSQL server.
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{with_idempotency_atomic, IdempotencyOptions, OperationLedger, PostgresLedgerStore};
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    ///
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = Arc::new(PostgresLedgerStore::connect("host=127.0.0.1 user=app dbname=app").await?);
+    /// let ledger = OperationLedger::new(store.clone());
+    /// let args = serde_json::json!({ "amount": 5, "operation_id": "op-0001-abcd" });
+    /// let work = store.transact(|tx| {
+    ///     Box::pin(async move {
+    ///         tx.execute("UPDATE accounts SET balance = balance - 5 WHERE id = 1", &[]).await?;
+    ///         Ok(CallToolResult::success(vec![ContentBlock::text("paid")]))
+    ///     })
+    /// });
+    /// let answer = with_idempotency_atomic(&ledger, &IdempotencyOptions::new("pay"), Some("alice"), args.as_object().unwrap(), work).await;
+    /// # let _ = answer;
+    /// # Ok(()) }
+    /// ```
     pub fn transact<W>(&self, work: W) -> PostgresTransact<'_, W>
     where
         W: for<'t> FnMut(&'t Transaction<'t>) -> PgWork<'t> + Send,
@@ -142,6 +201,19 @@ impl PostgresLedgerStore {
 }
 
 /// What a Postgres transaction's handler returns: a boxed future borrowing the transaction.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::postgres::PgWork;
+/// use rmcp::model::CallToolResult;
+///
+/// fn debit<'t>(tx: &'t tokio_postgres::Transaction<'t>) -> PgWork<'t> {
+///     Box::pin(async move {
+///         tx.execute("UPDATE accounts SET balance = balance - 5 WHERE id = 1", &[]).await?;
+///         Ok(CallToolResult::success(vec![]))
+///     })
+/// }
+/// # let _ = debit;
+/// ```
 pub type PgWork<'t> = Pin<Box<dyn Future<Output = Result<CallToolResult, BoxError>> + Send + 't>>;
 
 async fn open(config: &str) -> Result<Client, StoreError> {
@@ -269,6 +341,18 @@ where
 }
 
 /// [`PostgresLedgerStore::transact`]'s [`Transact`]: the store and the handler.
+///
+/// ```no_run
+/// // Needs a live PostgreSQL server.
+/// use mcp_retry_policy::rmcp::{PostgresLedgerStore, Transact};
+/// use rmcp::model::CallToolResult;
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let store = PostgresLedgerStore::connect("host=127.0.0.1 user=app dbname=app").await?;
+/// fn is_transact(_: &impl Transact) {}
+/// is_transact(&store.transact(|_tx| Box::pin(async { Ok(CallToolResult::success(vec![])) })));
+/// # Ok(()) }
+/// ```
 pub struct PostgresTransact<'s, W> {
     store: &'s PostgresLedgerStore,
     work: W,

@@ -40,17 +40,46 @@ use sse_stream::Sse;
 /// it never acted on. Unfollowed, the 3xx is the POST's own answer, which the core reads as unknown (no proof
 /// either way). (rmcp's `StreamableHttpClientTransport::from_uri` builds its own client, which follows only
 /// same-origin 307/308; like it, this one keeps no idle connections, against delayed-ACK stalls on reuse.)
+///
+/// ```
+/// use mcp_retry_policy::rmcp::http_client;
+/// use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+/// use rmcp::transport::StreamableHttpClientTransport;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), reqwest::Error> {
+/// let config = StreamableHttpClientTransportConfig::with_uri("http://127.0.0.1:8080/mcp");
+/// let transport = StreamableHttpClientTransport::with_client(http_client()?, config); // `().serve(transport)`
+/// # let _ = transport;
+/// # Ok(()) }
+/// ```
 pub fn http_client() -> Result<reqwest::Client, reqwest::Error> {
     reqwest::Client::builder().pool_max_idle_per_host(0).redirect(reqwest::redirect::Policy::none()).build()
 }
 
 /// The last Streamable HTTP session id the wrapped transport used (shared: clone it into each transport a
 /// reconnect factory makes, and into the `RetryClient`).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::SessionId;
+///
+/// let ids = SessionId::default(); // clone it into the transport's SessionIdClient and the RetryClient
+/// assert_eq!(ids.get(), None); // nothing sent yet
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct SessionId(Arc<Mutex<Option<Arc<str>>>>);
 
 impl SessionId {
     /// The session id, if the transport has one (a 2026-07-28 server has no sessions).
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::SessionId;
+    ///
+    /// let ids = SessionId::default();
+    /// if let Some(id) = ids.get() {
+    ///     println!("on session {id}");
+    /// }
+    /// ```
     pub fn get(&self) -> Option<String> {
         self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_deref().map(str::to_string)
     }
@@ -61,6 +90,20 @@ impl SessionId {
 }
 
 /// An rmcp Streamable HTTP client (default: reqwest's) that keeps the session id its requests carry.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{http_client, SessionId, SessionIdClient};
+/// use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+/// use rmcp::transport::StreamableHttpClientTransport;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), reqwest::Error> {
+/// let ids = SessionId::default();
+/// let http = SessionIdClient::new(http_client()?, ids.clone());
+/// let transport = StreamableHttpClientTransport::with_client(http, StreamableHttpClientTransportConfig::with_uri("http://127.0.0.1:8080/mcp"));
+/// # let _ = transport;
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug)]
 pub struct SessionIdClient<C = reqwest::Client> {
     inner: C,
@@ -69,6 +112,14 @@ pub struct SessionIdClient<C = reqwest::Client> {
 
 impl<C> SessionIdClient<C> {
     /// Wraps `inner`; the session id goes to `id`.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::{SessionId, SessionIdClient};
+    ///
+    /// let ids = SessionId::default();
+    /// let http = SessionIdClient::new(reqwest::Client::new(), ids.clone()); // prefer `http_client()`: no redirects
+    /// # let _ = http;
+    /// ```
     pub fn new(inner: C, id: SessionId) -> Self {
         SessionIdClient { inner, id }
     }

@@ -46,6 +46,19 @@ const COUNT_UNRESOLVED: &str =
 const COUNT_ORDER: &str = " GROUP BY tenant, action, state ORDER BY tenant, action, state";
 
 /// The SQLite ledger store.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{OperationLedger, SqliteLedgerStore};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // A file the JS `SqliteLedgerStore` can share (the same table and statements).
+/// let path = std::env::temp_dir().join(format!("doc-sqlite-{}.db", std::process::id()));
+/// let ledger = OperationLedger::new(Arc::new(SqliteLedgerStore::open(&path)?));
+/// # drop(ledger);
+/// # let _ = std::fs::remove_file(&path);
+/// # Ok(()) }
+/// ```
 pub struct SqliteLedgerStore {
     db: Mutex<Connection>,
 }
@@ -70,6 +83,18 @@ impl SqliteLedgerStore {
     }
 
     /// Over an open connection: WAL mode, `synchronous=FULL`, the table and its indexes.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{OperationLedger, SqliteLedgerStore};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // An in-memory database: a ledger for tests, gone with the connection.
+    /// let store = SqliteLedgerStore::new(rusqlite::Connection::open_in_memory()?)?;
+    /// let ledger = OperationLedger::new(Arc::new(store));
+    /// # let _ = ledger;
+    /// # Ok(()) }
+    /// ```
     pub fn new(db: Connection) -> Result<Self, StoreError> {
         // `journal_mode` answers a row: read it (an in-memory database stays `memory`).
         let _mode: String = db.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(err)?;
@@ -230,6 +255,27 @@ impl SqliteLedgerStore {
     /// own); nor
     /// call this store (its connection is held: the call would wait for ever). Unlike the JS store, there is
     /// no `transactionTimeoutMs`: a synchronous handler cannot be stopped from outside.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{with_idempotency_atomic, IdempotencyOptions, OperationLedger, SqliteLedgerStore};
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = Arc::new(SqliteLedgerStore::new(rusqlite::Connection::open_in_memory()?)?);
+    /// let ledger = OperationLedger::new(store.clone());
+    /// let args = serde_json::json!({ "title": "Printer on fire", "operation_id": "op-0001-abcd" });
+    /// let work = store.transact(|tx| {
+    ///     // The handler's writes, on the store's own connection, inside its transaction.
+    ///     tx.execute_batch("CREATE TABLE IF NOT EXISTS tickets (title TEXT NOT NULL)")?;
+    ///     tx.execute("INSERT INTO tickets (title) VALUES (?)", ["Printer on fire"])?;
+    ///     Ok(CallToolResult::success(vec![ContentBlock::text(format!("opened T-{}", tx.last_insert_rowid()))]))
+    /// });
+    /// let answer = with_idempotency_atomic(&ledger, &IdempotencyOptions::new("open_ticket"), Some("alice"), args.as_object().unwrap(), work).await;
+    /// assert_ne!(answer.is_error, Some(true));
+    /// # Ok(()) }
+    /// ```
     pub fn transact<W>(&self, work: W) -> SqliteTransact<'_, W>
     where
         W: FnMut(&Connection) -> Result<CallToolResult, BoxError> + Send,
@@ -309,6 +355,17 @@ impl SqliteLedgerStore {
 }
 
 /// [`SqliteLedgerStore::transact`]'s [`Transact`]: the store and the handler.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{SqliteLedgerStore, Transact};
+/// use rmcp::model::CallToolResult;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let store = SqliteLedgerStore::new(rusqlite::Connection::open_in_memory()?)?;
+/// fn is_transact(_: &impl Transact) {}
+/// is_transact(&store.transact(|_tx| Ok(CallToolResult::success(vec![]))));
+/// # Ok(()) }
+/// ```
 pub struct SqliteTransact<'s, W> {
     store: &'s SqliteLedgerStore,
     work: W,

@@ -20,6 +20,14 @@ use crate::ledger::status_tool;
 
 /// The status tool's definition: read-only, `{ action, operation_id }` — the text both faces serve
 /// (`crate::ledger::status_tool`).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::status_tool;
+///
+/// let tool = status_tool();
+/// assert_eq!(tool.name, "operation_status");
+/// assert_eq!(tool.annotations.and_then(|a| a.read_only_hint), Some(true));
+/// ```
 pub fn status_tool() -> Tool {
     let schema: JsonObject = serde_json::from_str(status_tool::INPUT_SCHEMA).unwrap_or_default();
     let annotations: ToolAnnotations = serde_json::from_str(status_tool::ANNOTATIONS).unwrap_or_default();
@@ -32,6 +40,16 @@ fn status_words(status: &str, id: &str, retry_after_ms: Option<u64>) -> String {
 
 /// What the [`Authorize`] hook is asked: may this caller read the record found for `operation_id` under
 /// `action` (the action it is recorded under, which may differ from the one asked)?
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{BoxError, StatusAsk};
+///
+/// /// Only the finance team reads payroll results.
+/// async fn may_read(ask: StatusAsk) -> Result<bool, BoxError> {
+///     Ok(ask.action != "payroll_adjust" || ask.tenant == "finance")
+/// }
+/// # let _ = may_read;
+/// ```
 #[derive(Clone, Debug)]
 pub struct StatusAsk {
     /// The caller's tenant (from the request's authentication).
@@ -45,12 +63,45 @@ pub struct StatusAsk {
 }
 
 /// What an [`Authorize`] hook returns: a boxed future (so that the hook can be a trait object).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{Authorize, AuthorizeFuture, StatusAsk};
+///
+/// struct OwnTenantOnly;
+///
+/// impl Authorize for OwnTenantOnly {
+///     fn authorize<'a>(&'a self, ask: &'a StatusAsk) -> AuthorizeFuture<'a> {
+///         Box::pin(async move { Ok(!ask.tenant.is_empty()) })
+///     }
+/// }
+/// # let _ = OwnTenantOnly;
+/// ```
 pub type AuthorizeFuture<'a> = Pin<Box<dyn Future<Output = Result<bool, BoxError>> + Send + 'a>>;
 
 /// The status tool's authorization hook ([`StatusTool::authorize`], the JS `authorize` option): anything but
 /// `Ok(true)` — an `Err` included, told as [`LedgerEvent::AuthorizeError`] — answers exactly as an id never
 /// used (`not_found`), so a refusal tells nothing. A closure `Fn(StatusAsk) -> impl Future<Output =
 /// Result<bool, BoxError>>` is one.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{Authorize, AuthorizeFuture, MemoryLedgerStore, OperationLedger, StatusAsk, StatusTool};
+///
+/// /// A hook with state of its own: the actions each tenant may read.
+/// struct Grants(std::collections::HashMap<String, Vec<String>>);
+///
+/// impl Authorize for Grants {
+///     fn authorize<'a>(&'a self, ask: &'a StatusAsk) -> AuthorizeFuture<'a> {
+///         let ok = self.0.get(&ask.tenant).is_some_and(|actions| actions.contains(&ask.action));
+///         Box::pin(std::future::ready(Ok(ok)))
+///     }
+/// }
+///
+/// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+/// let grants = Grants([("alice".to_string(), vec!["create_ticket".to_string()])].into());
+/// let status = StatusTool::new(&ledger, |_ext| Some("alice".to_string())).authorize(grants);
+/// # let _ = status;
+/// ```
 pub trait Authorize: Send + Sync {
     /// Whether `ask`'s caller may read the record.
     fn authorize<'a>(&'a self, ask: &'a StatusAsk) -> AuthorizeFuture<'a>;
@@ -97,7 +148,24 @@ pub struct StatusTool {
 
 impl StatusTool {
     /// The status tool over `ledger`, the tenant read by `tenant` from the request context's extensions
-    /// (`None` or an empty one: the call is refused, `rejected` with reason `unauthenticated`).
+    /// (`None` or an empty one: the call is refused, `rejected` with reason `unauthenticated`). Behind rmcp's
+    /// Streamable HTTP server the extensions hold the HTTP request's `http::request::Parts`, with what your
+    /// authentication layer added to them.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, StatusTool};
+    /// use rmcp::model::Extensions;
+    ///
+    /// /// What your authentication layer put in the request's extensions.
+    /// #[derive(Clone)]
+    /// struct Principal(String);
+    ///
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// // The tenant is the authenticated principal (the token's subject), never an argument.
+    /// let status = StatusTool::new(&ledger, |ext: &Extensions| ext.get::<Principal>().map(|p| p.0.clone()));
+    /// # let _ = status;
+    /// ```
     pub fn new(
         ledger: &OperationLedger,
         tenant: impl Fn(&Extensions) -> Option<String> + Send + Sync + 'static,
@@ -107,12 +175,34 @@ impl StatusTool {
 
     /// The authorization hook: whether the caller may read the record found (after the tenant narrowed the
     /// lookup to its own records); a refusal or an `Err` reads as `not_found`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{BoxError, MemoryLedgerStore, OperationLedger, StatusAsk, StatusTool};
+    ///
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// let status = StatusTool::new(&ledger, |_ext| Some("alice".to_string()))
+    ///     .authorize(|ask: StatusAsk| async move { Ok::<_, BoxError>(ask.action != "payroll_adjust") });
+    /// # let _ = status;
+    /// ```
     pub fn authorize(mut self, hook: impl Authorize + 'static) -> Self {
         self.authorize = Some(Arc::new(hook));
         self
     }
 
     /// The tool's definition ([`status_tool()`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{MemoryLedgerStore, OperationLedger, StatusTool};
+    /// use rmcp::model::ListToolsResult;
+    ///
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// let status = StatusTool::new(&ledger, |_ext| Some("alice".to_string()));
+    /// // In `ServerHandler::list_tools`: listed beside the write tools (a client asks only a tool the server lists).
+    /// let listed = ListToolsResult::with_all_items(vec![status.tool()]);
+    /// assert_eq!(listed.tools[0].name, "operation_status");
+    /// ```
     pub fn tool(&self) -> Tool {
         status_tool()
     }
@@ -132,6 +222,40 @@ impl StatusTool {
     /// Answers one status-tool call: `structuredContent` `{ status, action, operation_id, retryAfterMs?,
     /// result? }`, as the JS status tool answers, for the tenant `extensions` authenticate. Read-only: it
     /// claims and runs nothing (an outcome not known is asked of the ledger's reconcile hook).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{with_idempotency, IdempotencyOptions, MemoryLedgerStore, OperationLedger, StatusTool};
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    /// use rmcp::model::Extensions;
+    ///
+    /// /// What your authentication layer put in the request's extensions.
+    /// #[derive(Clone)]
+    /// struct Principal(String);
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ledger = OperationLedger::new(Arc::new(MemoryLedgerStore::new()));
+    /// let write = serde_json::json!({ "title": "Printer on fire", "operation_id": "op-0001-abcd" });
+    /// with_idempotency(&ledger, &IdempotencyOptions::new("create_ticket"), Some("alice"), write.as_object().unwrap(), || async {
+    ///     Ok(CallToolResult::success(vec![ContentBlock::text("opened T-1")]))
+    /// })
+    /// .await;
+    ///
+    /// let status = StatusTool::new(&ledger, |ext: &Extensions| ext.get::<Principal>().map(|p| p.0.clone()));
+    /// let mut alice = Extensions::new(); // in `call_tool`: `&context.extensions`
+    /// alice.insert(Principal("alice".into()));
+    /// let ask = serde_json::json!({ "action": "create_ticket", "operation_id": "op-0001-abcd" });
+    /// let answer = status.call(&alice, ask.as_object().unwrap()).await;
+    /// assert_eq!(answer.structured_content.unwrap()["status"], "succeeded");
+    ///
+    /// // Another tenant asking about the same id hears what an unknown id gets.
+    /// let mut bob = Extensions::new();
+    /// bob.insert(Principal("bob".into()));
+    /// let answer = status.call(&bob, ask.as_object().unwrap()).await;
+    /// assert_eq!(answer.structured_content.unwrap()["status"], "not_found");
+    /// # Ok(()) }
+    /// ```
     pub async fn call(&self, extensions: &Extensions, arguments: &JsonObject) -> CallToolResult {
         let text = |k: &str| arguments.get(k).and_then(Value::as_str);
         let Some(operation_id) = text("operation_id").filter(|id| valid_operation_id(id)) else {

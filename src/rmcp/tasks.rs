@@ -20,6 +20,18 @@ use serde_json::Value;
 use crate::retry::TaskStatus;
 
 /// What is known of a task the call created, from its last look.
+///
+/// ```
+/// use mcp_retry_policy::retry::TaskStatus;
+/// use mcp_retry_policy::rmcp::tasks::created_task;
+/// use rmcp::model::{CustomResult, ServerResult};
+///
+/// let answer = ServerResult::CustomResult(CustomResult(serde_json::json!({
+///     "task": { "taskId": "t-1", "status": "working", "pollInterval": 500 }
+/// })));
+/// let look = created_task(&answer).expect("a created task");
+/// assert_eq!((look.task_id.as_str(), look.status, look.poll_interval_ms), ("t-1", TaskStatus::Working, Some(500)));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskLook {
     /// The server's id for it.
@@ -54,6 +66,14 @@ fn task_object(v: &Value) -> Option<TaskLook> {
 }
 
 /// The task a `tools/call` answer created, if it is one (either shape).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::tasks::created_task;
+/// use rmcp::model::{CallToolResult, ServerResult};
+///
+/// let plain = ServerResult::CallToolResult(CallToolResult::success(vec![]));
+/// assert_eq!(created_task(&plain), None); // an answer, not a task
+/// ```
 pub fn created_task(response: &ServerResult) -> Option<TaskLook> {
     match response {
         ServerResult::CreateTaskResult(r) => Some(TaskLook {
@@ -69,6 +89,16 @@ pub fn created_task(response: &ServerResult) -> Option<TaskLook> {
 }
 
 /// A `tasks/get` answer about `task_id`, if it is one (either shape; another task's is not).
+///
+/// ```
+/// use mcp_retry_policy::retry::TaskStatus;
+/// use mcp_retry_policy::rmcp::tasks::task_look;
+/// use rmcp::model::{CustomResult, ServerResult};
+///
+/// let answer = ServerResult::CustomResult(CustomResult(serde_json::json!({ "taskId": "t-1", "status": "completed" })));
+/// assert_eq!(task_look(&answer, "t-1").map(|l| l.status), Some(TaskStatus::Completed));
+/// assert_eq!(task_look(&answer, "t-2"), None); // another task's answer
+/// ```
 pub fn task_look(response: &ServerResult, task_id: &str) -> Option<TaskLook> {
     let look = match response {
         ServerResult::GetTaskResult(g) => {

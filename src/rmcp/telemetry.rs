@@ -28,6 +28,14 @@ use tracing::{Level, Span};
 use crate::retry::{AttemptOutcome, Classification, FinalStatus, Reason, Recover, Safety};
 
 /// The target of every span and event.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::telemetry::TARGET;
+///
+/// // e.g. an `EnvFilter` directive: `mcp_retry_policy=info`.
+/// let directive = format!("{TARGET}=info");
+/// assert_eq!(directive, "mcp_retry_policy=info");
+/// ```
 pub const TARGET: &str = "mcp_retry_policy";
 const METHOD: &str = "tools/call";
 
@@ -35,11 +43,30 @@ type Inject = dyn Fn(&Span, &mut HashMap<String, String>) + Send + Sync;
 
 /// The app's propagator: writes the W3C trace context of an attempt's span (`traceparent`, and `tracestate`,
 /// `baggage` if it has them) into a carrier, which becomes the request's `params._meta` entries.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{RetryOptions, TraceContext};
+///
+/// // With tracing-opentelemetry and the OpenTelemetry SDK's W3C propagator:
+/// //     TraceContextPropagator::new().inject_context(&span.context(), carrier)
+/// let propagator = TraceContext::new(|_span, carrier| {
+///     carrier.insert("traceparent".into(), "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into());
+/// });
+/// let options = RetryOptions::default().trace_context(propagator);
+/// # let _ = options;
+/// ```
 #[derive(Clone)]
 pub struct TraceContext(Arc<Inject>);
 
 impl TraceContext {
     /// A propagator from `inject(span, carrier)`.
+    ///
+    /// ```
+    /// use mcp_retry_policy::rmcp::TraceContext;
+    ///
+    /// let none = TraceContext::new(|_span, _carrier| {}); // writes nothing: no `_meta` entries
+    /// # let _ = none;
+    /// ```
     pub fn new(inject: impl Fn(&Span, &mut HashMap<String, String>) + Send + Sync + 'static) -> Self {
         TraceContext(Arc::new(inject))
     }

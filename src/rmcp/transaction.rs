@@ -31,6 +31,48 @@ use crate::retry::LedgerStatus;
 /// `None`, else replace that version; if that does not apply — another request got there first — roll back
 /// and answer `Ok(None)` without running the handler), then the handler, then the record
 /// ([`TxPlan::record_for`]) over the claim, then commit.
+///
+/// The plan a [`Transact`] carries out (its methods, in the order they are used):
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{LedgerStore, MemoryLedgerStore, OperationLedger, StoreError, Transact, TxFailure, TxFuture, TxPlan};
+/// use rmcp::model::{CallToolResult, ContentBlock};
+///
+/// /// A transaction on a memory store — not atomic, to show the steps; a real store runs them in one database
+/// /// transaction (as `SqliteLedgerStore::transact` and `PostgresLedgerStore::transact` do).
+/// struct Steps<'s> {
+///     store: &'s MemoryLedgerStore,
+/// }
+///
+/// impl Transact for Steps<'_> {
+///     fn transact<'a>(&'a mut self, plan: &'a TxPlan) -> TxFuture<'a> {
+///         Box::pin(async move {
+///             if !plan.is_for(self.store) {
+///                 return Err(TxFailure::Store(StoreError("not the ledger's store".into())));
+///             }
+///             // 1. The claim: an insert, or a replace of the version the ledger read.
+///             let claimed = match plan.expected_version() {
+///                 None => self.store.insert(plan.key(), plan.claim()).await,
+///                 Some(v) => self.store.replace(plan.key(), v, plan.claim(), None).await,
+///             };
+///             if !claimed.map_err(TxFailure::Store)? {
+///                 return Ok(None); // another request got there first: nothing ran
+///             }
+///             // 2. The handler's own writes (here: none), and its result.
+///             let result = CallToolResult::success(vec![ContentBlock::text("opened T-1")]);
+///             // 3. The record over the claim; 4. commit.
+///             let (record, text) = plan.record_for(&result);
+///             let version = plan.claim().version;
+///             self.store.replace(plan.key(), version, &record, text.as_deref()).await.map_err(TxFailure::Store)?;
+///             Ok(Some(result))
+///         })
+///     }
+/// }
+///
+/// let store = Arc::new(MemoryLedgerStore::new());
+/// let ledger = OperationLedger::new(store.clone());
+/// # let _ = (ledger, Steps { store: &store });
+/// ```
 pub struct TxPlan {
     key: LedgerKey,
     claim: Record,
@@ -71,6 +113,17 @@ impl TxPlan {
 }
 
 /// How a transaction failed.
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{StoreError, TxFailure};
+///
+/// fn after_commit(answered: Result<(), String>) -> Result<(), TxFailure> {
+///     // No answer to COMMIT: it may have committed (the record tells afterwards).
+///     answered.map_err(TxFailure::CommitUnknown)
+/// }
+/// assert!(matches!(after_commit(Err("connection reset".into())), Err(TxFailure::CommitUnknown(_))));
+/// # let _ = TxFailure::Store(StoreError("down".into()));
+/// ```
 #[derive(Debug)]
 pub enum TxFailure {
     /// The store failed before the handler ran: nothing was done.
@@ -84,15 +137,130 @@ pub enum TxFailure {
 
 /// What [`Transact::transact`] returns: `Ok(Some(result))` committed with its record, `Ok(None)` the claim did
 /// not apply (nothing ran, nothing committed: look again).
+///
+/// ```
+/// use mcp_retry_policy::rmcp::{Transact, TxFuture, TxPlan};
+///
+/// /// A transaction that never gets its claim (another request always got there first).
+/// struct Late;
+///
+/// impl Transact for Late {
+///     fn transact<'a>(&'a mut self, _plan: &'a TxPlan) -> TxFuture<'a> {
+///         Box::pin(std::future::ready(Ok(None)))
+///     }
+/// }
+/// # let _ = Late;
+/// ```
 pub type TxFuture<'a> = Pin<Box<dyn Future<Output = Result<Option<CallToolResult>, TxFailure>> + Send + 'a>>;
 
 /// A store's transaction with the handler inside it (see the module docs).
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{LedgerStore, MemoryLedgerStore, OperationLedger, StoreError, Transact, TxFailure, TxFuture, TxPlan};
+/// use rmcp::model::{CallToolResult, ContentBlock};
+///
+/// /// A transaction on a memory store — not atomic, to show the steps; a real store runs them in one database
+/// /// transaction (as `SqliteLedgerStore::transact` and `PostgresLedgerStore::transact` do).
+/// struct Steps<'s> {
+///     store: &'s MemoryLedgerStore,
+/// }
+///
+/// impl Transact for Steps<'_> {
+///     fn transact<'a>(&'a mut self, plan: &'a TxPlan) -> TxFuture<'a> {
+///         Box::pin(async move {
+///             if !plan.is_for(self.store) {
+///                 return Err(TxFailure::Store(StoreError("not the ledger's store".into())));
+///             }
+///             // 1. The claim: an insert, or a replace of the version the ledger read.
+///             let claimed = match plan.expected_version() {
+///                 None => self.store.insert(plan.key(), plan.claim()).await,
+///                 Some(v) => self.store.replace(plan.key(), v, plan.claim(), None).await,
+///             };
+///             if !claimed.map_err(TxFailure::Store)? {
+///                 return Ok(None); // another request got there first: nothing ran
+///             }
+///             // 2. The handler's own writes (here: none), and its result.
+///             let result = CallToolResult::success(vec![ContentBlock::text("opened T-1")]);
+///             // 3. The record over the claim; 4. commit.
+///             let (record, text) = plan.record_for(&result);
+///             let version = plan.claim().version;
+///             self.store.replace(plan.key(), version, &record, text.as_deref()).await.map_err(TxFailure::Store)?;
+///             Ok(Some(result))
+///         })
+///     }
+/// }
+///
+/// use mcp_retry_policy::rmcp::{with_idempotency_atomic, IdempotencyOptions};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let store = Arc::new(MemoryLedgerStore::new());
+/// let ledger = OperationLedger::new(store.clone());
+/// let args = serde_json::json!({ "title": "Printer on fire", "operation_id": "op-0001-abcd" });
+/// let answer = with_idempotency_atomic(&ledger, &IdempotencyOptions::new("open_ticket"), Some("alice"), args.as_object().unwrap(), Steps { store: &store }).await;
+/// assert_ne!(answer.is_error, Some(true));
+/// # Ok(()) }
+/// ```
 pub trait Transact: Send {
     /// Runs `plan` in one store transaction.
     fn transact<'a>(&'a mut self, plan: &'a TxPlan) -> TxFuture<'a>;
 }
 
 /// What [`OperationLedger::execute_atomically`] made of a write.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{LedgerStore, MemoryLedgerStore, OperationLedger, StoreError, Transact, TxFailure, TxFuture, TxPlan};
+/// use rmcp::model::{CallToolResult, ContentBlock};
+///
+/// /// A transaction on a memory store — not atomic, to show the steps; a real store runs them in one database
+/// /// transaction (as `SqliteLedgerStore::transact` and `PostgresLedgerStore::transact` do).
+/// struct Steps<'s> {
+///     store: &'s MemoryLedgerStore,
+/// }
+///
+/// impl Transact for Steps<'_> {
+///     fn transact<'a>(&'a mut self, plan: &'a TxPlan) -> TxFuture<'a> {
+///         Box::pin(async move {
+///             if !plan.is_for(self.store) {
+///                 return Err(TxFailure::Store(StoreError("not the ledger's store".into())));
+///             }
+///             // 1. The claim: an insert, or a replace of the version the ledger read.
+///             let claimed = match plan.expected_version() {
+///                 None => self.store.insert(plan.key(), plan.claim()).await,
+///                 Some(v) => self.store.replace(plan.key(), v, plan.claim(), None).await,
+///             };
+///             if !claimed.map_err(TxFailure::Store)? {
+///                 return Ok(None); // another request got there first: nothing ran
+///             }
+///             // 2. The handler's own writes (here: none), and its result.
+///             let result = CallToolResult::success(vec![ContentBlock::text("opened T-1")]);
+///             // 3. The record over the claim; 4. commit.
+///             let (record, text) = plan.record_for(&result);
+///             let version = plan.claim().version;
+///             self.store.replace(plan.key(), version, &record, text.as_deref()).await.map_err(TxFailure::Store)?;
+///             Ok(Some(result))
+///         })
+///     }
+/// }
+/// use mcp_retry_policy::rmcp::{Atomic, LedgerKey};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let store = Arc::new(MemoryLedgerStore::new());
+/// let ledger = OperationLedger::new(store.clone());
+/// let key = LedgerKey { tenant: "alice".into(), action: "open_ticket".into(), operation_id: "op-0001-abcd".into() };
+/// let mut tx = Steps { store: &store };
+/// match ledger.execute_atomically(&key, "input-fingerprint", &mut tx).await? {
+///     Atomic::Executed(result) => println!("committed with its record: {result:?}"),
+///     Atomic::RolledBack(why) => println!("rolled back: {why}"),
+///     Atomic::CommitUnknown(why) => println!("may have committed: {why}"),
+///     Atomic::Answer(begin) => println!("the key was used before: {begin:?}"),
+/// }
+/// assert!(matches!(ledger.execute_atomically(&key, "input-fingerprint", &mut tx).await?, Atomic::Answer(_)));
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub enum Atomic {
     /// Committed with its record: the handler's result.
@@ -111,6 +279,53 @@ impl OperationLedger {
     /// JS `executeAtomically`). An unresolved record is asked of the reconcile hook first, as in
     /// [`begin`](OperationLedger::begin); only a `not_done` answer lets it run. A store failure before the
     /// handler ran is an `Err` (told as [`LedgerEvent::StoreError`]: `begin` or `transaction`).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_retry_policy::rmcp::{LedgerStore, MemoryLedgerStore, OperationLedger, StoreError, Transact, TxFailure, TxFuture, TxPlan};
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    ///
+    /// /// A transaction on a memory store — not atomic, to show the steps; a real store runs them in one database
+    /// /// transaction (as `SqliteLedgerStore::transact` and `PostgresLedgerStore::transact` do).
+    /// struct Steps<'s> {
+    ///     store: &'s MemoryLedgerStore,
+    /// }
+    ///
+    /// impl Transact for Steps<'_> {
+    ///     fn transact<'a>(&'a mut self, plan: &'a TxPlan) -> TxFuture<'a> {
+    ///         Box::pin(async move {
+    ///             if !plan.is_for(self.store) {
+    ///                 return Err(TxFailure::Store(StoreError("not the ledger's store".into())));
+    ///             }
+    ///             // 1. The claim: an insert, or a replace of the version the ledger read.
+    ///             let claimed = match plan.expected_version() {
+    ///                 None => self.store.insert(plan.key(), plan.claim()).await,
+    ///                 Some(v) => self.store.replace(plan.key(), v, plan.claim(), None).await,
+    ///             };
+    ///             if !claimed.map_err(TxFailure::Store)? {
+    ///                 return Ok(None); // another request got there first: nothing ran
+    ///             }
+    ///             // 2. The handler's own writes (here: none), and its result.
+    ///             let result = CallToolResult::success(vec![ContentBlock::text("opened T-1")]);
+    ///             // 3. The record over the claim; 4. commit.
+    ///             let (record, text) = plan.record_for(&result);
+    ///             let version = plan.claim().version;
+    ///             self.store.replace(plan.key(), version, &record, text.as_deref()).await.map_err(TxFailure::Store)?;
+    ///             Ok(Some(result))
+    ///         })
+    ///     }
+    /// }
+    /// use mcp_retry_policy::rmcp::{Atomic, LedgerKey};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = Arc::new(MemoryLedgerStore::new());
+    /// let ledger = OperationLedger::new(store.clone());
+    /// let key = LedgerKey { tenant: "alice".into(), action: "open_ticket".into(), operation_id: "op-0001-abcd".into() };
+    /// let done = ledger.execute_atomically(&key, "input-fingerprint", &mut Steps { store: &store }).await?;
+    /// assert!(matches!(done, Atomic::Executed(_)));
+    /// # Ok(()) }
+    /// ```
     pub async fn execute_atomically(
         &self,
         key: &LedgerKey,
@@ -157,6 +372,33 @@ impl OperationLedger {
 /// transaction on another store is refused: nothing runs). A handler that fails is rolled back and answered
 /// `rejected` with reason `rolled_back` (its database writes were undone; the same id may be sent again); a commit that
 /// does not answer is `unknown` for that call.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_retry_policy::rmcp::{with_idempotency_atomic, IdempotencyOptions, OperationLedger, SqliteLedgerStore};
+/// use rmcp::model::{CallToolResult, ContentBlock};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let file = std::env::temp_dir().join(format!("doc-atomic-{}.db", std::process::id()));
+/// let store = Arc::new(SqliteLedgerStore::open(&file)?);
+/// rusqlite::Connection::open(&file)?
+///     .execute_batch("CREATE TABLE IF NOT EXISTS tickets (operation_id TEXT PRIMARY KEY, title TEXT NOT NULL)")?;
+/// let ledger = OperationLedger::new(store.clone());
+///
+/// let args = serde_json::json!({ "title": "Printer on fire", "operation_id": "op-0001-abcd" });
+/// let id = "op-0001-abcd".to_string();
+/// // The ticket row and the ledger's record commit together, or neither does.
+/// let work = store.transact(|tx| {
+///     tx.execute("INSERT INTO tickets (operation_id, title) VALUES (?, ?)", [&id, "Printer on fire"])?;
+///     Ok(CallToolResult::success(vec![ContentBlock::text("opened")]))
+/// });
+/// let answer = with_idempotency_atomic(&ledger, &IdempotencyOptions::new("open_ticket"), Some("alice"), args.as_object().unwrap(), work).await;
+/// assert_ne!(answer.is_error, Some(true));
+/// # drop((ledger, store));
+/// # let _ = std::fs::remove_file(&file);
+/// # Ok(()) }
+/// ```
 pub async fn with_idempotency_atomic(
     ledger: &OperationLedger,
     options: &IdempotencyOptions,

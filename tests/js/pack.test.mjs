@@ -301,7 +301,7 @@ export async function GET() {
 test('the crate for Rust users: cargo package lists the core, the binding, the rmcp face and its examples, its native tests and docs, nothing of the npm layer', () => {
   const files = run('cargo', ['package', '--list', '--allow-dirty', '--quiet'], root).trim().split('\n');
   for (const f of files) {
-    assert.match(f, /^(src\/.*\.rs|examples\/rmcp-(client|server)\/main\.rs|tests\/[a-z_]+\.rs|tests\/boundary\/cases\.rs|benches\/core\.rs|Cargo\.(toml|toml\.orig|lock)|\.cargo_vcs_info\.json|(README|CHANGELOG|ARCHITECTURE)\.md|LICENSE-(MIT|APACHE))$/, f);
+    assert.match(f, /^(src\/.*\.rs|examples\/(rmcp-(client|server)\/main|names)\.rs|tests\/[a-z_]+\.rs|tests\/(boundary\/cases|rmcp_ledger\/lease)\.rs|benches\/core\.rs|docs\/src\/rust\.md|Cargo\.(toml|toml\.orig|lock)|\.cargo_vcs_info\.json|(README|CHANGELOG|ARCHITECTURE)\.md|LICENSE-(MIT|APACHE))$/, f);
   }
   assert.ok(files.includes('src/lib.rs') && files.includes('LICENSE-APACHE') && files.includes('tests/engine.rs'));
   // The npm layer's name generator is a developer tool: shipped, it would install as a `names` binary.

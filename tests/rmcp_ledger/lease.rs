@@ -19,14 +19,16 @@ fn lease_ledger(
     let asked = Arc::new(AtomicU32::new(0));
     let events: Timed = Arc::default();
     let (a, ev) = (asked.clone(), events.clone());
-    let ledger = OperationLedger::new(store)
-        .with_config(LedgerConfig::new(60_000, 300).unwrap())
-        .with_clock(clock)
-        .with_reconcile(move |_req: ReconcileRequest| {
+    let ledger = OperationLedger::builder(store)
+        .config(LedgerConfig::new(60_000, 300).unwrap())
+        .clock(clock)
+        .reconcile(move |_req: ReconcileRequest| {
             a.fetch_add(1, Ordering::SeqCst);
             std::future::ready(Ok::<_, BoxError>(Reconciled::NotDone))
         })
-        .on_event(move |e| ev.lock().unwrap().push((ms_since(since), e.clone())));
+        .on_event(move |e| ev.lock().unwrap().push((ms_since(since), e.clone())))
+        .build()
+        .unwrap();
     (ledger, asked, events)
 }
 
