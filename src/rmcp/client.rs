@@ -26,11 +26,10 @@ use super::message::{message_for, MessageParts};
 use super::session::SessionId;
 use super::tasks::{created_task, task_look, TaskLook};
 use super::telemetry::{CallSpan, TraceContext};
-use crate::ledger::record::OPERATION_STATUSES;
 use crate::retry::{
-    decide_task_end, decide_task_result, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallOptions,
-    CallState, Cause, Classification, Decision, Engine, FinalStatus, Policy, Reason, Recover, Revision, Safety,
-    Sent as Delivered, SplitMix64, TaskStatus, ToolFacts,
+    decide_status, decide_task_end, decide_task_result, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState,
+    CallOptions, CallState, Cause, Classification, Decision, Engine, FinalStatus, OperationStatus, Policy, Reason,
+    Recover, Revision, Safety, Sent as Delivered, SplitMix64, TaskStatus, ToolFacts,
 };
 
 /// The error of a fallible step of the Rust face (a reconnect factory, a reconcile or authorize hook): any
@@ -569,17 +568,6 @@ struct Followed {
     result: Option<CallToolResult>,
     error: Option<String>,
 }
-
-/// What a status answer makes of the call, in the order of [`OPERATION_STATUSES`] (`not_found`, `not_done`,
-/// `in_progress`, `succeeded`, `failed`, `unknown`) — the JS `STATUS_OUTCOME` table.
-const BY_STATUS: [(FinalStatus, Reason); 6] = [
-    (FinalStatus::Unknown, Reason::StatusNotFound),
-    (FinalStatus::Failed, Reason::ResolvedByStatus),
-    (FinalStatus::Pending, Reason::StatusInProgress),
-    (FinalStatus::Succeeded, Reason::ResolvedByStatus),
-    (FinalStatus::ToolError, Reason::ResolvedByStatus),
-    (FinalStatus::Unknown, Reason::StatusUnknown),
-];
 
 /// `f`, unless the caller cancels first (`None`).
 async fn until<F: Future>(cancel: &CancellationToken, f: F) -> Option<F::Output> {
@@ -1468,8 +1456,9 @@ impl<H: ClientHandler> RetryClient<H> {
             if sc.get("operation_id").and_then(Value::as_str) != Some(operation_id) {
                 return None;
             }
-            let index = OPERATION_STATUSES.iter().position(|s| *s == said)?;
-            let (status, reason) = BY_STATUS.get(index).copied()?;
+            // What the answer makes of the call: the core's table (`decide_status`), as in the JS face.
+            let answer = OperationStatus::ALL.into_iter().find(|s| s.as_str() == said)?;
+            let Decision::Stop { status, reason } = decide_status(Some(answer), None) else { return None };
             if status == FinalStatus::Pending {
                 // Still running: the engine says when to look again (the ledger's hint, jittered).
                 let hint = sc.get("retryAfterMs").and_then(Value::as_u64);
