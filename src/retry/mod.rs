@@ -9,6 +9,7 @@ pub mod breaker;
 pub mod budget;
 pub mod classify;
 pub mod decide;
+pub mod drive;
 pub mod ends;
 pub mod engine;
 pub mod hedge;
@@ -29,8 +30,9 @@ pub use decide::{
     decide, decide_poll, decide_unanswered, hold_spread_ms, hold_wait, CallOptions, CallState, Decision, DecisionInput,
     FinalStatus, Reason, MAX_POLLS, MIN_POLL_MS,
 };
+pub use drive::{CallDriver, Happened, Next};
 pub use ends::{decide_list_recovery, decide_status, decide_task_end, decide_task_result, OperationStatus, TaskStatus};
-pub use engine::Engine;
+pub use engine::{Admission, Engine, Step};
 pub use hedge::{
     copy_stands, HedgeAdmission, HedgeConfig, HedgeError, HedgeField, HedgeOptions, HedgeRefusal, HEDGE_SUBREQUESTS,
     MAX_HEDGES,

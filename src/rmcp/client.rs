@@ -28,8 +28,8 @@ use super::tasks::{created_task, task_look, TaskLook};
 use super::telemetry::{CallSpan, TraceContext};
 use crate::retry::{
     decide_status, decide_task_end, decide_task_result, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState,
-    CallOptions, CallState, Cause, Classification, Decision, Engine, FinalStatus, OperationStatus, Policy, Reason,
-    Recover, Revision, Safety, Sent as Delivered, SplitMix64, TaskStatus, ToolFacts,
+    CallDriver, CallOptions, CallState, Cause, Classification, Decision, Engine, FinalStatus, Happened, Next,
+    OperationStatus, Policy, Reason, Recover, Revision, Safety, Sent as Delivered, SplitMix64, TaskStatus, ToolFacts,
 };
 
 /// The error of a fallible step of the Rust face (a reconnect factory, a reconcile or authorize hook): any
@@ -1129,6 +1129,12 @@ impl<H: ClientHandler> RetryClient<H> {
     }
 
     /// Closes the session and connects again — unless someone already replaced the session `seen` came from.
+    /// One step of the core's call driver, at the client's clock with fresh random bits.
+    fn drive(&self, driver: &mut CallDriver, happened: Happened<'_>) -> Next {
+        let (now, random) = (self.now(), self.random());
+        driver.next(&mut lock(&self.engine), happened, now, random)
+    }
+
     async fn reinitialize(&self, seen: u64) -> Result<(), BoxError> {
         let Some(connect) = self.connect.as_ref() else {
             return Err("no reconnect factory: pass RetryClient::reconnect".into());
@@ -1693,95 +1699,84 @@ impl<H: ClientHandler> RetryClient<H> {
         // Input rounds are answered through the session's ClientHandler, for the kinds of request the client
         // declared a capability for (the JS `answersInput`): the engine decides whether to continue.
         let answers_input = self.answerable().await.any();
-        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input });
+        let state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input });
+        // The loop is the core's (`retry::drive`): this carries out what it says and feeds back what happened.
+        let mut driver = CallDriver::new(state, op.safety, revision);
         let mut round: Option<Round> = None;
+        let mut input = None;
         let mut attempts = Vec::new();
-        let mut recover = None;
         let mut result = None;
         let mut task = None;
         let mut last_error = None;
+        let start = if cancel.is_cancelled() { Happened::Cancelled } else { Happened::Start };
+        let mut next = self.drive(&mut driver, start);
         let decision = loop {
-            if cancel.is_cancelled() {
-                // Cancelled before this attempt left: the engine says what that means.
-                let (now, random) = (self.now(), self.random());
-                break lock(&self.engine)
-                    .record(&mut state, &aborted(Delivered::No), op.safety, revision, now, random)
-                    .decision;
-            }
-            let (now, random) = (self.now(), self.random());
-            let admission = lock(&self.engine).admit_with(&mut state, now, random, None);
-            let admission = match admission {
-                Ok(a) => a,
-                Err(Decision::Retry { delay_ms, reason, recover: next }) => {
-                    // Held by an open breaker or an empty budget: wait as the engine says, then ask again
-                    // (cancelled during the wait: the loop's top records it, nothing sent).
-                    telemetry.retry(delay_ms, reason, None, next);
-                    recover = next;
-                    let _ = until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await;
-                    continue;
+            next = match next {
+                Next::Done(decision) => break decision,
+                Next::Wait { delay_ms, reason, recover, held } => {
+                    // A held attempt (open breaker, empty budget) or a backoff; cancelled during it: nothing sent.
+                    let cause = driver.last_step().filter(|_| !held).map(|s| s.classification.cause.as_str());
+                    telemetry.retry(delay_ms, reason, cause, recover);
+                    let waited = until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await.is_some();
+                    self.drive(&mut driver, if waited { Happened::Waited } else { Happened::Cancelled })
                 }
-                Err(stop) => break stop,
-            };
-            let started = self.now();
-            let n = u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1);
-            let session = self.session_id.as_ref().and_then(SessionId::get);
-            let attempt_span = telemetry.attempt(n, session.as_deref());
-            let sent = self
-                .run_attempt(&op, &params, round.as_ref(), admission.timeout_ms, recover, cancel)
-                .instrument(attempt_span.clone())
-                .await;
-            result = sent.result;
-            task = sent.task;
-            if sent.error.is_some() {
-                last_error = sent.error;
-            }
-            let (now, random) = (self.now(), self.random());
-            let step = lock(&self.engine).record(&mut state, &sent.outcome, op.safety, revision, now, random);
-            // The session the request went on (a re-initialization in this attempt's recovery step changed it).
-            if let Some(id) = self.session_id.as_ref().and_then(SessionId::get) {
-                attempt_span.record("mcp.session.id", id.as_str());
-            }
-            telemetry.attempt_ended(&attempt_span, &sent.outcome, &step.classification, now.saturating_sub(started));
-            drop(attempt_span);
-            attempts.push(AttemptRecord {
-                attempt: n,
-                duration_ms: now.saturating_sub(started),
-                outcome: sent.outcome,
-                classification: step.classification,
-                decision: step.decision,
-            });
-            match step.decision {
-                Decision::Stop { .. } => break step.decision,
-                Decision::Retry { delay_ms, recover: next, reason } => {
-                    telemetry.retry(delay_ms, reason, Some(step.classification.cause.as_str()), next);
-                    recover = next;
-                    if next == Some(Recover::ContinueInput) {
-                        // The next round carries the answers; the first phase is never sent again.
-                        let gathered = until(cancel, self.gather_input(sent.input, state.deadline_ms)).await;
-                        match gathered {
-                            // Cancelled while the handlers ran: the round was not sent.
-                            None => continue,
-                            Some(Ok(next_round)) => round = Some(next_round),
-                            Some(Err(unanswered)) => {
-                                if unanswered.timed_out {
-                                    let admitted = lock(&self.engine).admit(&mut state, self.now());
-                                    // Past the deadline it stops; a held answer leaves the round unanswered.
-                                    if let Err(stop @ Decision::Stop { .. }) = admitted {
-                                        break stop;
-                                    }
-                                }
-                                if unanswered.error.is_some() {
-                                    last_error = unanswered.error;
-                                }
-                                break lock(&self.engine).input_unanswered(&mut state, unanswered.handler_missing);
-                            }
+                Next::GatherInput => {
+                    // The next round carries the answers; the first phase is never sent again.
+                    let deadline_ms = driver.state().deadline_ms;
+                    let happened = match until(cancel, self.gather_input(input.take(), deadline_ms)).await {
+                        None => Happened::Cancelled, // cancelled while the handlers ran: the round was not sent
+                        Some(Ok(next_round)) => {
+                            round = Some(next_round);
+                            Happened::InputGathered
                         }
-                    }
-                    // Cancelled during the wait: the loop's top records it (nothing sent).
-                    let _ = until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await;
+                        Some(Err(unanswered)) => {
+                            if unanswered.error.is_some() {
+                                last_error = unanswered.error;
+                            }
+                            let (timed_out, handler_missing) = (unanswered.timed_out, unanswered.handler_missing);
+                            Happened::InputUnanswered { timed_out, handler_missing }
+                        }
+                    };
+                    self.drive(&mut driver, happened)
                 }
-            }
+                Next::Send { admission, recover } => {
+                    let started = self.now();
+                    let n = u32::try_from(attempts.len()).unwrap_or(u32::MAX).saturating_add(1);
+                    let session = self.session_id.as_ref().and_then(SessionId::get);
+                    let attempt_span = telemetry.attempt(n, session.as_deref());
+                    let sent = self
+                        .run_attempt(&op, &params, round.as_ref(), admission.timeout_ms, recover, cancel)
+                        .instrument(attempt_span.clone())
+                        .await;
+                    result = sent.result;
+                    task = sent.task;
+                    input = sent.input;
+                    if sent.error.is_some() {
+                        last_error = sent.error;
+                    }
+                    let next = self.drive(&mut driver, Happened::Sent(&sent.outcome));
+                    let now = self.now();
+                    // The session the request went on (a re-initialization in this attempt's recovery step changed it).
+                    if let Some(id) = self.session_id.as_ref().and_then(SessionId::get) {
+                        attempt_span.record("mcp.session.id", id.as_str());
+                    }
+                    if let Some(step) = driver.last_step() {
+                        let took = now.saturating_sub(started);
+                        telemetry.attempt_ended(&attempt_span, &sent.outcome, &step.classification, took);
+                        attempts.push(AttemptRecord {
+                            attempt: n,
+                            duration_ms: took,
+                            outcome: sent.outcome,
+                            classification: step.classification,
+                            decision: step.decision,
+                        });
+                    }
+                    drop(attempt_span);
+                    next
+                }
+            };
         };
+        let mut state = driver.into_state();
         let (mut status, mut reason) = match decision {
             Decision::Stop { status, reason } => (status, reason),
             // `decide` never ends a loop with a retry; read one as what it would mean if it did.

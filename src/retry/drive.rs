@@ -1,0 +1,204 @@
+//! A call's attempt loop as a sans-IO driver: the sequence between the engine's decisions, written once.
+//!
+//! The face feeds in what happened ([`Happened`]: the start, a wait that ran out, an attempt's outcome, the
+//! caller's cancel, an input round gathered or not) and carries out what comes back ([`Next`]: send an
+//! attempt after its recovery step, wait, gather the answers the server asked for, or stop with the
+//! engine's decision) — the way quinn-proto's `Connection` takes datagrams and timer events and hands back
+//! transmits and timeouts. The driver never sleeps, sends or reads a clock: `now_ms` and the random bits are
+//! arguments, and the engine (one per server, shared by its calls) is lent to each step.
+//!
+//! ```text
+//! Start ─▶ admit ──ok──▶ Send ──Sent(outcome)──▶ record ──stop──▶ Done
+//!            │                                     │
+//!            └─held──▶ Wait ─Waited─▶ admit        └─retry──▶ [GatherInput ─Gathered─▶] Wait ─Waited─▶ admit
+//! Cancelled (at any point the face waits): the engine records an attempt that was not sent ─▶ Done
+//! ```
+//!
+//! What follows the loop (following a created task, asking the status tool about an open keyed write,
+//! settling the journal) is the face's, from [`Next::Done`]'s decision.
+
+use super::classify::Recover;
+use super::decide::{CallState, Decision};
+use super::engine::{Admission, Engine, Step};
+use super::outcome::{AttemptOutcome, Revision, Sent};
+use super::safety::Safety;
+use super::Reason;
+
+/// What the face does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Carry out `recover` (if any: re-initialize the session, start a fresh process, resume the stream, send the
+    /// next input round), then send the attempt within `admission.timeout_ms`; feed back [`Happened::Sent`].
+    Send {
+        /// The engine's go-ahead (the attempt's number, its timeout, a breaker transition).
+        admission: Admission,
+        /// The recovery step the attempt follows.
+        recover: Option<Recover>,
+    },
+    /// Wait `delay_ms`, then feed back [`Happened::Waited`] (or [`Happened::Cancelled`]).
+    Wait {
+        /// How long.
+        delay_ms: u64,
+        /// Why (a backoff's reason, or the hold's: `breaker_hold`, `budget_hold`).
+        reason: Reason,
+        /// What the attempt after the wait does first.
+        recover: Option<Recover>,
+        /// `true`: the engine held the attempt (an open breaker, an empty budget); `false`: a backoff after an
+        /// attempt.
+        held: bool,
+    },
+    /// Gather the answers to the input the server asked for (the next round carries them, never the first
+    /// phase again); feed back [`Happened::InputGathered`] or [`Happened::InputUnanswered`].
+    GatherInput,
+    /// The loop is over: the engine's last decision (a [`Decision::Stop`]).
+    Done(Decision),
+}
+
+/// What happened, fed back to the driver.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Happened<'a> {
+    /// The call begins (the first step).
+    Start,
+    /// A wait ran out.
+    Waited,
+    /// The caller cancelled while the face waited, gathered input or before an attempt left: nothing was sent.
+    Cancelled,
+    /// An attempt ended so.
+    Sent(&'a AttemptOutcome),
+    /// The input round was gathered.
+    InputGathered,
+    /// The input round could not be gathered: the handlers ran past the call's deadline (`timed_out`), or no
+    /// handler answers that kind of request (`handler_missing`).
+    InputUnanswered {
+        /// The handlers did not answer within the call's deadline.
+        timed_out: bool,
+        /// No handler for the kind of request the server made.
+        handler_missing: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Admit,
+    Sending,
+    Gathering { delay_ms: u64, reason: Reason },
+    Waiting,
+    Done(Decision),
+}
+
+/// One call's loop: the call's engine state, the tool's safety and the server's revision, and where the loop
+/// is. Make one per call with [`CallDriver::new`] (from [`Engine::begin_with`]'s state).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallDriver {
+    state: CallState,
+    safety: Safety,
+    revision: Option<Revision>,
+    recover: Option<Recover>,
+    phase: Phase,
+    last: Option<Step>,
+}
+
+impl CallDriver {
+    /// A driver for a call begun as `state`, of a tool of `safety`, on a server of `revision` (`None`: not known).
+    pub fn new(state: CallState, safety: Safety, revision: Option<Revision>) -> Self {
+        CallDriver { state, safety, revision, recover: None, phase: Phase::Admit, last: None }
+    }
+
+    /// The call's engine state (its deadline, its attempts): what follows the loop (a task followed, a status
+    /// asked) goes on with it.
+    pub fn state(&self) -> &CallState {
+        &self.state
+    }
+
+    /// The call's engine state, to go on with after the loop (a task followed, a status asked).
+    pub fn into_state(self) -> CallState {
+        self.state
+    }
+
+    /// The step the last [`Happened::Sent`] led to (its classification, decision, breaker transition).
+    pub fn last_step(&self) -> Option<Step> {
+        self.last
+    }
+
+    /// The next thing to do after `happened`, at `now_ms`, with 64 `random` bits for jitter.
+    ///
+    /// An event the face was not asked for (a `Sent` while it was told to wait, anything after `Done`) is not
+    /// a reason to send: the driver answers what it answered before, or `Done` again.
+    pub fn next(&mut self, engine: &mut Engine, happened: Happened<'_>, now_ms: u64, random: u64) -> Next {
+        if let Phase::Done(decision) = self.phase {
+            return Next::Done(decision);
+        }
+        if happened == Happened::Cancelled {
+            // Nothing left for this attempt: the engine says what an unsent attempt makes of the call.
+            let outcome = AttemptOutcome::Aborted { sent: Sent::No };
+            let step = engine.record(&mut self.state, &outcome, self.safety, self.revision, now_ms, random);
+            return self.done(step.decision);
+        }
+        match (self.phase, happened) {
+            (Phase::Admit, Happened::Start) | (Phase::Waiting, Happened::Waited) => self.admit(engine, now_ms, random),
+            (Phase::Sending, Happened::Sent(outcome)) => {
+                let step = engine.record(&mut self.state, outcome, self.safety, self.revision, now_ms, random);
+                self.last = Some(step);
+                match step.decision {
+                    Decision::Stop { .. } => self.done(step.decision),
+                    Decision::Retry { delay_ms, recover, reason } => {
+                        self.recover = recover;
+                        if recover == Some(Recover::ContinueInput) {
+                            self.phase = Phase::Gathering { delay_ms, reason };
+                            return Next::GatherInput;
+                        }
+                        self.wait(delay_ms, reason, false)
+                    }
+                }
+            }
+            (Phase::Gathering { delay_ms, reason }, Happened::InputGathered) => self.wait(delay_ms, reason, false),
+            (Phase::Gathering { .. }, Happened::InputUnanswered { timed_out, handler_missing }) => {
+                if timed_out {
+                    // Past the deadline it stops; a held answer leaves the round unanswered.
+                    if let Err(stop @ Decision::Stop { .. }) = engine.admit(&mut self.state, now_ms) {
+                        return self.done(stop);
+                    }
+                }
+                let end = engine.input_unanswered(&mut self.state, handler_missing);
+                self.done(end)
+            }
+            // Out of order: repeat what the face was told (never a send it was not told to make).
+            (Phase::Gathering { .. }, _) => Next::GatherInput,
+            // Any other event out of order is a face's mistake: whatever it did may have been sent, so the
+            // engine records an aborted attempt that may have been delivered (never `failed` by assumption).
+            _ => {
+                let outcome = AttemptOutcome::Aborted { sent: Sent::Maybe };
+                let step = engine.record(&mut self.state, &outcome, self.safety, self.revision, now_ms, random);
+                match step.decision {
+                    Decision::Stop { .. } => self.done(step.decision),
+                    Decision::Retry { reason, .. } => self.done(Decision::stop(super::FinalStatus::Unknown, reason)),
+                }
+            }
+        }
+    }
+
+    fn admit(&mut self, engine: &mut Engine, now_ms: u64, random: u64) -> Next {
+        match engine.admit_with(&mut self.state, now_ms, random, None) {
+            Ok(admission) => {
+                self.phase = Phase::Sending;
+                Next::Send { admission, recover: self.recover }
+            }
+            Err(Decision::Retry { delay_ms, reason, recover }) => {
+                // Held by an open breaker or an empty budget: wait as the engine says, then ask again.
+                self.recover = recover;
+                self.wait(delay_ms, reason, true)
+            }
+            Err(stop) => self.done(stop),
+        }
+    }
+
+    fn wait(&mut self, delay_ms: u64, reason: Reason, held: bool) -> Next {
+        self.phase = Phase::Waiting;
+        Next::Wait { delay_ms, reason, recover: self.recover, held }
+    }
+
+    fn done(&mut self, decision: Decision) -> Next {
+        self.phase = Phase::Done(decision);
+        Next::Done(decision)
+    }
+}
