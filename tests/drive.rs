@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
 
 use mcp_retry_policy::retry::{
-    AttemptOutcome as O, BreakerConfig, CallDriver, CallOptions, Decision, Engine, FinalStatus, Happened, Next, Policy,
-    Reason, Recover, ResultType, Revision, Safety, Sent, SplitMix64,
+    AttemptOutcome as O, BreakerConfig, CallDriver, CallOptions, CallState, Decision, Engine, FinalStatus, Happened,
+    Next, Policy, Reason, Recover, ResultType, Revision, Safety, Sent, SplitMix64, Step,
 };
 
 const OK: O = O::Result { is_error: false, result_type: ResultType::Complete };
@@ -15,8 +15,25 @@ const REFUSED: O = O::Network { sent: Sent::No };
 const R: u64 = 0x9E37_79B9_7F4A_7C15;
 const ASKS_INPUT: O = O::Result { is_error: false, result_type: ResultType::InputRequired };
 
-fn driver(e: &Engine, safety: Safety, answers_input: bool) -> CallDriver {
-    CallDriver::new(e.begin_with(0, CallOptions { answers_input }), safety, Some(Revision::LATEST))
+/// A call's driver and its engine state: `d.next(&mut e, …)` steps both.
+struct Call {
+    driver: CallDriver,
+    state: CallState,
+}
+
+impl Call {
+    fn next(&mut self, e: &mut Engine, happened: Happened<'_>, now: u64, random: u64) -> Next {
+        self.driver.next(e, &mut self.state, happened, now, random)
+    }
+
+    fn last_step(&self) -> Option<Step> {
+        self.driver.last_step()
+    }
+}
+
+fn driver(e: &Engine, safety: Safety, answers_input: bool) -> Call {
+    let state = e.begin_with(0, CallOptions { answers_input });
+    Call { driver: CallDriver::new(safety, Some(Revision::LATEST)), state }
 }
 
 fn sends(next: Next) -> bool {
@@ -39,7 +56,7 @@ fn a_read_that_fails_once_backs_off_is_sent_again_and_succeeds() {
     let Next::Send { admission, .. } = d.next(&mut e, Happened::Waited, 10 + delay_ms, R) else { panic!() };
     assert_eq!(admission.attempt, 2);
     assert_eq!(d.next(&mut e, Happened::Sent(&OK), 20 + delay_ms, R), stop(FinalStatus::Succeeded, Reason::Succeeded));
-    assert_eq!(d.into_state().attempts, 2);
+    assert_eq!(d.state.attempts, 2);
 }
 
 #[test]

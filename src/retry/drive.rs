@@ -86,11 +86,12 @@ enum Phase {
     Done(Decision),
 }
 
-/// One call's loop: the call's engine state, the tool's safety and the server's revision, and where the loop
-/// is. Make one per call with [`CallDriver::new`] (from [`Engine::begin_with`]'s state).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One call's loop: the tool's safety, the server's revision, and where the loop is. Make one per call with
+/// [`CallDriver::new`]. It is `Copy` and holds no engine state: the face keeps the call's [`CallState`] (from
+/// [`Engine::begin_with`]) and lends it to each step with the engine, as the ledger's look driver leaves the
+/// record with the face — so a face whose call state lives elsewhere (the wasm binding's handles) drives it too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallDriver {
-    state: CallState,
     safety: Safety,
     revision: Option<Revision>,
     recover: Option<Recover>,
@@ -99,20 +100,9 @@ pub struct CallDriver {
 }
 
 impl CallDriver {
-    /// A driver for a call begun as `state`, of a tool of `safety`, on a server of `revision` (`None`: not known).
-    pub fn new(state: CallState, safety: Safety, revision: Option<Revision>) -> Self {
-        CallDriver { state, safety, revision, recover: None, phase: Phase::Admit, last: None }
-    }
-
-    /// The call's engine state (its deadline, its attempts): what follows the loop (a task followed, a status
-    /// asked) goes on with it.
-    pub fn state(&self) -> &CallState {
-        &self.state
-    }
-
-    /// The call's engine state, to go on with after the loop (a task followed, a status asked).
-    pub fn into_state(self) -> CallState {
-        self.state
+    /// A driver for a call of a tool of `safety`, on a server of `revision` (`None`: not known).
+    pub fn new(safety: Safety, revision: Option<Revision>) -> Self {
+        CallDriver { safety, revision, recover: None, phase: Phase::Admit, last: None }
     }
 
     /// The step the last [`Happened::Sent`] led to (its classification, decision, breaker transition).
@@ -120,24 +110,34 @@ impl CallDriver {
         self.last
     }
 
-    /// The next thing to do after `happened`, at `now_ms`, with 64 `random` bits for jitter.
+    /// The next thing to do after `happened`, at `now_ms`, with 64 `random` bits for jitter; `call` is the call's
+    /// engine state (the same one at every step).
     ///
     /// An event the face was not asked for (a `Sent` while it was told to wait, anything after `Done`) is not
     /// a reason to send: the driver answers what it answered before, or `Done` again.
-    pub fn next(&mut self, engine: &mut Engine, happened: Happened<'_>, now_ms: u64, random: u64) -> Next {
+    pub fn next(
+        &mut self,
+        engine: &mut Engine,
+        call: &mut CallState,
+        happened: Happened<'_>,
+        now_ms: u64,
+        random: u64,
+    ) -> Next {
         if let Phase::Done(decision) = self.phase {
             return Next::Done(decision);
         }
         if happened == Happened::Cancelled {
             // Nothing left for this attempt: the engine says what an unsent attempt makes of the call.
             let outcome = AttemptOutcome::Aborted { sent: Sent::No };
-            let step = engine.record(&mut self.state, &outcome, self.safety, self.revision, now_ms, random);
+            let step = engine.record(call, &outcome, self.safety, self.revision, now_ms, random);
             return self.done(step.decision);
         }
         match (self.phase, happened) {
-            (Phase::Admit, Happened::Start) | (Phase::Waiting, Happened::Waited) => self.admit(engine, now_ms, random),
+            (Phase::Admit, Happened::Start) | (Phase::Waiting, Happened::Waited) => {
+                self.admit(engine, call, now_ms, random)
+            }
             (Phase::Sending, Happened::Sent(outcome)) => {
-                let step = engine.record(&mut self.state, outcome, self.safety, self.revision, now_ms, random);
+                let step = engine.record(call, outcome, self.safety, self.revision, now_ms, random);
                 self.last = Some(step);
                 match step.decision {
                     Decision::Stop { .. } => self.done(step.decision),
@@ -155,11 +155,11 @@ impl CallDriver {
             (Phase::Gathering { .. }, Happened::InputUnanswered { timed_out, handler_missing }) => {
                 if timed_out {
                     // Past the deadline it stops; a held answer leaves the round unanswered.
-                    if let Err(stop @ Decision::Stop { .. }) = engine.admit(&mut self.state, now_ms) {
+                    if let Err(stop @ Decision::Stop { .. }) = engine.admit(call, now_ms) {
                         return self.done(stop);
                     }
                 }
-                let end = engine.input_unanswered(&mut self.state, handler_missing);
+                let end = engine.input_unanswered(call, handler_missing);
                 self.done(end)
             }
             // Out of order: repeat what the face was told (never a send it was not told to make).
@@ -168,7 +168,7 @@ impl CallDriver {
             // engine records an aborted attempt that may have been delivered (never `failed` by assumption).
             _ => {
                 let outcome = AttemptOutcome::Aborted { sent: Sent::Maybe };
-                let step = engine.record(&mut self.state, &outcome, self.safety, self.revision, now_ms, random);
+                let step = engine.record(call, &outcome, self.safety, self.revision, now_ms, random);
                 match step.decision {
                     Decision::Stop { .. } => self.done(step.decision),
                     Decision::Retry { reason, .. } => self.done(Decision::stop(super::FinalStatus::Unknown, reason)),
@@ -177,8 +177,8 @@ impl CallDriver {
         }
     }
 
-    fn admit(&mut self, engine: &mut Engine, now_ms: u64, random: u64) -> Next {
-        match engine.admit_with(&mut self.state, now_ms, random, None) {
+    fn admit(&mut self, engine: &mut Engine, call: &mut CallState, now_ms: u64, random: u64) -> Next {
+        match engine.admit_with(call, now_ms, random, None) {
             Ok(admission) => {
                 self.phase = Phase::Sending;
                 Next::Send { admission, recover: self.recover }

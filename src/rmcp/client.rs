@@ -1130,9 +1130,9 @@ impl<H: ClientHandler> RetryClient<H> {
 
     /// Closes the session and connects again — unless someone already replaced the session `seen` came from.
     /// One step of the core's call driver, at the client's clock with fresh random bits.
-    fn drive(&self, driver: &mut CallDriver, happened: Happened<'_>) -> Next {
+    fn drive(&self, driver: &mut CallDriver, state: &mut CallState, happened: Happened<'_>) -> Next {
         let (now, random) = (self.now(), self.random());
-        driver.next(&mut lock(&self.engine), happened, now, random)
+        driver.next(&mut lock(&self.engine), state, happened, now, random)
     }
 
     async fn reinitialize(&self, seen: u64) -> Result<(), BoxError> {
@@ -1699,9 +1699,9 @@ impl<H: ClientHandler> RetryClient<H> {
         // Input rounds are answered through the session's ClientHandler, for the kinds of request the client
         // declared a capability for (the JS `answersInput`): the engine decides whether to continue.
         let answers_input = self.answerable().await.any();
-        let state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input });
+        let mut state = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input });
         // The loop is the core's (`retry::drive`): this carries out what it says and feeds back what happened.
-        let mut driver = CallDriver::new(state, op.safety, revision);
+        let mut driver = CallDriver::new(op.safety, revision);
         let mut round: Option<Round> = None;
         let mut input = None;
         let mut attempts = Vec::new();
@@ -1709,7 +1709,7 @@ impl<H: ClientHandler> RetryClient<H> {
         let mut task = None;
         let mut last_error = None;
         let start = if cancel.is_cancelled() { Happened::Cancelled } else { Happened::Start };
-        let mut next = self.drive(&mut driver, start);
+        let mut next = self.drive(&mut driver, &mut state, start);
         let decision = loop {
             next = match next {
                 Next::Done(decision) => break decision,
@@ -1718,11 +1718,11 @@ impl<H: ClientHandler> RetryClient<H> {
                     let cause = driver.last_step().filter(|_| !held).map(|s| s.classification.cause.as_str());
                     telemetry.retry(delay_ms, reason, cause, recover);
                     let waited = until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await.is_some();
-                    self.drive(&mut driver, if waited { Happened::Waited } else { Happened::Cancelled })
+                    self.drive(&mut driver, &mut state, if waited { Happened::Waited } else { Happened::Cancelled })
                 }
                 Next::GatherInput => {
                     // The next round carries the answers; the first phase is never sent again.
-                    let deadline_ms = driver.state().deadline_ms;
+                    let deadline_ms = state.deadline_ms;
                     let happened = match until(cancel, self.gather_input(input.take(), deadline_ms)).await {
                         None => Happened::Cancelled, // cancelled while the handlers ran: the round was not sent
                         Some(Ok(next_round)) => {
@@ -1737,7 +1737,7 @@ impl<H: ClientHandler> RetryClient<H> {
                             Happened::InputUnanswered { timed_out, handler_missing }
                         }
                     };
-                    self.drive(&mut driver, happened)
+                    self.drive(&mut driver, &mut state, happened)
                 }
                 Next::Send { admission, recover } => {
                     let started = self.now();
@@ -1754,7 +1754,7 @@ impl<H: ClientHandler> RetryClient<H> {
                     if sent.error.is_some() {
                         last_error = sent.error;
                     }
-                    let next = self.drive(&mut driver, Happened::Sent(&sent.outcome));
+                    let next = self.drive(&mut driver, &mut state, Happened::Sent(&sent.outcome));
                     let now = self.now();
                     // The session the request went on (a re-initialization in this attempt's recovery step changed it).
                     if let Some(id) = self.session_id.as_ref().and_then(SessionId::get) {
@@ -1776,7 +1776,6 @@ impl<H: ClientHandler> RetryClient<H> {
                 }
             };
         };
-        let mut state = driver.into_state();
         let (mut status, mut reason) = match decision {
             Decision::Stop { status, reason } => (status, reason),
             // `decide` never ends a loop with a retry; read one as what it would mean if it did.
