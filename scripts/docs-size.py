@@ -25,9 +25,6 @@ labels = {
     'client wasm': 'client wasm',
     'server wasm (ledger)': 'server wasm (ledger)',
     'client JS, bundled + minified': 'client JS, bundled + minified',
-    '**a plain app as a browser ships it** (`withRetry`, `observeFetch`: JS + client wasm)': '**a plain app as a browser ships it** (`withRetry`, `observeFetch`: JS + client wasm)',
-    'the whole client face as a browser ships it (`mcp-retry-policy/client`, every export)': 'the whole client face as a browser ships it (`mcp-retry-policy/client`, every export)',
-    'whole package, both faces': 'whole package (both faces)',
 }
 start = readme.index('\n## Size\n')
 end = readme.find('\n## ', start + 1)

@@ -63,7 +63,7 @@ export async function fingerprintSection({ say, fmt, measure, measureAsync }) {
   const rows = [
     ['**ours in browsers and workerd: `fingerprint`** — JS canonical writer (`canonicalJson`) + SHA-256 in wasm (`fingerprintCanonical`)', false, wasmHashed],
     ['**ours in Node: `fingerprint`** — the same writer + `node:crypto` SHA-256 (what `server.node.js` sets up)', false, (v) => fingerprint(v)],
-    ['0.1.0: `JSON.stringify` → wasm parses, sorts keys, hashes (`fingerprintJson`, streaming, no tree)', false, (v) => fingerprintJson(JSON.stringify(v, previousReplacer))],
+    ['the plain wasm path: `JSON.stringify` → wasm parses, sorts keys, hashes (`fingerprintJson`, streaming, no tree)', false, (v) => fingerprintJson(JSON.stringify(v, previousReplacer))],
     ['JS canonical writer + WebCrypto SHA-256 (async)', true, async (v) => hex(await crypto.subtle.digest('SHA-256', enc.encode(canonicalJson(v, LIMIT))))],
     ['peer: JS reference canonicalizer + WebCrypto SHA-256 (async)', true, async (v) => hex(await crypto.subtle.digest('SHA-256', enc.encode(canonicalize(v))))],
   ];

@@ -10,9 +10,9 @@ import { OperationLedger, SqliteLedgerStore, registerStatusTool, withIdempotency
 
 const ledger = new OperationLedger({ store: new SqliteLedgerStore(new Database(process.env.LEDGER_DB ?? 'ledger.db')) });
 const tickets = []; // your ticket API
-// The tenant is the authenticated caller: a record is never replayed to anyone else. Here a stand-in for your
-// authentication reads it from "Authorization: Bearer <tenant>"; in your app, the token's subject.
-const tenant = (extra) => extra.authInfo?.clientId;
+// The tenant is the authenticated caller — the token's subject, not the app's client id: a record is never
+// replayed to anyone else. Here a stand-in for your token verifier reads it from "Authorization: Bearer <name>".
+const tenant = (extra) => extra.authInfo?.extra?.sub;
 
 function ticketDesk() {
   const server = new McpServer({ name: 'ticket-desk', version: '1.0.0' });
@@ -37,7 +37,7 @@ function ticketDesk() {
 http.createServer(async (req, res) => {
   const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
   if (!bearer) return res.writeHead(401).end();
-  req.auth = { token: bearer, clientId: bearer, scopes: [] };
+  req.auth = { token: bearer, clientId: 'ticket-desk-app', scopes: [], extra: { sub: bearer } };
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => transport.close());
   await ticketDesk().connect(transport);
