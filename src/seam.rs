@@ -81,6 +81,13 @@ slots! {
         Attempt = "attempt", Read::Number;
         /// An admitted attempt's (or hedge's) timeout (ms).
         TimeoutMs = "timeoutMs", Read::Number;
+        /// The call driver's answer: its `DRIVE_NEXTS` code.
+        Next = "next", Read::Code("DRIVE_NEXTS");
+        /// The call driver's wait: 1 when the engine held the attempt (breaker, budget), 0 for a backoff.
+        Held = "held", Read::Flag;
+        /// The call driver's answer carries the step an attempt's outcome led to (then `verdict`, `delivery`,
+        /// `cause`, `causeRecover`, `retryAfterMs`, `breaker`): 1, else 0.
+        Stepped = "stepped", Read::Flag;
         /// A hedge refused: its `HEDGE_REFUSALS` code; `NaN`: admitted.
         Refusal = "refusal", Read::Code("HEDGE_REFUSALS");
         /// Hedges sent so far.
@@ -430,6 +437,8 @@ error_fields! {
     Look = "look",
     /// A ledger look's event, or what it carries.
     LookEvent = "event",
+    /// What happened, fed to the call driver (`next`), or what it carries.
+    Happened = "happened",
 }
 
 /// How a policy value given in JS becomes the core's integer.

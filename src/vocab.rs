@@ -18,8 +18,8 @@ use crate::ledger::{
     Admission, Look, LookEnd, LookEvent, LookMode, LookStep, Lookup, ReconcileVerdict, RecordState, ReleaseRefusal,
 };
 use crate::retry::{
-    BreakerState, Cause, Delivery, FinalStatus, HedgeRefusal, Jitter, LedgerStatus, OperationStatus, Reason, Recover,
-    ResultType, Revision, Safety, Sent, TaskStatus, Verdict,
+    BreakerState, Cause, Delivery, FinalStatus, HappenedKind, HedgeRefusal, Jitter, LedgerStatus, NextKind,
+    OperationStatus, Reason, Recover, ResultType, Revision, Safety, Sent, TaskStatus, Verdict,
 };
 
 /// The `_meta` key of the server ledger's own answers (in progress, unknown, conflict, rejected, …).
@@ -461,6 +461,24 @@ fn lists() -> Vec<List> {
                     BreakerState::Open { until_ms: 0 }.as_str(),
                     BreakerState::HalfOpen { probe_ms: 0 }.as_str(),
                 ],
+            ),
+        ),
+        named(
+            "NEXT",
+            list(
+                "DRIVE_NEXTS",
+                "DriveNext",
+                "What the call driver says to do next (`next`: the `next` slot).",
+                names(&NextKind::ALL, NextKind::as_str),
+            ),
+        ),
+        named(
+            "HAPPENED",
+            list(
+                "HAPPENINGS",
+                "Happening",
+                "What happened, fed to the call driver (`next`).",
+                names(&HappenedKind::ALL, HappenedKind::as_str),
             ),
         ),
         list(

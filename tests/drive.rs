@@ -193,3 +193,23 @@ fn any_sequence_of_events_ends_and_sends_only_when_told_to() {
         assert!(end.is_some(), "call {call} never ended");
     }
 }
+
+#[test]
+fn a_call_with_no_room_left_for_its_next_attempt_is_not_sent_and_ends_by_what_may_have_been_delivered() {
+    let mut e = Engine::new(Policy::default());
+    // No room before anything was sent: nothing was delivered, `failed`.
+    let mut d = driver(&e, Safety::ReadOnly, false);
+    let next = d.driver.next_within(&mut e, &mut d.state, Happened::Start, 0, R, Some(0));
+    assert_eq!(next, stop(FinalStatus::Failed, Reason::SubrequestBudget));
+    // Room for one attempt (its request and the cancel that may follow it), which may have been delivered;
+    // none for the re-send: `unknown`, never `failed`.
+    let mut d = driver(&e, Safety::ReadOnly, false);
+    assert!(sends(d.driver.next_within(&mut e, &mut d.state, Happened::Start, 0, R, Some(2))));
+    let Next::Wait { delay_ms, .. } = d.driver.next_within(&mut e, &mut d.state, Happened::Sent(&RESET), 5, R, Some(0))
+    else {
+        panic!("a backoff")
+    };
+    let next = d.driver.next_within(&mut e, &mut d.state, Happened::Waited, 5 + delay_ms, R, Some(1));
+    assert_eq!(next, stop(FinalStatus::Unknown, Reason::SubrequestBudget));
+    assert!(d.last_step().is_some() && !d.driver.is_sending());
+}

@@ -1,7 +1,10 @@
-// One call over its named steps: admit → run one attempt → record → (wait, recover, continue input)* until the
-// engine stops, then follow a created task, assemble the outcome, close the unknown, settle the journal. Every
-// decision is the engine's; this strings the steps together and tells listeners what happened.
-import { ACTION_STOP, ATTEMPT_SUBREQUESTS, REASON_TASK_PENDING, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN } from '../generated/names.js';
+// One call: the core's call driver says each step (admit → send → record → (wait, recover, gather input)* until
+// the engine stops); this carries them out, then follows a created task, assembles the outcome, closes the
+// unknown and settles the journal. Every decision, and their sequence, is the core's; this tells listeners.
+import {
+  ACTION_STOP, ATTEMPT_SUBREQUESTS, HAPPENED_CANCELLED, HAPPENED_SENT, HAPPENED_START, HAPPENED_WAITED, NEXT_DONE,
+  NEXT_GATHER_INPUT, NEXT_WAIT, REASON_TASK_PENDING, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
+} from '../generated/names.js';
 import { assembleOutcome } from './outcome.js';
 import { runAttempt } from './run-attempt.js';
 import { sleep } from './sleep.js';
@@ -28,35 +31,69 @@ const attemptCost = (recover) => ATTEMPT_SUBREQUESTS[recover ?? ''];
 
 /**
  * Sends the call's attempts until the engine stops it, then follows the task it created, if any (never
- * re-sending the call). `run` holds the call's engine state and what each attempt sends; `say` tells listeners;
- * `tel` traces. Resolves to `{ decision, result, lastError, attempts }`: the engine's last decision and what
- * the attempts saw.
+ * re-sending the call). The sequence is the core's call driver (`engine.next`: send, wait, gather input,
+ * done); this carries out each step and feeds back what happened. `run` holds the call's engine state and
+ * what each attempt sends; `say` tells listeners; `tel` traces. Resolves to `{ decision, result, lastError,
+ * attempts }`: the engine's last decision and what the attempts saw.
  */
 export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
   const { engine, now } = ctx;
   const attempts = [];
+  const shared = ctx.options.sharedBreaker;
   let recover;
   let result;
   let lastError;
   let previousError; // the error of the attempt just before: what a recovery step answers
+  let happened = HAPPENED_START;
+  let sending; // the attempt sent and not yet recorded, with its trace
   let decision;
   for (;;) {
-    // A shared breaker (shared-breaker.js): the fleet's newest state adopted, a probe only under its lease.
-    if (ctx.options.sharedBreaker) await ctx.options.sharedBreaker.beforeAdmit(engine, now(), payFrom(ctx.options, attemptCost(recover)));
-    const admission = engine.admit(run.state, now(), subrequestRoom(ctx.options));
-    if (!admission.admitted && admission.decision.action !== ACTION_STOP) {
-      // Held by an open breaker or an empty budget: wait as long as the engine says, then ask again.
-      const held = admission.decision;
-      recover = held.recover; // what the next attempt does after the wait (a held resumption may become a re-send)
-      say({ type: 'hold', tool: op.name, delayMs: held.delayMs, reason: held.reason });
-      if (await sleep(held.delayMs, signal)) continue;
-      decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
+    // A shared breaker (shared-breaker.js): the fleet's newest state adopted before each admission, a probe
+    // only under its lease.
+    if (shared && (happened === HAPPENED_START || happened === HAPPENED_WAITED)) {
+      await shared.beforeAdmit(engine, now(), payFrom(ctx.options, attemptCost(recover)));
+    }
+    const n = engine.next(run.state, happened, op.safety, now(), subrequestRoom(ctx.options));
+    if (n.step && sending) {
+      // The attempt just sent was recorded: what it was, what it means, what comes next.
+      const { last, traced } = sending;
+      sending = undefined;
+      Object.assign(last, n.step);
+      traced.end(last.outcome, n.step.classification, last.durationMs);
+      say({ type: 'attempt', tool: op.name, attempt: attempts.length, durationMs: last.durationMs, outcome: last.outcome, ...n.step });
+      if (n.step.breaker) say({ type: 'breaker', tool: op.name, ...n.step.breaker });
+      if (shared) {
+        // After the last attempt, one request is kept for the status lookup that may follow (`autoResolve`).
+        const cost = n.step.decision.action === ACTION_STOP ? 1 : attemptCost(n.step.decision.recover);
+        await shared.afterRecord(engine, now(), !!n.step.breaker, payFrom(ctx.options, cost));
+      }
+      if (n.step.decision.action !== ACTION_STOP) {
+        tel.retry(n.step.decision, n.step.classification.cause);
+        say({ type: 'retry', tool: op.name, delayMs: n.step.decision.delayMs, recover: n.step.decision.recover, reason: n.step.decision.reason });
+      }
+    }
+    if (n.next === NEXT_DONE) {
+      decision = n.decision;
       break;
     }
-    if (!admission.admitted) {
-      decision = admission.decision;
-      break;
+    if (n.next === NEXT_WAIT) {
+      // A hold (an open breaker, an empty budget) or a backoff; aborted during it, nothing was sent.
+      recover = n.decision.recover; // what the next attempt does after the wait (a held resumption may become a re-send)
+      if (n.held) say({ type: 'hold', tool: op.name, delayMs: n.decision.delayMs, reason: n.decision.reason });
+      happened = (await sleep(n.decision.delayMs, signal)) ? HAPPENED_WAITED : HAPPENED_CANCELLED;
+      continue;
     }
+    if (n.next === NEXT_GATHER_INPUT) {
+      // The server asked for input: the next round carries it (never the first phase again). Only a call begun
+      // with the input-rounds part answering is ever told to (with-retry.js).
+      const got = await ctx.parts.inputRounds.gatherRound(ctx, run, result, { signal, say: (e) => say({ ...e, tool: op.name }) });
+      if (got.error !== undefined) lastError = got.error;
+      happened = got.happened;
+      continue;
+    }
+    // Send: the admitted attempt, after its recovery step.
+    recover = n.recover;
+    const { admission } = n;
     if (admission.breaker) say({ type: 'breaker', tool: op.name, ...admission.breaker });
     const started = now();
     const traced = tel.attempt(attempts.length + 1);
@@ -68,37 +105,10 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
     result = sent.result;
     previousError = sent.error;
     if (sent.error !== undefined) lastError = sent.error;
-    const step = engine.record(run.state, sent.outcome, op.safety, now());
-    const durationMs = now() - started;
-    traced.end(sent.outcome, step.classification, durationMs);
-    attempts.push({ attempt: attempts.length + 1, startedAt: started, durationMs, outcome: sent.outcome, ...step });
-    say({ type: 'attempt', tool: op.name, attempt: attempts.length, durationMs, outcome: sent.outcome, ...step });
-    if (step.breaker) say({ type: 'breaker', tool: op.name, ...step.breaker });
-    if (ctx.options.sharedBreaker) {
-      // After the last attempt, one request is kept for the status lookup that may follow (`autoResolve`).
-      const next = step.decision.action === ACTION_STOP ? 1 : attemptCost(step.decision.recover);
-      await ctx.options.sharedBreaker.afterRecord(engine, now(), !!step.breaker, payFrom(ctx.options, next));
-    }
-    decision = step.decision;
-    if (decision.action === ACTION_STOP) break;
-    tel.retry(decision, step.classification.cause);
-    say({ type: 'retry', tool: op.name, delayMs: decision.delayMs, recover: decision.recover, reason: decision.reason });
-    recover = decision.recover;
-    if (!(await sleep(decision.delayMs, signal))) {
-      // Aborted during the backoff: the engine says what that means.
-      decision = engine.record(run.state, { kind: 'aborted', sent: 'no' }, op.safety, now()).decision;
-      break;
-    }
-    if (recover === 'continue_input') {
-      // The server asked for input: the next round carries it (never the first phase again).
-      // (Only a call begun with the input-rounds part answering is ever told to: with-retry.js.)
-      const stopped = await ctx.parts.inputRounds.continueInput(ctx, run, result, { safety: op.safety, signal, say: (e) => say({ ...e, tool: op.name }) });
-      if (stopped) {
-        decision = stopped.decision;
-        if (stopped.error !== undefined) lastError = stopped.error;
-        break;
-      }
-    }
+    const last = { attempt: attempts.length + 1, startedAt: started, durationMs: now() - started, outcome: sent.outcome };
+    attempts.push(last);
+    sending = { last, traced };
+    happened = { kind: HAPPENED_SENT, outcome: sent.outcome };
   }
   // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
   // Without the tasks part it is not followed: the call ends as the engine said, pending, with the task's id.

@@ -3,10 +3,10 @@
 // (src/vocab.rs → generated/names.d.ts).
 import type {
   Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, BreakerStateName, Jitter, AttemptOutcome,
-  UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP, OperationStatus, TaskStatus, HedgeRefusalName,
+  UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP, OperationStatus, TaskStatus, HedgeRefusalName, Happening,
 } from '../generated/names.js';
 export type {
-  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter, AttemptOutcome, Action, OperationStatus, TaskStatus,
+  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter, AttemptOutcome, Action, OperationStatus, TaskStatus, DriveNext, Happening,
 } from '../generated/names.js';
 
 /**
@@ -207,6 +207,32 @@ export type Admission =
   | { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }
   /** Not now: a stop to report, or a held retry (`reason` `breaker_hold` / `budget_hold`): wait `delayMs`, then admit again. */
   | { admitted: false; decision: Decision };
+/**
+ * What happened, fed to the call driver (`RetryEngine.next`): the call's start, a wait that ran out, the caller's
+ * cancel, an input round gathered — or an attempt's outcome, or an input round that could not be gathered.
+ */
+export type Happened =
+  | Exclude<Happening, 'sent'>
+  | { kind: Exclude<Happening, 'sent' | 'input_unanswered'> }
+  | { kind: 'sent'; outcome: AttemptOutcome }
+  | {
+    kind: 'input_unanswered';
+    /** The handlers ran past the call's deadline. @default false */
+    timedOut?: boolean;
+    /** No handler answers the kind of request the server made. @default false */
+    handlerMissing?: boolean;
+  };
+/** The call driver's answer (`RetryEngine.next`); `step` when it recorded an attempt's outcome (as `record` answers). */
+export type Next = (
+  /** Carry out `recover` (if any), then send attempt `admission.attempt` within `admission.timeoutMs`; feed back `{ kind: 'sent', outcome }`. */
+  | { next: 'send'; admission: { admitted: true; attempt: number; timeoutMs: number; breaker?: BreakerTransition }; recover?: Recover }
+  /** Wait `decision.delayMs`, then feed back `'waited'` (or `'cancelled'`); `held`: an open breaker or an empty budget held the attempt. */
+  | { next: 'wait'; held: boolean; decision: Extract<Decision, { action: typeof ACTION_RETRY }> }
+  /** Gather the answers to the server's input requests; feed back `'input_gathered'` or `{ kind: 'input_unanswered', … }`. */
+  | { next: 'gather_input'; decision?: Extract<Decision, { action: typeof ACTION_RETRY }> }
+  /** The loop is over: the engine's last decision, a stop. */
+  | { next: 'done'; decision: Decision }
+) & { step?: Step };
 /** What the caller says about one call when it begins (`RetryEngine.begin`). */
 export interface BeginOptions {
   /**
@@ -331,6 +357,20 @@ export declare class RetryEngine {
   }): Admission;
   /** Records how an attempt of `call` ended and decides what comes next. */
   record(call: RetryCall, outcome: AttemptOutcome, safety: Safety, nowMs: number): Step;
+  /**
+   * The call driver (the core's, one per call): what `call` of a `safety` tool does next, given what `happened`
+   * — the loop `withRetry` runs, step by step: `'start'` → `send` → `{ kind: 'sent', outcome }` → `wait` →
+   * `'waited'` → … → `done`. An event out of order never leads to a send: the driver ends the call (`unknown`
+   * once anything may have been delivered). `options.subrequests`: as for `admit`.
+   */
+  next(call: RetryCall, happened: Happened, safety: Safety, nowMs: number, options?: {
+    /**
+     * A count: the outgoing requests the call may still make (a Worker invocation's, `SubrequestBudget#room`);
+     * an attempt it cannot pay for is not sent (`done`, `subrequest_budget`).
+     * @default undefined (not counted)
+     */
+    subrequests?: number;
+  }): Next;
   /**
    * The operation `call` waits on is still running (a created task `working`, a write the status tool
    * reports `in_progress`): when to look again. `hintMs`: the server's own interval, if it gave one. A look

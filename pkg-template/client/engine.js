@@ -14,6 +14,7 @@ import {
 } from './engine-read.js';
 import { A, B, C, D, K, admission, breakerOf, decision, encode, out, safetyCode } from './engine-codec.js';
 import { safetyOf } from './engine-safety.js';
+import { driveStep, readHappened } from './engine-drive.js';
 import { statusAnswerOf, taskEndOf, taskResultEndOf } from './engine-ends.js';
 import { adopt, probeDueOf, snapshotOf } from './engine-shared.js';
 import { freshSeed, newOperationId } from './ids.js';
@@ -168,6 +169,23 @@ export class RetryEngine {
     ok(w.record(h, c, K, A, B, C, D, s, nowMs));
     const o = out();
     return { classification: readClassification(o), decision: decision(o), breaker: breakerOf(o) };
+  }
+
+  /** The call driver (the core's, one per call): what `call` does next, given what `happened` (engine.d.ts). */
+  next(call, happened, safety, nowMs, options) {
+    const h = engineHandle(this);
+    const c = callHandle(call, 'call', 1);
+    const room = roomOf(options); // first: a getter here may encode another outcome
+    let read;
+    this.#busy++; // reading the outcome may run a getter, which must free neither the engine nor the call
+    try {
+      read = readHappened(happened); // a sent outcome encoded into K…D, last
+    } finally {
+      this.#busy--;
+      callRelease(call);
+    }
+    this.#seed(h);
+    return driveStep(h, c, read, safety, nowMs, room);
   }
 
   /**

@@ -3,15 +3,14 @@
 // (elicitation/create, sampling/createMessage, roots/list), each round a new request (a new JSON-RPC id, the
 // SDK's) with the answers as `inputResponses` and the server's `requestState` echoed as the very string it
 // sent. Mechanics only: whether to continue, and the call's status when a round cannot be answered, are the
-// engine's (`continue_input`, `inputUnanswered`).
+// core's call driver (`gather_input`, then `input_gathered` or `input_unanswered`).
 //
 // The v2 client (`@modelcontextprotocol/client` 2.4.0) keeps its handlers behind `_getRequestHandler(method)`
 // — the lookup its own auto-fulfilment engine uses (`dispatchInputRequest`), handing the stored handler (its
 // elicitation/sampling checks included) a JSON-RPC-shaped request and a context from `buildContext`. It has no
 // public equivalent; without it (the v1 client, which never negotiates 2026-07-28, or an adapter's face) the
 // caller answers no input and the engine stops the call `input_required_unhandled`, as before.
-import { ACTION_STOP } from '../generated/names.js';
-import { subrequestRoom } from './options.js';
+import { HAPPENED_CANCELLED, HAPPENED_INPUT_GATHERED, HAPPENED_INPUT_UNANSWERED } from '../generated/names.js';
 import { linkedSignal } from './own-signal.js';
 
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
@@ -94,24 +93,18 @@ export async function gatherInput(client, inputRequests, { signal, untilMs, now 
 }
 
 /**
- * The engine said `continue_input` after `payload` (the `input_required` result): gather the input and set the
- * next round's params on `run` (`run.round`: `inputResponses`, and `requestState` exactly as the server sent
- * it, only when it sent one). Every later attempt — the continuation, or a re-send of it the engine allows —
- * carries `run.round`; the first phase is never sent again. Resolves to `undefined` (go on) or `{ decision,
- * error? }`: the stop the engine gives when the input could not be gathered (a missing handler, a failed one,
- * the deadline, an abort).
+ * Gathers the answers to the server's input requests in `payload` for the call's next round (the call driver
+ * said `gather_input`) and says what happened, for the driver to decide: `'input_gathered'` (the next round
+ * carries them: `run.round`), `'cancelled'` (aborted while the handlers ran), or `{ kind: 'input_unanswered',
+ * timedOut, handlerMissing }` with the handler's `error`, if it threw.
  */
-export async function continueInput(ctx, run, payload, { safety, signal, say }) {
-  const { client, engine, now } = ctx;
+export async function gatherRound(ctx, run, payload, { signal, say }) {
+  const { client, now } = ctx;
   const got = await gatherInput(client, payload?.inputRequests, { signal, untilMs: run.state.deadlineMs, now });
-  if (got.aborted) return { decision: engine.record(run.state, { kind: 'aborted', sent: 'no' }, safety, now()).decision };
-  if (got.timedOut) {
-    const admission = engine.admit(run.state, now(), subrequestRoom(ctx.options));
-    // Past the deadline it stops; a held answer (not a stop) leaves the round unanswered below.
-    if (!admission.admitted && admission.decision.action === ACTION_STOP) return { decision: admission.decision };
-  }
+  if (got.aborted) return { happened: HAPPENED_CANCELLED };
   if (got.missing !== undefined || got.error !== undefined || got.timedOut) {
-    return { decision: engine.inputUnanswered(run.state, { handlerMissing: got.missing !== undefined }), ...(got.error !== undefined ? { error: got.error } : {}) };
+    const happened = { kind: HAPPENED_INPUT_UNANSWERED, timedOut: !!got.timedOut, handlerMissing: got.missing !== undefined };
+    return { happened, ...(got.error !== undefined ? { error: got.error } : {}) };
   }
   const state = typeof payload?.requestState === 'string' ? payload.requestState : undefined;
   run.round = {
@@ -120,9 +113,9 @@ export async function continueInput(ctx, run, payload, { safety, signal, say }) 
   };
   run.rounds = (run.rounds ?? 0) + 1;
   say({ type: 'input', round: run.rounds, answered: Object.keys(got.responses ?? {}), requestState: state !== undefined });
-  return undefined;
+  return { happened: HAPPENED_INPUT_GATHERED };
 }
 
 /** The input-rounds part (`withRetry(client, { parts: [inputRounds] })`): from the browser entry, needed to answer a
  *  2026-07-28 server's input requests through the client's handlers; without it the call stops there. */
-export const inputRounds = Object.freeze({ part: 'inputRounds', answersInput, continueInput });
+export const inputRounds = Object.freeze({ part: 'inputRounds', answersInput, gatherRound });

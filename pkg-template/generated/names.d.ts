@@ -265,7 +265,7 @@ export declare const JITTERS: readonly Jitter[];
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a numbers-only export's error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges' | 'look' | 'event';
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges' | 'look' | 'event' | 'happened';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';
@@ -281,6 +281,22 @@ export declare const BREAKER_STATES: readonly BreakerStateName[];
 export declare const BREAKER_CLOSED: 'closed';
 export declare const BREAKER_OPEN: 'open';
 export declare const BREAKER_HALF_OPEN: 'half_open';
+/** What the call driver says to do next (`next`: the `next` slot). */
+export type DriveNext = 'send' | 'wait' | 'gather_input' | 'done';
+export declare const DRIVE_NEXTS: readonly DriveNext[];
+export declare const NEXT_SEND: 'send';
+export declare const NEXT_WAIT: 'wait';
+export declare const NEXT_GATHER_INPUT: 'gather_input';
+export declare const NEXT_DONE: 'done';
+/** What happened, fed to the call driver (`next`). */
+export type Happening = 'start' | 'waited' | 'cancelled' | 'sent' | 'input_gathered' | 'input_unanswered';
+export declare const HAPPENINGS: readonly Happening[];
+export declare const HAPPENED_START: 'start';
+export declare const HAPPENED_WAITED: 'waited';
+export declare const HAPPENED_CANCELLED: 'cancelled';
+export declare const HAPPENED_SENT: 'sent';
+export declare const HAPPENED_INPUT_GATHERED: 'input_gathered';
+export declare const HAPPENED_INPUT_UNANSWERED: 'input_unanswered';
 /** Why the engine refused a hedge (`hedge`: the `refusal` slot). */
 export type HedgeRefusalName = 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency' | 'subrequest_budget';
 export declare const HEDGE_REFUSALS: readonly HedgeRefusalName[];

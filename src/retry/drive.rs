@@ -54,6 +54,87 @@ pub enum Next {
     Done(Decision),
 }
 
+impl Next {
+    /// Which of the four it is.
+    pub const fn kind(&self) -> NextKind {
+        match self {
+            Next::Send { .. } => NextKind::Send,
+            Next::Wait { .. } => NextKind::Wait,
+            Next::GatherInput => NextKind::GatherInput,
+            Next::Done(_) => NextKind::Done,
+        }
+    }
+}
+
+/// The kinds of [`Next`], named across the boundary (the generated `DRIVE_NEXTS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextKind {
+    /// [`Next::Send`].
+    Send,
+    /// [`Next::Wait`].
+    Wait,
+    /// [`Next::GatherInput`].
+    GatherInput,
+    /// [`Next::Done`].
+    Done,
+}
+
+impl NextKind {
+    /// Every kind, in declaration order (the order of the codes).
+    pub const ALL: [NextKind; 4] = [NextKind::Send, NextKind::Wait, NextKind::GatherInput, NextKind::Done];
+
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NextKind::Send => "send",
+            NextKind::Wait => "wait",
+            NextKind::GatherInput => "gather_input",
+            NextKind::Done => "done",
+        }
+    }
+}
+
+/// The kinds of [`Happened`], named across the boundary (the generated `HAPPENINGS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HappenedKind {
+    /// [`Happened::Start`].
+    Start,
+    /// [`Happened::Waited`].
+    Waited,
+    /// [`Happened::Cancelled`].
+    Cancelled,
+    /// [`Happened::Sent`].
+    Sent,
+    /// [`Happened::InputGathered`].
+    InputGathered,
+    /// [`Happened::InputUnanswered`].
+    InputUnanswered,
+}
+
+impl HappenedKind {
+    /// Every kind, in declaration order (the order of the codes).
+    pub const ALL: [HappenedKind; 6] = [
+        HappenedKind::Start,
+        HappenedKind::Waited,
+        HappenedKind::Cancelled,
+        HappenedKind::Sent,
+        HappenedKind::InputGathered,
+        HappenedKind::InputUnanswered,
+    ];
+
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HappenedKind::Start => "start",
+            HappenedKind::Waited => "waited",
+            HappenedKind::Cancelled => "cancelled",
+            HappenedKind::Sent => "sent",
+            HappenedKind::InputGathered => "input_gathered",
+            HappenedKind::InputUnanswered => "input_unanswered",
+        }
+    }
+}
+
 /// What happened, fed back to the driver.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Happened<'a> {
@@ -105,9 +186,16 @@ impl CallDriver {
         CallDriver { safety, revision, recover: None, phase: Phase::Admit, last: None }
     }
 
-    /// The step the last [`Happened::Sent`] led to (its classification, decision, breaker transition).
+    /// The step the last [`Happened::Sent`] led to (its classification, decision, breaker transition); `None`
+    /// before any, or when the last `Sent` came out of order (it recorded no attempt's outcome).
     pub fn last_step(&self) -> Option<Step> {
         self.last
+    }
+
+    /// Whether the driver waits for an attempt's outcome: it answered [`Next::Send`] and was not yet fed
+    /// [`Happened::Sent`] (or a cancel).
+    pub fn is_sending(&self) -> bool {
+        self.phase == Phase::Sending
     }
 
     /// The next thing to do after `happened`, at `now_ms`, with 64 `random` bits for jitter; `call` is the call's
@@ -123,6 +211,21 @@ impl CallDriver {
         now_ms: u64,
         random: u64,
     ) -> Next {
+        self.next_within(engine, call, happened, now_ms, random, None)
+    }
+
+    /// [`CallDriver::next`] for a call that may make only `room` more outgoing requests (a Worker
+    /// invocation's subrequests, [`Engine::admit_with`]); `None`: not counted. An attempt it cannot pay for
+    /// is not sent.
+    pub fn next_within(
+        &mut self,
+        engine: &mut Engine,
+        call: &mut CallState,
+        happened: Happened<'_>,
+        now_ms: u64,
+        random: u64,
+        room: Option<u32>,
+    ) -> Next {
         if let Phase::Done(decision) = self.phase {
             return Next::Done(decision);
         }
@@ -134,7 +237,7 @@ impl CallDriver {
         }
         match (self.phase, happened) {
             (Phase::Admit, Happened::Start) | (Phase::Waiting, Happened::Waited) => {
-                self.admit(engine, call, now_ms, random)
+                self.admit(engine, call, now_ms, random, room)
             }
             (Phase::Sending, Happened::Sent(outcome)) => {
                 let step = engine.record(call, outcome, self.safety, self.revision, now_ms, random);
@@ -155,7 +258,7 @@ impl CallDriver {
             (Phase::Gathering { .. }, Happened::InputUnanswered { timed_out, handler_missing }) => {
                 if timed_out {
                     // Past the deadline it stops; a held answer leaves the round unanswered.
-                    if let Err(stop @ Decision::Stop { .. }) = engine.admit(call, now_ms) {
+                    if let Err(stop @ Decision::Stop { .. }) = engine.admit_with(call, now_ms, random, room) {
                         return self.done(stop);
                     }
                 }
@@ -167,6 +270,7 @@ impl CallDriver {
             // Any other event out of order is a face's mistake: whatever it did may have been sent, so the
             // engine records an aborted attempt that may have been delivered (never `failed` by assumption).
             _ => {
+                self.last = None;
                 let outcome = AttemptOutcome::Aborted { sent: Sent::Maybe };
                 let step = engine.record(call, &outcome, self.safety, self.revision, now_ms, random);
                 match step.decision {
@@ -177,8 +281,15 @@ impl CallDriver {
         }
     }
 
-    fn admit(&mut self, engine: &mut Engine, call: &mut CallState, now_ms: u64, random: u64) -> Next {
-        match engine.admit_with(call, now_ms, random, None) {
+    fn admit(
+        &mut self,
+        engine: &mut Engine,
+        call: &mut CallState,
+        now_ms: u64,
+        random: u64,
+        room: Option<u32>,
+    ) -> Next {
+        match engine.admit_with(call, now_ms, random, room) {
             Ok(admission) => {
                 self.phase = Phase::Sending;
                 Next::Send { admission, recover: self.recover }

@@ -180,6 +180,7 @@ impl Engine {
     /// breaker refuses it or the budget cannot pay what it owes: `Err(Retry)` with the wait
     /// ([`Reason::BreakerHold`], [`Reason::BudgetHold`]; see [`decide`](mod@super::decide)), or the stop with that
     /// reason when the wait would pass the deadline. A first attempt at an open breaker fails fast.
+    #[inline(never)] // one copy, shared by `admit`, `admit_within` and the call driver
     pub fn admit_with(
         &mut self,
         call: &mut CallState,

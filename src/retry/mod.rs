@@ -30,7 +30,7 @@ pub use decide::{
     decide, decide_poll, decide_unanswered, hold_spread_ms, hold_wait, CallOptions, CallState, Decision, DecisionInput,
     FinalStatus, Reason, MAX_POLLS, MIN_POLL_MS,
 };
-pub use drive::{CallDriver, Happened, Next};
+pub use drive::{CallDriver, Happened, HappenedKind, Next, NextKind};
 pub use ends::{decide_list_recovery, decide_status, decide_task_end, decide_task_result, OperationStatus, TaskStatus};
 pub use engine::{Admission, Engine, Step};
 pub use hedge::{

@@ -20,9 +20,9 @@ use super::packed::{code, put_admission, put_classification, put_decision, put_s
 use crate::input::MAX_DURATION_MS;
 use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, PolicyField, Section};
 use crate::retry::{
-    decide_status, decide_task_end, decide_task_result, safety, CallOptions, CallState, Cause, Decision, Engine,
-    FinalStatus, Jitter, OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision, SplitMix64, TaskStatus,
-    ToolFacts,
+    decide_status, decide_task_end, decide_task_result, safety, CallDriver, CallOptions, CallState, Cause, Decision,
+    Engine, FinalStatus, Jitter, OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision, SplitMix64,
+    TaskStatus, ToolFacts,
 };
 use crate::seam::{Out, POLICY};
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
@@ -96,13 +96,19 @@ impl<T> Slab<T> {
 
 pub(super) struct EngineSlot {
     pub(super) engine: Engine,
-    rng: Option<SplitMix64>,
-    revision: Option<Revision>,
+    pub(super) rng: Option<SplitMix64>,
+    pub(super) revision: Option<Revision>,
+}
+
+/// A call: its engine state, and its driver once `next` was first asked (`src/wasm/drive.rs`).
+pub(super) struct CallSlot {
+    pub(super) state: CallState,
+    pub(super) driver: Option<CallDriver>,
 }
 
 thread_local! {
     static ENGINES: RefCell<Slab<EngineSlot>> = const { RefCell::new(Slab::new()) };
-    static CALLS: RefCell<Slab<CallState>> = const { RefCell::new(Slab::new()) };
+    static CALLS: RefCell<Slab<CallSlot>> = const { RefCell::new(Slab::new()) };
 }
 
 /// Runs `f` on a slab. No JS runs inside an export, so the borrow cannot be contended; `try_with` and
@@ -126,6 +132,15 @@ pub(super) fn with_call<R>(
     handle: f64,
     field: Field,
     f: impl FnOnce(&mut CallState) -> Result<R, Fail>,
+) -> Result<R, Fail> {
+    with_slab(&CALLS, field, |s| f(&mut s.get(handle, field)?.state))
+}
+
+/// Runs `f` on the call `handle` with its driver.
+pub(super) fn with_call_slot<R>(
+    handle: f64,
+    field: Field,
+    f: impl FnOnce(&mut CallSlot) -> Result<R, Fail>,
 ) -> Result<R, Fail> {
     with_slab(&CALLS, field, |s| f(s.get(handle, field)?))
 }
@@ -423,7 +438,7 @@ pub fn call_begin(engine: f64, now_ms: f64, answers_input: f64) -> f64 {
         let now = time(now_ms)?;
         let options = CallOptions { answers_input: answers_input != 0.0 };
         let state = with_engine(engine, |e| Ok(e.engine.begin_with(now, options)))?;
-        with_slab(&CALLS, Field::Call, |s| s.insert(state).map(f64::from))
+        with_slab(&CALLS, Field::Call, |s| s.insert(CallSlot { state, driver: None }).map(f64::from))
     })
 }
 

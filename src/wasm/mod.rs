@@ -19,6 +19,8 @@ static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
 
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "client")]
+pub mod drive;
 #[cfg(feature = "server")]
 mod error;
 #[cfg(any(feature = "client", feature = "server"))]

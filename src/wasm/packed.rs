@@ -17,7 +17,8 @@ use crate::vocab::{
 };
 
 /// A breaker transition's code (`BREAKER_TRANSITIONS`; 0: none).
-fn transition_code(t: Option<Transition>) -> f64 {
+#[inline(never)] // one copy for every export
+pub fn transition_code(t: Option<Transition>) -> f64 {
     match t.map(|t| (t.from, t.to)) {
         Some((BreakerState::Closed, BreakerState::Open { .. })) => 1.0,
         Some((BreakerState::Open { .. }, BreakerState::HalfOpen { .. })) => 2.0,
@@ -33,6 +34,7 @@ fn maybe(code: Option<u32>) -> f64 {
 }
 
 /// A decision: `stop`, `reason`, `recover`, `delayMs`.
+#[inline(never)] // one copy for every export
 pub fn put_decision(d: &Decision) {
     match *d {
         Decision::Retry { delay_ms, recover, reason } => {
@@ -51,6 +53,7 @@ pub fn put_decision(d: &Decision) {
 }
 
 /// A classification: `verdict`, `delivery`, `cause`, `causeRecover`, `retryAfterMs`.
+#[inline(never)] // one copy for every export
 pub fn put_classification(c: &Classification) {
     put(Out::Verdict, f64::from(c.verdict as u32));
     put(Out::Delivery, f64::from(c.delivery as u32));
@@ -60,6 +63,7 @@ pub fn put_classification(c: &Classification) {
 }
 
 /// One step: its decision, its classification and the breaker's transition.
+#[inline(never)] // one copy for every export
 pub fn put_step(s: &Step) {
     put_decision(&s.decision);
     put_classification(&s.classification);
@@ -67,6 +71,7 @@ pub fn put_step(s: &Step) {
 }
 
 /// An admission: `admitted` and the attempt, its timeout and the breaker's transition; or the stop.
+#[inline(never)] // one copy for every export
 pub fn put_admission(a: &Result<Admission, Decision>) {
     match a {
         Ok(a) => {

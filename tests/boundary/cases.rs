@@ -3,7 +3,7 @@
 // `wasm-pack test --headless --chrome` runs). Included, not a test target of its own.
 
 use js_sys::Reflect;
-use mcp_retry_policy::retry::{Cause, FinalStatus, Reason, Revision, Safety};
+use mcp_retry_policy::retry::{Cause, FinalStatus, HappenedKind, NextKind, Reason, Revision, Safety};
 use mcp_retry_policy::seam::{LedgerOut, Out};
 use mcp_retry_policy::vocab::{
     BOUNDARY_FIELDS, C_B_PRESENT, C_D_PRESENT, ERROR_KINDS, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
@@ -12,6 +12,7 @@ use mcp_retry_policy::vocab::{
 };
 use mcp_retry_policy::wasm::out::{get as slot, get_ledger as ledger_slot};
 use mcp_retry_policy::wasm::client as c;
+use mcp_retry_policy::wasm::drive as dr;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -276,6 +277,16 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
             count(c::record(n, call, k, 0.0, 0.0, 0.0, 0.0, 0.0, 1000.0));
             count(c::list_failed(h, k, n, n, n, n, 1000.0));
         }
+        // The call driver: every happening, with the weird number in each of its slots.
+        for happened in 0..=HappenedKind::ALL.len() {
+            let hp = happened as f64;
+            count(dr::next(h, call, hp, f64::from(KIND_TIMEOUT), n, n, n, n, SAFETY_UNSAFE, 1000.0, 0.0, 0.0));
+            count(dr::next(h, call, hp, n, 0.0, 0.0, 0.0, 0.0, n, n, 1.0, n));
+            count(dr::next(h, call, hp, 0.0, 1.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, 1000.0, n, 0.0));
+        }
+        count(dr::next(n, call, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
+        count(dr::next(h, n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
+        count(dr::next(h, call, n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
         if n != h && n != call {
             count(c::engine_free(n));
             count(c::call_free(n));
@@ -353,6 +364,58 @@ fn bad_times_and_outcomes_are_named() {
     assert_eq!(slot(Out::RetryAfterMs), 250.0);
     assert_eq!(c::classify(h, k(KIND_LEDGER), 2.0, 250.0, present, 0.0), 0.0); // conflict: no wait
     assert!(slot(Out::RetryAfterMs).is_nan());
+}
+
+#[wasm_bindgen_test]
+fn the_call_driver_runs_a_call_through_the_numeric_exports() {
+    let h = engine(&[(0, 3.0), (1, 100.0), (2, 1000.0)], 5.0);
+    let call = c::call_begin(h, 0.0, 1.0);
+    let code = |k: HappenedKind| HappenedKind::ALL.iter().position(|x| *x == k).unwrap() as f64;
+    let next = || NextKind::ALL[slot(Out::Next) as usize];
+    let http503 = |call, now| {
+        let sent = code(HappenedKind::Sent);
+        dr::next(h, call, sent, f64::from(KIND_HTTP), 503.0, 250.0, f64::from(C_B_PRESENT), 0.0, SAFETY_UNSAFE, now, 0.0, 0.0)
+    };
+    let mut now = 0.0;
+    let mut seen = Vec::new();
+    assert_eq!(dr::next(h, call, code(HappenedKind::Start), 0.0, 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, now, 0.0, 0.0), 0.0);
+    loop {
+        match next() {
+            NextKind::Send => {
+                seen.push(format!("send:{}", slot(Out::Attempt)));
+                assert_eq!(http503(call, now), 0.0);
+                assert_eq!(slot(Out::Stepped), 1.0, "the attempt's step is in the slots");
+                assert_eq!(Cause::ALL[slot(Out::Cause) as usize], Cause::HttpServiceUnavailableRetryAfter);
+            }
+            NextKind::Wait => {
+                let delay = slot(Out::DelayMs);
+                assert!((250.0..=1000.0).contains(&delay), "Retry-After is a floor: {delay}");
+                assert_eq!(slot(Out::Held), 0.0, "a backoff, not a hold");
+                seen.push("wait".into());
+                now += delay;
+                let waited = code(HappenedKind::Waited);
+                assert_eq!(dr::next(h, call, waited, 0.0, 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, now, 0.0, 0.0), 0.0);
+            }
+            NextKind::GatherInput => panic!("no input was asked for"),
+            NextKind::Done => {
+                seen.push(format!("done:{}:{}", stop_status(0.0).map_or("retry", FinalStatus::as_str), reason()));
+                break;
+            }
+        }
+    }
+    assert_eq!(seen, ["send:1", "wait", "send:2", "wait", "send:3", "done:failed:max_attempts"]);
+    // After the end, the same end, whatever is fed; a `sent` out of order is never a send.
+    assert_eq!(http503(call, now), 0.0);
+    assert_eq!((next(), slot(Out::Stepped)), (NextKind::Done, 0.0));
+    // Out of order on a new call: a `sent` before any send ends it, and `unknown` (it may have been delivered).
+    let other = c::call_begin(h, now, 1.0);
+    assert_eq!(http503(other, now), 0.0);
+    assert_eq!((next(), stop_status(0.0)), (NextKind::Done, Some(FinalStatus::Unknown)));
+    // What `happened` carries is refused by name.
+    let unanswered = code(HappenedKind::InputUnanswered);
+    assert_eq!(failure(dr::next(h, other, 9.0, 0.0, 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, now, 0.0, 0.0)), Some(("invalid_value", "happened")));
+    assert_eq!(failure(dr::next(h, other, unanswered, 0.0, 2.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, now, 0.0, 0.0)), Some(("invalid_value", "happened")));
+    assert_eq!(failure(dr::next(h, other, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 9.0, now, 0.0, 0.0)), Some(("invalid_value", "safety")));
 }
 
 #[wasm_bindgen_test]

@@ -134,6 +134,19 @@ function outcomeOf(pick) {
   return o;
 }
 
+/** What happened, for the call driver (`next`): a name, an object of any kind, or anything `pick` makes. */
+function happenedOf(pick) {
+  const rnd = pick.rnd;
+  const r = rnd();
+  const kinds = ['start', 'waited', 'cancelled', 'sent', 'input_gathered', 'input_unanswered'];
+  if (r < 0.2) return pick();
+  if (r < 0.45) return kinds[Math.floor(rnd() * kinds.length)];
+  const h = { kind: rnd() < 0.9 ? kinds[Math.floor(rnd() * kinds.length)] : pick() };
+  if (h.kind === 'sent' || rnd() < 0.1) h.outcome = outcomeOf(pick);
+  if (h.kind === 'input_unanswered' || rnd() < 0.1) h[rnd() < 0.5 ? 'timedOut' : 'handlerMissing'] = rnd() < 0.5 ? rnd() < 0.5 : pick();
+  return h;
+}
+
 // Linear memory, plus the externref tables (each slot also holds a JS value alive).
 const memory = () => clientWasm.memory.buffer.byteLength + serverWasm.memory.buffer.byteLength
   + 8 * ((clientWasm.__wbindgen_externrefs?.length ?? 0) + serverWasm.__wbindgen_externrefs.length);
@@ -147,6 +160,9 @@ function clientStillWorks() {
   assert.equal(RetryEngine.prototype.record.call(e, c, { kind: 'timeout' }, 'unsafe', t0 + 2).decision.status, 'unknown');
   assert.equal(revisionFor('2025-11-25'), '2025-11-25');
   assert.match(newOperationId(), /^[0-9a-f-]{36}$/);
+  const d = e.begin(t0);
+  assert.equal(e.next(d, 'start', 'read_only', t0).next, 'send');
+  assert.equal(e.next(d, { kind: 'sent', outcome: { kind: 'result', isError: false } }, 'read_only', t0 + 1).decision.status, 'succeeded');
   e.free();
 }
 
@@ -197,6 +213,9 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'record': (p) => engine.record(p.rnd() < 0.7 ? call : p(), outcomeOf(p), p.rnd() < 0.5 ? 'read_only' : p(), p.rnd() < 0.7 ? t0 : p()),
     'record (hostile this)': (p) => EP.record.call(p.rnd() < 0.7 ? engine : p(), p.rnd() < 0.7 ? call : p(), outcomeOf(p), p(), p.rnd() < 0.5 ? t0 : p()),
     'record (a getter frees the engine, or the call)': (p) => engine.record(call, p.rnd() < 0.5 ? freeing : freeingCall, 'read_only', t0),
+    'next': (p) => engine.next(p.rnd() < 0.7 ? call : p(), happenedOf(p), p.rnd() < 0.5 ? 'read_only' : p(), p.rnd() < 0.7 ? t0 : p(), p.rnd() < 0.5 ? undefined : p.rnd() < 0.5 ? p() : { subrequests: p() }),
+    'next (hostile this)': (p) => EP.next.call(p.rnd() < 0.7 ? engine : p(), p.rnd() < 0.7 ? call : p(), happenedOf(p), p(), p.rnd() < 0.5 ? t0 : p()),
+    'next (a getter frees the engine, or the call)': (p) => engine.next(call, { kind: 'sent', outcome: p.rnd() < 0.5 ? freeing : freeingCall }, 'read_only', t0),
     'decide': (p) => engine.decide(p.rnd() < 0.7 ? call : p(), outcomeOf(p), p(), p()),
     'poll': (p) => engine.poll(p.rnd() < 0.7 ? call : p(), p.rnd() < 0.3 ? p() : p.rnd() < 0.5 ? { hintMs: p() } : { hintMs: p(), subrequests: p() }, p.rnd() < 0.7 ? t0 : p()),
     'poll (hostile this)': (p) => EP.poll.call(p.rnd() < 0.5 ? engine : p(), p.rnd() < 0.7 ? call : p(), { hintMs: p() }, p()),
@@ -252,6 +271,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw engineAdopt': raw('engineAdopt', 10),
     'raw admit': raw('admit', 5),
     'raw record': raw('record', 9),
+    'raw next': raw('next', 12),
     'raw classify': raw('classify', 6),
     'raw poll': raw('poll', 7),
     'raw inputUnanswered': raw('inputUnanswered', 3),
@@ -289,7 +309,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
   // Every method and every raw export is covered above, so one added later is noticed here.
   assert.deepEqual(Object.getOwnPropertyNames(EP).sort(), ['admit', 'adoptShared', 'begin', 'breakerState', 'budgetTokens', 'classify', 'constructor',
-    'decide', 'free', 'hedge', 'hedgeCounts', 'hedgeEnded', 'hedging', 'inputUnanswered', 'listFailed', 'policy', 'poll', 'probeDue', 'record',
+    'decide', 'free', 'hedge', 'hedgeCounts', 'hedgeEnded', 'hedging', 'inputUnanswered', 'listFailed', 'next', 'policy', 'poll', 'probeDue', 'record',
     'revision', 'safety', 'setProtocolVersion', 'sharedSnapshot', 'statusAnswer', 'taskEnd', 'taskResultEnd']);
   assert.deepEqual(Object.getOwnPropertyNames(CP).sort(), ['attempts', 'constructor', 'deadlineMs', 'free', 'maybeDelivered', 'polls']);
   const exported = Object.keys(rawClient).filter((k) => !['default', 'initSync'].includes(k)).sort();
