@@ -88,6 +88,8 @@ slots! {
         /// The call driver's answer carries the step an attempt's outcome led to (then `verdict`, `delivery`,
         /// `cause`, `causeRecover`, `retryAfterMs`, `breaker`): 1, else 0.
         Stepped = "stepped", Read::Flag;
+        /// The call driver's look at a followed task: the task's status as last seen (`TASK_STATUSES` code).
+        TaskStatus = "taskStatus", Read::Code("TASK_STATUSES");
         /// A hedge refused: its `HEDGE_REFUSALS` code; `NaN`: admitted.
         Refusal = "refusal", Read::Code("HEDGE_REFUSALS");
         /// Hedges sent so far.

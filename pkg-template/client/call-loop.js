@@ -1,9 +1,9 @@
 // One call: the core's call driver says each step (admit → send → record → (wait, recover, gather input)* until
-// the engine stops); this carries them out, then follows a created task, assembles the outcome, closes the
-// unknown and settles the journal. Every decision, and their sequence, is the core's; this tells listeners.
+// the engine stops, then the created task's looks, result or cancel); this carries them out, then assembles the
+// outcome, closes the unknown and settles the journal. Every decision, and their sequence, is the core's; this tells listeners.
 import {
   ACTION_STOP, ATTEMPT_SUBREQUESTS, HAPPENED_CANCELLED, HAPPENED_SENT, HAPPENED_START, HAPPENED_WAITED, NEXT_DONE,
-  NEXT_GATHER_INPUT, NEXT_WAIT, REASON_TASK_PENDING, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
+  NEXT_GATHER_INPUT, NEXT_SEND, NEXT_WAIT, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
 } from '../generated/names.js';
 import { assembleOutcome } from './outcome.js';
 import { runAttempt } from './run-attempt.js';
@@ -31,8 +31,8 @@ const attemptCost = (recover) => ATTEMPT_SUBREQUESTS[recover ?? ''];
 
 /**
  * Sends the call's attempts until the engine stops it, then follows the task it created, if any (never
- * re-sending the call). The sequence is the core's call driver (`engine.next`: send, wait, gather input,
- * done); this carries out each step and feeds back what happened. `run` holds the call's engine state and
+ * re-sending the call). The sequence is the core's call driver (`engine.next`: send, wait, gather input, the
+ * task's steps, done); this carries out each step and feeds back what happened. `run` holds the call's engine state and
  * what each attempt sends; `say` tells listeners; `tel` traces. Resolves to `{ decision, result, lastError,
  * attempts }`: the engine's last decision and what the attempts saw.
  */
@@ -47,10 +47,11 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
   let happened = HAPPENED_START;
   let sending; // the attempt sent and not yet recorded, with its trace
   let decision;
+  let follow; // the created task, once the driver follows it: { taskId, status, told }
   for (;;) {
     // A shared breaker (shared-breaker.js): the fleet's newest state adopted before each admission, a probe
     // only under its lease.
-    if (shared && (happened === HAPPENED_START || happened === HAPPENED_WAITED)) {
+    if (shared && !follow && (happened === HAPPENED_START || happened === HAPPENED_WAITED)) {
       await shared.beforeAdmit(engine, now(), payFrom(ctx.options, attemptCost(recover)));
     }
     const n = engine.next(run.state, happened, op.safety, now(), subrequestRoom(ctx.options));
@@ -73,8 +74,24 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
       }
     }
     if (n.next === NEXT_DONE) {
+      // The server created a task: the driver follows it if the call ended on it (never re-sending the call).
+      // Without the tasks part it is not followed: the call ends as the engine said, pending, with the task's id.
+      const created = !follow && ctx.parts.tasks?.createdTask(result);
+      if (created) {
+        follow = { taskId: created.taskId, status: created.status, told: false };
+        happened = ctx.parts.tasks.taskCreated(created);
+        continue;
+      }
       decision = n.decision;
       break;
+    }
+    if (follow && n.next !== NEXT_SEND && n.next !== NEXT_WAIT && n.next !== NEXT_GATHER_INPUT) {
+      // A step of following the task: wait, look, fetch its result, or cancel it.
+      const got = await ctx.parts.tasks.taskStep(ctx, follow, n, { tool: op.name, signal, say });
+      if (got.result !== undefined) result = got.result;
+      if (got.error !== undefined) lastError = got.error;
+      happened = got.happened;
+      continue;
     }
     if (n.next === NEXT_WAIT) {
       // A hold (an open breaker, an empty budget) or a backoff; aborted during it, nothing was sent.
@@ -110,16 +127,7 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
     sending = { last, traced };
     happened = { kind: HAPPENED_SENT, outcome: sent.outcome };
   }
-  // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
-  // Without the tasks part it is not followed: the call ends as the engine said, pending, with the task's id.
-  const tasks = ctx.parts.tasks;
-  const created = tasks && decision.status === STATUS_PENDING && decision.reason === REASON_TASK_PENDING ? tasks.createdTask(result) : undefined;
-  if (created) {
-    const followed = await tasks.followTask({ ...ctx, emit: say }, run.state, created, { tool: op.name, safety: op.safety, signal });
-    decision = followed.decision;
-    if (followed.result !== undefined) result = followed.result;
-    if (followed.error !== undefined) lastError = followed.error;
-  }
+  if (follow && !follow.told) say({ type: 'task', tool: op.name, taskId: follow.taskId, status: follow.status }); // the status it ended on
   return { decision, result, lastError, attempts };
 }
 

@@ -212,9 +212,14 @@ export type Admission =
  * cancel, an input round gathered — or an attempt's outcome, or an input round that could not be gathered.
  */
 export type Happened =
-  | Exclude<Happening, 'sent'>
-  | { kind: Exclude<Happening, 'sent' | 'input_unanswered'> }
-  | { kind: 'sent'; outcome: AttemptOutcome }
+  | Exclude<Happening, 'sent' | 'task_result' | 'task_created' | 'task_looked'>
+  | { kind: Exclude<Happening, 'sent' | 'task_result' | 'task_created' | 'task_looked' | 'input_unanswered'> }
+  | { kind: 'sent' | 'task_result'; outcome: AttemptOutcome }
+  /**
+   * The call ended `pending` on a task the server created and the caller follows it (`task_created`, once,
+   * after that `done`), or a look answered with the task (`task_looked`).
+   */
+  | { kind: 'task_created' | 'task_looked'; task: TaskView }
   | {
     kind: 'input_unanswered';
     /** The handlers ran past the call's deadline. @default false */
@@ -230,9 +235,24 @@ export type Next = (
   | { next: 'wait'; held: boolean; decision: Extract<Decision, { action: typeof ACTION_RETRY }> }
   /** Gather the answers to the server's input requests; feed back `'input_gathered'` or `{ kind: 'input_unanswered', … }`. */
   | { next: 'gather_input'; decision?: Extract<Decision, { action: typeof ACTION_RETRY }> }
+  /** Wait `decision.delayMs` before looking at the followed task again (`status`: as last seen); feed back `'waited'` (or `'cancelled'`). */
+  | { next: 'poll_task'; status: TaskStatus; decision: Extract<Decision, { action: typeof ACTION_RETRY }> }
+  /** Look at the task (`tasks/get`) within `timeoutMs`; feed back `{ kind: 'task_looked', task }` or `'task_look_failed'`. */
+  | { next: 'look_at_task'; timeoutMs: number }
+  /** Ask for the task's result (`tasks/result`) within `timeoutMs`; feed back `{ kind: 'task_result', outcome }` or `'task_result_failed'`. */
+  | { next: 'fetch_task_result'; timeoutMs: number }
+  /** The caller cancelled: cancel the task (`tasks/cancel`) within `timeoutMs`; feed back `'task_cancel_answered'`, whatever it answered. */
+  | { next: 'cancel_task'; timeoutMs: number }
   /** The loop is over: the engine's last decision, a stop. */
   | { next: 'done'; decision: Decision }
 ) & { step?: Step };
+/** A task as the server last showed it (`tasks/get`, or the created task). */
+export interface TaskView {
+  /** Its status. */
+  status: TaskStatus;
+  /** Its `pollInterval` (ms, 0 to a day), if it gave one: a look without one keeps the server's last. */
+  pollInterval?: number;
+}
 /** What the caller says about one call when it begins (`RetryEngine.begin`). */
 export interface BeginOptions {
   /**

@@ -1,13 +1,16 @@
 // Tasks (2025-11-25): a tools/call the server answers with a created task, followed to its end within the
 // call's deadline (tasks/get with the engine's waits, then tasks/result), cancelled on abort, never re-sent.
-// Observes and acts; every wait and every status is the engine's.
+// Observes and acts: the sequence, every wait and every status are the core's call driver's (engine.next).
 import { rangeError, typeError } from '../errors.js';
 import { resultOutcome, typeOptionError } from './attempt.js';
 import { RESULT_SCHEMA } from './result-schema.js';
 import { linkedSignal } from './own-signal.js';
 import { sleep } from './sleep.js';
-import { ACTION_STOP, TASK_COMPLETED, TASK_FAILED, TASK_INPUT_REQUIRED, TASK_STATUSES } from '../generated/names.js';
-import { subrequestRoom } from './options.js';
+import {
+  HAPPENED_CANCELLED, HAPPENED_TASK_CANCEL_ANSWERED, HAPPENED_TASK_CREATED, HAPPENED_TASK_LOOK_FAILED, HAPPENED_TASK_LOOKED,
+  HAPPENED_TASK_RESULT, HAPPENED_TASK_RESULT_FAILED, HAPPENED_WAITED, NEXT_FETCH_TASK_RESULT, NEXT_LOOK_AT_TASK,
+  NEXT_POLL_TASK, TASK_COMPLETED, TASK_INPUT_REQUIRED, TASK_STATUSES,
+} from '../generated/names.js';
 import { hintOf } from './status-resolution.js';
 
 const KNOWN = new Set(TASK_STATUSES);
@@ -48,66 +51,55 @@ async function taskRpc(ctx, method, taskId, { timeout, signal }) {
   }
 }
 
+/** What the core's driver takes of a task the server showed: its status, and its `pollInterval` if usable. */
+const viewOf = (t) => {
+  const hint = hintOf(t.pollInterval);
+  return hint ? { status: t.status, pollInterval: hint.hintMs } : { status: t.status };
+};
+
+/** The happening that starts following `created` (the call's driver follows it if the call ended on it). */
+export const taskCreated = (created) => ({ kind: HAPPENED_TASK_CREATED, task: viewOf(created) });
+
 /**
- * Follows a created task to its end within the call's deadline: `tasks/get` while it runs, with the waits the
- * engine decides (the task's `pollInterval` as the hint), then `tasks/result` — the tool's own result, which the
- * engine reads like any result. An abort cancels the task (`tasks/cancel`) and the engine says what the call's
- * status is then. Resolves to `{ decision, result?, error? }`; the call is never sent again.
+ * Carries out one of the driver's task steps for the followed task `follow` (`{ taskId, status, told }`):
+ * wait before a look, look (`tasks/get`), fetch the result (`tasks/result`, held by the server until the task
+ * ends; it also relays the server's input requests to the client's handlers), or cancel it (`tasks/cancel`,
+ * on the caller's abort). Resolves to `{ happened, result?, error? }` for the driver; never throws. The call
+ * itself is never sent again: the sequence and every end are the core's (src/retry/follow.rs).
  */
-export async function followTask(ctx, state, created, { tool, safety, signal }) {
-  const { engine, now, emit } = ctx;
-  const taskId = created.taskId;
-  const { attemptTimeoutMs } = engine.policy; // read once: the getter crosses into wasm for every field
-  const attemptTimeout = () => Math.min(attemptTimeoutMs, state.deadlineMs - now());
-  let task = created;
-  let looked = true; // the last look answered (its pollInterval is the hint)
-  let lastError;
-  const cancel = async () => {
-    const c = await taskRpc(ctx, 'tasks/cancel', taskId, { timeout: Math.min(5_000, attemptTimeoutMs) });
-    emit({ type: 'task', tool, taskId, status: c.value?.status ?? 'cancel_failed' });
-    return { decision: engine.record(state, { kind: 'aborted', sent: 'maybe' }, safety, now()).decision, ...(lastError ? { error: lastError } : {}) };
-  };
-  for (;;) {
-    if (signal?.aborted) return cancel();
-    // The result is asked for once the task ended, or when it waits for input (tasks/result first relays the
-    // server's input request to the client's handlers); held by the server until the task ends, so it may
-    // take until the deadline.
-    const fetches = task.status === TASK_COMPLETED || task.status === TASK_FAILED || task.status === TASK_INPUT_REQUIRED;
-    if (fetches) {
-      const r = await taskRpc(ctx, 'tasks/result', taskId, { timeout: state.deadlineMs - now(), signal });
-      if (r.value !== undefined) {
-        const step = engine.record(state, resultOutcome(r.value), safety, now());
-        emit({ type: 'task', tool, taskId, status: task.status === TASK_INPUT_REQUIRED ? TASK_COMPLETED : task.status });
-        if (step.decision.action === ACTION_STOP) return { decision: step.decision, result: r.value };
-        // A result the engine would not stop on (the server ledger's in_progress or unknown, run as a task): the
-        // task completed, but not with the tool's answer — an open end, the engine's, never `completed`'s
-        // succeeded. Nothing is sent again: a created task is never re-sent.
-        return { decision: engine.taskResultEnd(step.classification.cause, step.decision.reason), result: r.value };
-      }
-      if (signal?.aborted) return cancel();
-      lastError = r.error ?? lastError;
-    }
-    // No result read: the engine says what the task's own status means (an end, or follow on).
-    const end = engine.taskEnd(task.status);
-    if (end.action === ACTION_STOP) {
-      if (fetches) return { decision: end, ...(lastError ? { error: lastError } : {}) };
-      emit({ type: 'task', tool, taskId, status: task.status });
-      return { decision: end };
-    }
-    if (fetches) looked = false; // input_required and no result yet: keep looking
-    // Still running: the engine says when to look again, or that the call ends pending within its deadline.
-    const next = engine.poll(state, { ...(looked ? hintOf(task.pollInterval) : undefined), ...subrequestRoom(ctx.options) }, now());
-    emit({ type: 'task', tool, taskId, status: task.status, ...(next.action === ACTION_STOP ? {} : { delayMs: next.delayMs }) });
-    if (next.action === ACTION_STOP) return { decision: next, ...(lastError ? { error: lastError } : {}) };
-    if (!(await sleep(next.delayMs, signal))) return cancel();
-    const g = await taskRpc(ctx, 'tasks/get', taskId, { timeout: attemptTimeout(), signal });
-    const t = g.value;
-    looked = !!t && t.taskId === taskId && KNOWN.has(t.status);
-    if (looked) task = t;
-    else lastError = g.error ?? new TypeError('tasks/get answered something that is not this task');
+export async function taskStep(ctx, follow, n, { tool, signal, say }) {
+  const { taskId } = follow;
+  if (n.next === NEXT_POLL_TASK) {
+    say({ type: 'task', tool, taskId, status: n.status, delayMs: n.decision.delayMs });
+    return { happened: (await sleep(n.decision.delayMs, signal)) ? HAPPENED_WAITED : HAPPENED_CANCELLED };
   }
+  if (n.next === NEXT_LOOK_AT_TASK) {
+    const g = await taskRpc(ctx, 'tasks/get', taskId, { timeout: n.timeoutMs, signal });
+    if (signal?.aborted) return { happened: HAPPENED_CANCELLED };
+    const t = g.value;
+    if (t && t.taskId === taskId && KNOWN.has(t.status)) {
+      follow.status = t.status;
+      return { happened: { kind: HAPPENED_TASK_LOOKED, task: viewOf(t) } };
+    }
+    return { happened: HAPPENED_TASK_LOOK_FAILED, error: g.error ?? new TypeError('tasks/get answered something that is not this task') };
+  }
+  if (n.next === NEXT_FETCH_TASK_RESULT) {
+    const r = await taskRpc(ctx, 'tasks/result', taskId, { timeout: n.timeoutMs, signal });
+    if (r.value !== undefined) {
+      say({ type: 'task', tool, taskId, status: follow.status === TASK_INPUT_REQUIRED ? TASK_COMPLETED : follow.status });
+      follow.told = true;
+      return { happened: { kind: HAPPENED_TASK_RESULT, outcome: resultOutcome(r.value) }, result: r.value };
+    }
+    if (signal?.aborted) return { happened: HAPPENED_CANCELLED };
+    return { happened: HAPPENED_TASK_RESULT_FAILED, error: r.error };
+  }
+  // cancel_task: bounded by the driver's timeout, not by the caller's (aborted) signal.
+  const c = await taskRpc(ctx, 'tasks/cancel', taskId, { timeout: n.timeoutMs });
+  say({ type: 'task', tool, taskId, status: c.value?.status ?? 'cancel_failed' });
+  follow.told = true;
+  return { happened: HAPPENED_TASK_CANCEL_ANSWERED };
 }
 
 /** The tasks part (`withRetry(client, { parts: [tasks] })`): from the browser entry, needed to ask for a task
  *  (`task`), to call a tool that runs only as one, and to follow a task a server created. */
-export const tasks = Object.freeze({ part: 'tasks', taskRequest, createdTask, followTask });
+export const tasks = Object.freeze({ part: 'tasks', taskRequest, createdTask, taskCreated, taskStep });

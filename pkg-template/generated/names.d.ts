@@ -282,14 +282,18 @@ export declare const BREAKER_CLOSED: 'closed';
 export declare const BREAKER_OPEN: 'open';
 export declare const BREAKER_HALF_OPEN: 'half_open';
 /** What the call driver says to do next (`next`: the `next` slot). */
-export type DriveNext = 'send' | 'wait' | 'gather_input' | 'done';
+export type DriveNext = 'send' | 'wait' | 'gather_input' | 'done' | 'poll_task' | 'look_at_task' | 'fetch_task_result' | 'cancel_task';
 export declare const DRIVE_NEXTS: readonly DriveNext[];
 export declare const NEXT_SEND: 'send';
 export declare const NEXT_WAIT: 'wait';
 export declare const NEXT_GATHER_INPUT: 'gather_input';
 export declare const NEXT_DONE: 'done';
+export declare const NEXT_POLL_TASK: 'poll_task';
+export declare const NEXT_LOOK_AT_TASK: 'look_at_task';
+export declare const NEXT_FETCH_TASK_RESULT: 'fetch_task_result';
+export declare const NEXT_CANCEL_TASK: 'cancel_task';
 /** What happened, fed to the call driver (`next`). */
-export type Happening = 'start' | 'waited' | 'cancelled' | 'sent' | 'input_gathered' | 'input_unanswered';
+export type Happening = 'start' | 'waited' | 'cancelled' | 'sent' | 'input_gathered' | 'input_unanswered' | 'task_created' | 'task_looked' | 'task_look_failed' | 'task_result' | 'task_result_failed' | 'task_cancel_answered';
 export declare const HAPPENINGS: readonly Happening[];
 export declare const HAPPENED_START: 'start';
 export declare const HAPPENED_WAITED: 'waited';
@@ -297,6 +301,12 @@ export declare const HAPPENED_CANCELLED: 'cancelled';
 export declare const HAPPENED_SENT: 'sent';
 export declare const HAPPENED_INPUT_GATHERED: 'input_gathered';
 export declare const HAPPENED_INPUT_UNANSWERED: 'input_unanswered';
+export declare const HAPPENED_TASK_CREATED: 'task_created';
+export declare const HAPPENED_TASK_LOOKED: 'task_looked';
+export declare const HAPPENED_TASK_LOOK_FAILED: 'task_look_failed';
+export declare const HAPPENED_TASK_RESULT: 'task_result';
+export declare const HAPPENED_TASK_RESULT_FAILED: 'task_result_failed';
+export declare const HAPPENED_TASK_CANCEL_ANSWERED: 'task_cancel_answered';
 /** Why the engine refused a hedge (`hedge`: the `refusal` slot). */
 export type HedgeRefusalName = 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency' | 'subrequest_budget';
 export declare const HEDGE_REFUSALS: readonly HedgeRefusalName[];

@@ -18,6 +18,7 @@ export declare const O_TIMEOUT_MS: number;
 export declare const O_NEXT: number;
 export declare const O_HELD: number;
 export declare const O_STEPPED: number;
+export declare const O_TASK_STATUS: number;
 export declare const O_REFUSAL: number;
 export declare const O_HEDGES_SENT: number;
 export declare const O_HEDGES_WON: number;

@@ -14,15 +14,19 @@
 //! Cancelled (at any point the face waits): the engine records an attempt that was not sent ─▶ Done
 //! ```
 //!
-//! What follows the loop (following a created task, asking the status tool about an open keyed write,
-//! settling the journal) is the face's, from [`Next::Done`]'s decision.
+//! A call that ended `pending` because the server created a task is followed on by the same driver when the
+//! face feeds it the created task ([`Happened::TaskCreated`]; `follow.rs`): look, wait, fetch the result,
+//! cancel on the caller's abort — never the call sent again. What follows (asking the status tool about an
+//! open keyed write, settling the journal) is the face's, from [`Next::Done`]'s decision.
 
 use super::classify::Recover;
 use super::decide::{CallState, Decision};
+use super::ends::TaskStatus;
 use super::engine::{Admission, Engine, Step};
+use super::follow::Follow;
 use super::outcome::{AttemptOutcome, Revision, Sent};
 use super::safety::Safety;
-use super::Reason;
+use super::{FinalStatus, Reason};
 
 /// What the face does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +54,33 @@ pub enum Next {
     /// Gather the answers to the input the server asked for (the next round carries them, never the first
     /// phase again); feed back [`Happened::InputGathered`] or [`Happened::InputUnanswered`].
     GatherInput,
+    /// Wait `delay_ms` before looking at the followed task again (its status is `status`), then feed back
+    /// [`Happened::Waited`] (or [`Happened::Cancelled`]). A look, not a retry: nothing is sent again.
+    PollTask {
+        /// How long (the engine's `poll`: the task's `pollInterval` as the hint, jittered).
+        delay_ms: u64,
+        /// The task's status as last seen.
+        status: TaskStatus,
+    },
+    /// Look at the task (`tasks/get`) within `timeout_ms`; feed back [`Happened::TaskLooked`] or
+    /// [`Happened::TaskLookFailed`].
+    LookAtTask {
+        /// The look's timeout: the attempt timeout, within the call's deadline.
+        timeout_ms: u64,
+    },
+    /// Ask for the task's result (`tasks/result`, which also relays the server's input requests; a look that
+    /// carried the result inline is its answer) within `timeout_ms`; feed back [`Happened::TaskResult`] or
+    /// [`Happened::TaskResultFailed`].
+    FetchTaskResult {
+        /// What is left of the call's deadline (at least 1 ms).
+        timeout_ms: u64,
+    },
+    /// The caller cancelled while the task runs: cancel it (`tasks/cancel`) within `timeout_ms`, then feed
+    /// back [`Happened::TaskCancelAnswered`], whatever the answer.
+    CancelTask {
+        /// The attempt timeout, and never more than [`TASK_CANCEL_TIMEOUT_MS`](super::TASK_CANCEL_TIMEOUT_MS).
+        timeout_ms: u64,
+    },
     /// The loop is over: the engine's last decision (a [`Decision::Stop`]).
     Done(Decision),
 }
@@ -61,6 +92,10 @@ impl Next {
             Next::Send { .. } => NextKind::Send,
             Next::Wait { .. } => NextKind::Wait,
             Next::GatherInput => NextKind::GatherInput,
+            Next::PollTask { .. } => NextKind::PollTask,
+            Next::LookAtTask { .. } => NextKind::LookAtTask,
+            Next::FetchTaskResult { .. } => NextKind::FetchTaskResult,
+            Next::CancelTask { .. } => NextKind::CancelTask,
             Next::Done(_) => NextKind::Done,
         }
     }
@@ -77,11 +112,28 @@ pub enum NextKind {
     GatherInput,
     /// [`Next::Done`].
     Done,
+    /// [`Next::PollTask`].
+    PollTask,
+    /// [`Next::LookAtTask`].
+    LookAtTask,
+    /// [`Next::FetchTaskResult`].
+    FetchTaskResult,
+    /// [`Next::CancelTask`].
+    CancelTask,
 }
 
 impl NextKind {
     /// Every kind, in declaration order (the order of the codes).
-    pub const ALL: [NextKind; 4] = [NextKind::Send, NextKind::Wait, NextKind::GatherInput, NextKind::Done];
+    pub const ALL: [NextKind; 8] = [
+        NextKind::Send,
+        NextKind::Wait,
+        NextKind::GatherInput,
+        NextKind::Done,
+        NextKind::PollTask,
+        NextKind::LookAtTask,
+        NextKind::FetchTaskResult,
+        NextKind::CancelTask,
+    ];
 
     /// The stable snake_case name.
     pub const fn as_str(self) -> &'static str {
@@ -90,6 +142,10 @@ impl NextKind {
             NextKind::Wait => "wait",
             NextKind::GatherInput => "gather_input",
             NextKind::Done => "done",
+            NextKind::PollTask => "poll_task",
+            NextKind::LookAtTask => "look_at_task",
+            NextKind::FetchTaskResult => "fetch_task_result",
+            NextKind::CancelTask => "cancel_task",
         }
     }
 }
@@ -109,17 +165,35 @@ pub enum HappenedKind {
     InputGathered,
     /// [`Happened::InputUnanswered`].
     InputUnanswered,
+    /// [`Happened::TaskCreated`].
+    TaskCreated,
+    /// [`Happened::TaskLooked`].
+    TaskLooked,
+    /// [`Happened::TaskLookFailed`].
+    TaskLookFailed,
+    /// [`Happened::TaskResult`].
+    TaskResult,
+    /// [`Happened::TaskResultFailed`].
+    TaskResultFailed,
+    /// [`Happened::TaskCancelAnswered`].
+    TaskCancelAnswered,
 }
 
 impl HappenedKind {
     /// Every kind, in declaration order (the order of the codes).
-    pub const ALL: [HappenedKind; 6] = [
+    pub const ALL: [HappenedKind; 12] = [
         HappenedKind::Start,
         HappenedKind::Waited,
         HappenedKind::Cancelled,
         HappenedKind::Sent,
         HappenedKind::InputGathered,
         HappenedKind::InputUnanswered,
+        HappenedKind::TaskCreated,
+        HappenedKind::TaskLooked,
+        HappenedKind::TaskLookFailed,
+        HappenedKind::TaskResult,
+        HappenedKind::TaskResultFailed,
+        HappenedKind::TaskCancelAnswered,
     ];
 
     /// The stable snake_case name.
@@ -131,6 +205,12 @@ impl HappenedKind {
             HappenedKind::Sent => "sent",
             HappenedKind::InputGathered => "input_gathered",
             HappenedKind::InputUnanswered => "input_unanswered",
+            HappenedKind::TaskCreated => "task_created",
+            HappenedKind::TaskLooked => "task_looked",
+            HappenedKind::TaskLookFailed => "task_look_failed",
+            HappenedKind::TaskResult => "task_result",
+            HappenedKind::TaskResultFailed => "task_result_failed",
+            HappenedKind::TaskCancelAnswered => "task_cancel_answered",
         }
     }
 }
@@ -156,14 +236,41 @@ pub enum Happened<'a> {
         /// No handler for the kind of request the server made.
         handler_missing: bool,
     },
+    /// The call ended `pending` on a task the server created ([`Reason::TaskPending`]), and the face follows
+    /// tasks: this is the task as created. Heard once, only after that [`Next::Done`].
+    TaskCreated(TaskView),
+    /// A look (`tasks/get`) answered with this task.
+    TaskLooked(TaskView),
+    /// A look failed, or answered something that is not this task.
+    TaskLookFailed,
+    /// `tasks/result` answered with the tool's result, read as an attempt's outcome is.
+    TaskResult(&'a AttemptOutcome),
+    /// `tasks/result` failed, or answered something that is not a tool result.
+    TaskResultFailed,
+    /// `tasks/cancel` answered, or failed: the call ends either way.
+    TaskCancelAnswered,
+}
+
+/// A task as the server last showed it: its status and the interval it asked for between looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskView {
+    /// The task's status.
+    pub status: TaskStatus,
+    /// Its `pollInterval` (ms), if the answer had one: a look without one keeps the last the server gave.
+    pub poll_interval_ms: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
+pub(super) enum Phase {
     Admit,
     Sending,
-    Gathering { delay_ms: u64, reason: Reason },
+    Gathering {
+        delay_ms: u64,
+        reason: Reason,
+    },
     Waiting,
+    /// Following a created task.
+    Task(Follow),
     Done(Decision),
 }
 
@@ -173,17 +280,19 @@ enum Phase {
 /// record with the face — so a face whose call state lives elsewhere (the wasm binding's handles) drives it too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallDriver {
-    safety: Safety,
-    revision: Option<Revision>,
+    pub(super) safety: Safety,
+    pub(super) revision: Option<Revision>,
     recover: Option<Recover>,
-    phase: Phase,
+    pub(super) phase: Phase,
     last: Option<Step>,
+    /// A created task was followed already (it is followed once).
+    followed: bool,
 }
 
 impl CallDriver {
     /// A driver for a call of a tool of `safety`, on a server of `revision` (`None`: not known).
     pub fn new(safety: Safety, revision: Option<Revision>) -> Self {
-        CallDriver { safety, revision, recover: None, phase: Phase::Admit, last: None }
+        CallDriver { safety, revision, recover: None, phase: Phase::Admit, last: None, followed: false }
     }
 
     /// The step the last [`Happened::Sent`] led to (its classification, decision, breaker transition); `None`
@@ -227,7 +336,18 @@ impl CallDriver {
         room: Option<u32>,
     ) -> Next {
         if let Phase::Done(decision) = self.phase {
-            return Next::Done(decision);
+            // A task the call created is followed once, only when the loop ended on it.
+            let on_task = decision == Decision::stop(FinalStatus::Pending, Reason::TaskPending) && !self.followed;
+            return match happened {
+                Happened::TaskCreated(task) if on_task => {
+                    self.followed = true;
+                    self.follow(engine, call, task, now_ms, random, room)
+                }
+                _ => Next::Done(decision),
+            };
+        }
+        if let Phase::Task(at) = self.phase {
+            return self.following(engine, call, at, happened, now_ms, random, room);
         }
         if happened == Happened::Cancelled {
             // Nothing left for this attempt: the engine says what an unsent attempt makes of the call.
@@ -308,7 +428,7 @@ impl CallDriver {
         Next::Wait { delay_ms, reason, recover: self.recover, held }
     }
 
-    fn done(&mut self, decision: Decision) -> Next {
+    pub(super) fn done(&mut self, decision: Decision) -> Next {
         self.phase = Phase::Done(decision);
         Next::Done(decision)
     }

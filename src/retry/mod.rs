@@ -12,6 +12,7 @@ pub mod decide;
 pub mod drive;
 pub mod ends;
 pub mod engine;
+mod follow;
 pub mod hedge;
 pub mod operation_id;
 pub mod outcome;
@@ -30,9 +31,10 @@ pub use decide::{
     decide, decide_poll, decide_unanswered, hold_spread_ms, hold_wait, CallOptions, CallState, Decision, DecisionInput,
     FinalStatus, Reason, MAX_POLLS, MIN_POLL_MS,
 };
-pub use drive::{CallDriver, Happened, HappenedKind, Next, NextKind};
+pub use drive::{CallDriver, Happened, HappenedKind, Next, NextKind, TaskView};
 pub use ends::{decide_list_recovery, decide_status, decide_task_end, decide_task_result, OperationStatus, TaskStatus};
 pub use engine::{Admission, Engine, Step};
+pub use follow::TASK_CANCEL_TIMEOUT_MS;
 pub use hedge::{
     copy_stands, HedgeAdmission, HedgeConfig, HedgeError, HedgeField, HedgeOptions, HedgeRefusal, HEDGE_SUBREQUESTS,
     MAX_HEDGES,

@@ -20,16 +20,16 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::classify::{error_outcome_at, response_outcome, result_outcome, MAX_HINT_MS, NOT_QUEUED};
+use super::classify::{error_outcome_at, response_outcome, result_outcome, NOT_QUEUED};
 use super::journal::{Journal, JournalEntry, JournalError, MemoryJournal};
 use super::message::{message_for, MessageParts};
 use super::session::SessionId;
 use super::tasks::{created_task, task_look, TaskLook};
 use super::telemetry::{CallSpan, TraceContext};
 use crate::retry::{
-    decide_status, decide_task_end, decide_task_result, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState,
-    CallDriver, CallOptions, CallState, Cause, Classification, Decision, Engine, FinalStatus, Happened, Next,
-    OperationStatus, Policy, Reason, Recover, Revision, Safety, Sent as Delivered, SplitMix64, TaskStatus, ToolFacts,
+    decide_status, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallDriver, CallOptions, CallState,
+    Cause, Classification, Decision, Engine, FinalStatus, Happened, Next, OperationStatus, Policy, Reason, Recover,
+    Revision, Safety, Sent as Delivered, SplitMix64, TaskStatus, TaskView, ToolFacts,
 };
 
 /// The error of a fallible step of the Rust face (a reconnect factory, a reconcile or authorize hook): any
@@ -554,21 +554,6 @@ impl Answerable {
     }
 }
 
-/// The task a cancelled call followed, and what the engine needs to record the cancel.
-struct Ended<'a> {
-    task_id: &'a str,
-    safety: Safety,
-    revision: Option<Revision>,
-    telemetry: &'a CallSpan,
-}
-
-/// How a followed task ended: the engine's decision, the tool's result if one was read, the last error.
-struct Followed {
-    decision: Decision,
-    result: Option<CallToolResult>,
-    error: Option<String>,
-}
-
 /// `f`, unless the caller cancels first (`None`).
 async fn until<F: Future>(cancel: &CancellationToken, f: F) -> Option<F::Output> {
     tokio::select! {
@@ -578,8 +563,10 @@ async fn until<F: Future>(cancel: &CancellationToken, f: F) -> Option<F::Output>
     }
 }
 
-/// How long a `tasks/cancel` may take at most (ms): the JS `followTask`'s bound.
-const CANCEL_TIMEOUT_MS: u64 = 5_000;
+/// What the core's driver needs of a task's look.
+fn task_view(t: &TaskLook) -> TaskView {
+    TaskView { status: t.status, poll_interval_ms: t.poll_interval_ms }
+}
 
 /// The attempt the caller cancelled: `sent` says whether the request may have left.
 fn aborted(sent: Delivered) -> AttemptOutcome {
@@ -1316,127 +1303,6 @@ impl<H: ClientHandler> RetryClient<H> {
         handle.await_response().await.map_err(|e| e.to_string())
     }
 
-    /// Follows a created task to its end within the call's deadline: `tasks/get` while it runs, with the waits
-    /// the engine decides (the task's interval as the hint), then the tool's result (`tasks/result`, or the
-    /// look's own), which the engine reads like any result. Without a result it stops on, the core says what
-    /// the task's status means ([`decide_task_end`]). The call itself is never sent again.
-    async fn follow_task(
-        &self,
-        state: &mut CallState,
-        created: TaskLook,
-        safety: Safety,
-        revision: Option<Revision>,
-        telemetry: &CallSpan,
-        cancel: &CancellationToken,
-    ) -> Followed {
-        let attempt_timeout_ms = self.options.policy.attempt_timeout_ms;
-        let task_id = created.task_id.clone();
-        let mut task = created;
-        let mut looked = true; // the last look answered (its interval is the hint)
-        let mut last_error = None;
-        // The caller cancelled: cancel the task, the engine says what the call is then.
-        let ended = || Ended { task_id: &task_id, safety, revision, telemetry };
-        loop {
-            if cancel.is_cancelled() {
-                return self.cancel_task(state, ended(), last_error).await;
-            }
-            // The result is asked for once the task ended, or when it waits for input (tasks/result then
-            // relays the server's request to the client's handlers); the server may hold it until the end.
-            let fetches = matches!(task.status, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired);
-            let result = match task.result.take() {
-                Some(inline) => Some(inline),
-                None if fetches => {
-                    let left = state.deadline_ms.saturating_sub(self.now());
-                    let Some(answer) = until(cancel, self.task_rpc("tasks/result", &task_id, left)).await else {
-                        return self.cancel_task(state, ended(), last_error).await;
-                    };
-                    match answer {
-                        Ok(ServerResult::CallToolResult(r)) => Some(r),
-                        Ok(_) => {
-                            last_error = Some("tasks/result answered something that is not a tool result".into());
-                            None
-                        }
-                        Err(e) => {
-                            last_error = Some(e);
-                            None
-                        }
-                    }
-                }
-                None => None,
-            };
-            if let Some(r) = result {
-                let (now, random) = (self.now(), self.random());
-                let step = lock(&self.engine).record(state, &result_outcome(&r), safety, revision, now, random);
-                telemetry.task(&task_id, task.status.as_str(), None);
-                if let Decision::Stop { .. } = step.decision {
-                    return Followed { decision: step.decision, result: Some(r), error: None };
-                }
-                // A result the engine would send the call again for (the server ledger's in_progress or
-                // unknown answer, run as a task): the task ended, the operation's outcome did not; the core
-                // says what the call is — never the task's status read as the tool's answer.
-                let end = decide_task_result(step.classification.cause, step.decision);
-                return Followed { decision: end, result: Some(r), error: None };
-            }
-            // No result the engine stopped on: the core says what the task's own status means.
-            let end = decide_task_end(task.status);
-            if let Decision::Stop { .. } = end {
-                telemetry.task(&task_id, task.status.as_str(), None);
-                return Followed { decision: end, result: None, error: last_error };
-            }
-            if fetches {
-                looked = false; // input_required and no result yet: keep looking
-            }
-            // Still running: the engine says when to look again, or that the call ends pending.
-            let hint = task.poll_interval_ms.filter(|_| looked).map(|ms| ms.min(MAX_HINT_MS));
-            let (now, random) = (self.now(), self.random());
-            let next = lock(&self.engine).poll(state, hint, now, random);
-            let Decision::Retry { delay_ms, .. } = next else {
-                telemetry.task(&task_id, task.status.as_str(), None);
-                return Followed { decision: next, result: None, error: last_error };
-            };
-            telemetry.task(&task_id, task.status.as_str(), Some(delay_ms));
-            if until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await.is_none() {
-                return self.cancel_task(state, ended(), last_error).await;
-            }
-            let timeout = attempt_timeout_ms.min(state.deadline_ms.saturating_sub(self.now()));
-            let Some(answer) = until(cancel, self.task_rpc("tasks/get", &task_id, timeout)).await else {
-                return self.cancel_task(state, ended(), last_error).await;
-            };
-            match answer {
-                Ok(answer) => match task_look(&answer, &task_id) {
-                    Some(mut look) => {
-                        // A look without an interval keeps the server's last one (module docs).
-                        look.poll_interval_ms = look.poll_interval_ms.or(task.poll_interval_ms);
-                        task = look;
-                        looked = true;
-                    }
-                    None => {
-                        looked = false;
-                        last_error = Some("tasks/get answered something that is not this task".into());
-                    }
-                },
-                Err(e) => {
-                    looked = false;
-                    last_error = Some(e);
-                }
-            }
-        }
-    }
-
-    /// The caller cancelled a call whose task is followed: cancel the task (`tasks/cancel`, as the JS
-    /// followTask does on abort), and the engine says what the call is then — it may have run in part: never
-    /// succeeded, failed or sent again.
-    async fn cancel_task(&self, state: &mut CallState, ended: Ended<'_>, last_error: Option<String>) -> Followed {
-        let timeout = CANCEL_TIMEOUT_MS.min(self.options.policy.attempt_timeout_ms);
-        let answer = self.task_rpc("tasks/cancel", ended.task_id, timeout).await;
-        let status = answer.as_ref().ok().and_then(|a| task_look(a, ended.task_id)).map(|t| t.status.as_str());
-        ended.telemetry.task(ended.task_id, status.unwrap_or("cancel_failed"), None);
-        let (now, random) = (self.now(), self.random());
-        let step =
-            lock(&self.engine).record(state, &aborted(Delivered::Maybe), ended.safety, ended.revision, now, random);
-        Followed { decision: step.decision, result: None, error: answer.err().or(last_error) }
-    }
-
     /// Asks the status tool about `operation_id` (polling an `in_progress` answer with the engine's waits) until
     /// `deadline_ms`: the final status, the reason and the recorded result — or `None` when it cannot be asked
     /// (no status tool listed, no answer, no time left).
@@ -1710,9 +1576,102 @@ impl<H: ClientHandler> RetryClient<H> {
         let mut last_error = None;
         let start = if cancel.is_cancelled() { Happened::Cancelled } else { Happened::Start };
         let mut next = self.drive(&mut driver, &mut state, start);
+        // The task the call created, once the driver follows it (its id and the server's last look).
+        let mut following: Option<TaskLook> = None;
+        let mut told_end = false; // the task's last word went to telemetry already
         let decision = loop {
             next = match next {
-                Next::Done(decision) => break decision,
+                Next::Done(decision) => match task.take() {
+                    // The server created a task: the driver follows it if the call ended on it (never re-sending
+                    // the call); otherwise it answers the same end again.
+                    Some(created) => {
+                        let view = task_view(&created);
+                        following = Some(created);
+                        self.drive(&mut driver, &mut state, Happened::TaskCreated(view))
+                    }
+                    None => break decision,
+                },
+                Next::PollTask { delay_ms, status } => {
+                    if let Some(t) = &following {
+                        telemetry.task(&t.task_id, status.as_str(), Some(delay_ms));
+                    }
+                    let waited = until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await.is_some();
+                    self.drive(&mut driver, &mut state, if waited { Happened::Waited } else { Happened::Cancelled })
+                }
+                Next::LookAtTask { timeout_ms } => {
+                    let Some(t) = following.as_mut() else {
+                        break Decision::stop(FinalStatus::Unknown, Reason::TaskPending);
+                    };
+                    let happened = match until(cancel, self.task_rpc("tasks/get", &t.task_id, timeout_ms)).await {
+                        None => Happened::Cancelled,
+                        Some(Ok(answer)) => match task_look(&answer, &t.task_id) {
+                            Some(look) => {
+                                let view = task_view(&look);
+                                *t = look;
+                                Happened::TaskLooked(view)
+                            }
+                            None => {
+                                last_error = Some("tasks/get answered something that is not this task".into());
+                                Happened::TaskLookFailed
+                            }
+                        },
+                        Some(Err(e)) => {
+                            last_error = Some(e);
+                            Happened::TaskLookFailed
+                        }
+                    };
+                    self.drive(&mut driver, &mut state, happened)
+                }
+                Next::FetchTaskResult { timeout_ms } => {
+                    let Some(t) = following.as_mut() else {
+                        break Decision::stop(FinalStatus::Unknown, Reason::TaskPending);
+                    };
+                    // A look that carried the result (SEP-2663 `completed`) is its answer.
+                    let fetched = match t.result.take() {
+                        Some(inline) => Some(Ok(inline)),
+                        None => {
+                            until(cancel, self.task_rpc("tasks/result", &t.task_id, timeout_ms)).await.map(
+                                |a| match a {
+                                    Ok(ServerResult::CallToolResult(r)) => Ok(r),
+                                    Ok(_) => {
+                                        Err("tasks/result answered something that is not a tool result".to_string())
+                                    }
+                                    Err(e) => Err(e),
+                                },
+                            )
+                        }
+                    };
+                    match fetched {
+                        None => self.drive(&mut driver, &mut state, Happened::Cancelled),
+                        Some(Ok(r)) => {
+                            let status =
+                                if t.status == TaskStatus::InputRequired { TaskStatus::Completed } else { t.status };
+                            telemetry.task(&t.task_id, status.as_str(), None);
+                            told_end = true;
+                            let outcome = result_outcome(&r);
+                            result = Some(r);
+                            self.drive(&mut driver, &mut state, Happened::TaskResult(&outcome))
+                        }
+                        Some(Err(e)) => {
+                            last_error = Some(e);
+                            self.drive(&mut driver, &mut state, Happened::TaskResultFailed)
+                        }
+                    }
+                }
+                Next::CancelTask { timeout_ms } => {
+                    let Some(t) = following.as_ref() else {
+                        break Decision::stop(FinalStatus::Unknown, Reason::Aborted);
+                    };
+                    // The caller cancelled: cancel the task; the driver says what the call is then.
+                    let answer = self.task_rpc("tasks/cancel", &t.task_id, timeout_ms).await;
+                    let status = answer.as_ref().ok().and_then(|a| task_look(a, &t.task_id)).map(|t| t.status.as_str());
+                    telemetry.task(&t.task_id, status.unwrap_or("cancel_failed"), None);
+                    told_end = true;
+                    if let Err(e) = answer {
+                        last_error = Some(e);
+                    }
+                    self.drive(&mut driver, &mut state, Happened::TaskCancelAnswered)
+                }
                 Next::Wait { delay_ms, reason, recover, held } => {
                     // A held attempt (open breaker, empty budget) or a backoff; cancelled during it: nothing sent.
                     let cause = driver.last_step().filter(|_| !held).map(|s| s.classification.cause.as_str());
@@ -1776,23 +1735,15 @@ impl<H: ClientHandler> RetryClient<H> {
                 }
             };
         };
+        if let (Some(t), false) = (&following, told_end) {
+            telemetry.task(&t.task_id, t.status.as_str(), None); // the status the call ended on
+        }
+        let task_id = following.map(|t| t.task_id);
         let (mut status, mut reason) = match decision {
             Decision::Stop { status, reason } => (status, reason),
             // `decide` never ends a loop with a retry; read one as what it would mean if it did.
             Decision::Retry { reason, .. } => (FinalStatus::Unknown, reason),
         };
-        // The server created a task: follow it to its end within the call's deadline (never re-sending the call).
-        let task_id = task.as_ref().map(|t| t.task_id.clone());
-        if let Some(created) = task.filter(|_| (status, reason) == (FinalStatus::Pending, Reason::TaskPending)) {
-            let followed = self.follow_task(&mut state, created, op.safety, revision, telemetry, cancel).await;
-            if let Decision::Stop { status: s, reason: r } = followed.decision {
-                (status, reason) = (s, r);
-            }
-            result = followed.result;
-            if followed.error.is_some() {
-                last_error = followed.error;
-            }
-        }
         // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline,
         // before answering. The write itself is never sent again to find out.
         let open = matches!(status, FinalStatus::Unknown | FinalStatus::Pending) && !cancel.is_cancelled();

@@ -8,15 +8,20 @@ use super::client::{subrequest_room, time, with_call_slot, with_engine, FailKind
 use super::fail::{run, Fail};
 use super::out::put;
 use super::packed::{code, put_classification, put_decision, transition_code, unpack_outcome, unpack_safety};
-use crate::retry::{CallDriver, Decision, Happened, HappenedKind, Next, SplitMix64};
+use crate::retry::{
+    CallDriver, Decision, Happened, HappenedKind, Next, Reason, Recover, SplitMix64, TaskStatus, TaskView,
+    MAX_DURATION_MS,
+};
 use crate::seam::Out;
 
 /// One step of `call`'s loop: what happened (`happened`, a `HAPPENINGS` code) → what to do next, into the out
-/// slots (`next`, a `DRIVE_NEXTS` code, with the admission, the wait or the decision; `stepped` 1 with the
-/// classification and breaker transition when this step recorded an attempt's outcome). For `sent`, `kind`
-/// and `a`–`d` are the outcome (as `record` takes it); for `input_unanswered`, `a` is 1 when the handlers ran
-/// past the deadline and `b` 1 when no handler answers that kind of request. `safety` is the tool's (fixed at
-/// the first step); `has_room`/`room` the invocation's subrequests, as `admit` takes them.
+/// slots (`next`, a `DRIVE_NEXTS` code, with the admission, the wait, the task look's timeout or the decision;
+/// `stepped` 1 with the classification and breaker transition when this step recorded an attempt's outcome).
+/// For `sent` and `task_result`, `kind` and `a`–`d` are the outcome (as `record` takes it); for
+/// `input_unanswered`, `a` is 1 when the handlers ran past the deadline and `b` 1 when no handler answers that
+/// kind of request; for `task_created` and `task_looked`, `a` is the task's `TASK_STATUSES` code, `b` 1 when
+/// it gave a `pollInterval` and `c` that interval (ms). `safety` is the tool's (fixed at the first step);
+/// `has_room`/`room` the invocation's subrequests, as `admit` takes them.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn next(
@@ -36,7 +41,7 @@ pub fn next(
     run(|| {
         let what = code(&HappenedKind::ALL, happened, Field::Happened)?;
         let outcome = match what {
-            HappenedKind::Sent => Some(unpack_outcome(kind, a, b, c, d)?),
+            HappenedKind::Sent | HappenedKind::TaskResult => Some(unpack_outcome(kind, a, b, c, d)?),
             _ => None,
         };
         let flag = |v: f64| match v {
@@ -53,7 +58,15 @@ pub fn next(
             (HappenedKind::InputUnanswered, _) => {
                 Happened::InputUnanswered { timed_out: flag(a)?, handler_missing: flag(b)? }
             }
-            (HappenedKind::Sent, None) => return Err(Fail::new(FailKind::InvalidValue, Field::Happened, happened)),
+            (HappenedKind::TaskCreated, _) => Happened::TaskCreated(task_view(a, flag(b)?, c)?),
+            (HappenedKind::TaskLooked, _) => Happened::TaskLooked(task_view(a, flag(b)?, c)?),
+            (HappenedKind::TaskLookFailed, _) => Happened::TaskLookFailed,
+            (HappenedKind::TaskResult, Some(o)) => Happened::TaskResult(o),
+            (HappenedKind::TaskResultFailed, _) => Happened::TaskResultFailed,
+            (HappenedKind::TaskCancelAnswered, _) => Happened::TaskCancelAnswered,
+            (HappenedKind::Sent | HappenedKind::TaskResult, None) => {
+                return Err(Fail::new(FailKind::InvalidValue, Field::Happened, happened))
+            }
         };
         let safety = unpack_safety(safety)?;
         let now = time(now_ms)?;
@@ -81,6 +94,16 @@ pub fn next(
     })
 }
 
+/// A task as the face saw it: its status code, and its `pollInterval` when it gave one.
+fn task_view(status: f64, has_interval: bool, interval_ms: f64) -> Result<TaskView, Fail> {
+    let status = code(&TaskStatus::ALL, status, Field::Happened)?;
+    let poll_interval_ms = match has_interval {
+        true => Some(Fail::number(Field::Happened, interval_ms, 0, MAX_DURATION_MS, true)?),
+        false => None,
+    };
+    Ok(TaskView { status, poll_interval_ms })
+}
+
 fn put_next(next: &Next) {
     put(Out::Next, f64::from(next.kind() as u32));
     match *next {
@@ -97,6 +120,15 @@ fn put_next(next: &Next) {
             put(Out::Breaker, 0.0);
         }
         Next::GatherInput => put(Out::Breaker, 0.0),
+        Next::PollTask { delay_ms, status } => {
+            put_decision(&Decision::Retry { delay_ms, recover: Some(Recover::PollTask), reason: Reason::StillRunning });
+            put(Out::TaskStatus, f64::from(status as u8));
+            put(Out::Breaker, 0.0);
+        }
+        Next::LookAtTask { timeout_ms } | Next::FetchTaskResult { timeout_ms } | Next::CancelTask { timeout_ms } => {
+            put(Out::TimeoutMs, timeout_ms as f64);
+            put(Out::Breaker, 0.0);
+        }
         Next::Done(decision) => {
             put_decision(&decision);
             put(Out::Breaker, 0.0);

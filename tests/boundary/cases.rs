@@ -3,7 +3,7 @@
 // `wasm-pack test --headless --chrome` runs). Included, not a test target of its own.
 
 use js_sys::Reflect;
-use mcp_retry_policy::retry::{Cause, FinalStatus, HappenedKind, NextKind, Reason, Revision, Safety};
+use mcp_retry_policy::retry::{Cause, FinalStatus, HappenedKind, NextKind, Reason, ResultType, Revision, Safety, TaskStatus};
 use mcp_retry_policy::seam::{LedgerOut, Out};
 use mcp_retry_policy::vocab::{
     BOUNDARY_FIELDS, C_B_PRESENT, C_D_PRESENT, ERROR_KINDS, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
@@ -397,6 +397,9 @@ fn the_call_driver_runs_a_call_through_the_numeric_exports() {
                 assert_eq!(dr::next(h, call, waited, 0.0, 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, now, 0.0, 0.0), 0.0);
             }
             NextKind::GatherInput => panic!("no input was asked for"),
+            k @ (NextKind::PollTask | NextKind::LookAtTask | NextKind::FetchTaskResult | NextKind::CancelTask) => {
+                panic!("no task was created: {k:?}")
+            }
             NextKind::Done => {
                 seen.push(format!("done:{}:{}", stop_status(0.0).map_or("retry", FinalStatus::as_str), reason()));
                 break;
@@ -413,9 +416,44 @@ fn the_call_driver_runs_a_call_through_the_numeric_exports() {
     assert_eq!((next(), stop_status(0.0)), (NextKind::Done, Some(FinalStatus::Unknown)));
     // What `happened` carries is refused by name.
     let unanswered = code(HappenedKind::InputUnanswered);
-    assert_eq!(failure(dr::next(h, other, 9.0, 0.0, 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, now, 0.0, 0.0)), Some(("invalid_value", "happened")));
+    let beyond = HappenedKind::ALL.len() as f64;
+    assert_eq!(failure(dr::next(h, other, beyond, 0.0, 0.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, now, 0.0, 0.0)), Some(("invalid_value", "happened")));
     assert_eq!(failure(dr::next(h, other, unanswered, 0.0, 2.0, 0.0, 0.0, 0.0, SAFETY_UNSAFE, now, 0.0, 0.0)), Some(("invalid_value", "happened")));
     assert_eq!(failure(dr::next(h, other, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 9.0, now, 0.0, 0.0)), Some(("invalid_value", "safety")));
+}
+
+#[wasm_bindgen_test]
+fn the_call_driver_follows_a_created_task_through_the_numeric_exports() {
+    let h = engine(&[(0, 3.0)], 9.0);
+    let call = c::call_begin(h, 0.0, 1.0);
+    let code = |k: HappenedKind| HappenedKind::ALL.iter().position(|x| *x == k).unwrap() as f64;
+    let status = |s: TaskStatus| f64::from(s as u8);
+    let next = || NextKind::ALL[slot(Out::Next) as usize];
+    let step = |happened: HappenedKind, kind: f64, a: f64, b: f64, c: f64, now: f64| {
+        assert_eq!(dr::next(h, call, code(happened), kind, a, b, c, 0.0, SAFETY_UNSAFE, now, 0.0, 0.0), 0.0);
+        next()
+    };
+    assert_eq!(step(HappenedKind::Start, 0.0, 0.0, 0.0, 0.0, 0.0), NextKind::Send);
+    let task = ResultType::ALL.iter().position(|t| *t == ResultType::Task).unwrap() as f64;
+    assert_eq!(step(HappenedKind::Sent, f64::from(KIND_RESULT), 0.0, task, 0.0, 10.0), NextKind::Done);
+    assert_eq!((stop_status(0.0), reason()), (Some(FinalStatus::Pending), "task_pending"));
+    // Followed: a working task with a 700 ms interval is looked at after that wait, never sent again.
+    assert_eq!(step(HappenedKind::TaskCreated, 0.0, status(TaskStatus::Working), 1.0, 700.0, 20.0), NextKind::PollTask);
+    let delay = slot(Out::DelayMs);
+    assert!((700.0..=770.0).contains(&delay), "the interval, jittered: {delay}");
+    assert_eq!(TaskStatus::ALL[slot(Out::TaskStatus) as usize], TaskStatus::Working);
+    assert_eq!(step(HappenedKind::Waited, 0.0, 0.0, 0.0, 0.0, 20.0 + delay), NextKind::LookAtTask);
+    assert!(slot(Out::TimeoutMs) >= 1.0);
+    assert_eq!(step(HappenedKind::TaskLooked, 0.0, status(TaskStatus::Completed), 0.0, 0.0, 900.0), NextKind::FetchTaskResult);
+    assert_eq!(step(HappenedKind::TaskResult, f64::from(KIND_RESULT), 0.0, 0.0, 0.0, 950.0), NextKind::Done);
+    assert_eq!((stop_status(0.0), reason()), (Some(FinalStatus::Succeeded), "succeeded"));
+    // A task's view is refused by name: a status past the table, an interval that is not a duration.
+    let other = c::call_begin(h, 0.0, 1.0);
+    let looked = code(HappenedKind::TaskLooked);
+    for (a, b, c) in [(9.0, 0.0, 0.0), (0.0, 1.0, -1.0), (0.0, 1.0, f64::NAN), (0.0, 1.0, 1e300), (0.0, 3.0, 0.0)] {
+        let answer = dr::next(h, other, looked, 0.0, a, b, c, 0.0, SAFETY_UNSAFE, 0.0, 0.0, 0.0);
+        assert_eq!(failure(answer).map(|f| f.1), Some("happened"), "{a} {b} {c}");
+    }
 }
 
 #[wasm_bindgen_test]

@@ -138,11 +138,15 @@ function outcomeOf(pick) {
 function happenedOf(pick) {
   const rnd = pick.rnd;
   const r = rnd();
-  const kinds = ['start', 'waited', 'cancelled', 'sent', 'input_gathered', 'input_unanswered'];
+  const kinds = ['start', 'waited', 'cancelled', 'sent', 'input_gathered', 'input_unanswered', 'task_created', 'task_looked',
+    'task_look_failed', 'task_result', 'task_result_failed', 'task_cancel_answered'];
   if (r < 0.2) return pick();
   if (r < 0.45) return kinds[Math.floor(rnd() * kinds.length)];
   const h = { kind: rnd() < 0.9 ? kinds[Math.floor(rnd() * kinds.length)] : pick() };
-  if (h.kind === 'sent' || rnd() < 0.1) h.outcome = outcomeOf(pick);
+  if (h.kind === 'sent' || h.kind === 'task_result' || rnd() < 0.1) h.outcome = outcomeOf(pick);
+  if (h.kind === 'task_created' || h.kind === 'task_looked' || rnd() < 0.1) {
+    h.task = rnd() < 0.2 ? pick() : { status: rnd() < 0.7 ? ['working', 'completed', 'cancelled'][Math.floor(rnd() * 3)] : pick(), ...(rnd() < 0.5 ? { pollInterval: rnd() < 0.5 ? 500 : pick() } : {}) };
+  }
   if (h.kind === 'input_unanswered' || rnd() < 0.1) h[rnd() < 0.5 ? 'timedOut' : 'handlerMissing'] = rnd() < 0.5 ? rnd() < 0.5 : pick();
   return h;
 }
