@@ -18,6 +18,7 @@ pub mod operation_id;
 pub mod outcome;
 pub mod policy;
 pub mod prng;
+pub mod resolve;
 pub mod safety;
 
 pub use backoff::Jitter;
@@ -42,4 +43,5 @@ pub use hedge::{
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
 pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyField, PolicyOptions, MAX_DURATION_MS};
 pub use prng::SplitMix64;
+pub use resolve::{StatusDriver, StatusHappened, StatusNext};
 pub use safety::{safety, Safety, ToolFacts};

@@ -27,9 +27,9 @@ use super::session::SessionId;
 use super::tasks::{created_task, task_look, TaskLook};
 use super::telemetry::{CallSpan, TraceContext};
 use crate::retry::{
-    decide_status, operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallDriver, CallOptions, CallState,
-    Cause, Classification, Decision, Engine, FinalStatus, Happened, Next, OperationStatus, Policy, Reason, Recover,
-    Revision, Safety, Sent as Delivered, SplitMix64, TaskStatus, TaskView, ToolFacts,
+    operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallDriver, CallOptions, CallState, Cause,
+    Classification, Decision, Engine, FinalStatus, Happened, Next, OperationStatus, Policy, Reason, Recover, Revision,
+    Safety, Sent as Delivered, SplitMix64, StatusDriver, StatusHappened, StatusNext, TaskStatus, TaskView, ToolFacts,
 };
 
 /// The error of a fallible step of the Rust face (a reconnect factory, a reconcile or authorize hook): any
@@ -1303,50 +1303,63 @@ impl<H: ClientHandler> RetryClient<H> {
         handle.await_response().await.map_err(|e| e.to_string())
     }
 
-    /// Asks the status tool about `operation_id` (polling an `in_progress` answer with the engine's waits) until
-    /// `deadline_ms`: the final status, the reason and the recorded result — or `None` when it cannot be asked
-    /// (no status tool listed, no answer, no time left).
+    /// Asks the status tool about `operation_id` after a call that ended `before`, as the core's status driver
+    /// says (`retry::resolve`: asked only for an open end, an `in_progress` answer looked at again with the
+    /// engine's waits until `deadline_ms`): the final status, the reason and the recorded result — or `None`
+    /// when nothing was learned (no status tool listed, no usable answer, no time left).
     async fn resolve_status(
         &self,
         tool: &str,
         operation_id: &str,
+        before: (FinalStatus, Reason),
         deadline_ms: u64,
+        cancel: &CancellationToken,
     ) -> Option<(FinalStatus, Reason, Option<CallToolResult>)> {
         let name = self.options.status_tool.clone()?;
-        if name == tool || self.now() >= deadline_ms || self.tool(&name).await.is_none() {
+        if name == tool || self.tool(&name).await.is_none() {
             return None;
         }
-        let mut polls = lock(&self.engine).begin_with(self.now(), CallOptions { answers_input: false });
+        let mut driver = StatusDriver::new(&lock(&self.engine), Some(before), deadline_ms, self.now());
+        let mut happened = StatusHappened::Start;
+        let mut recorded = None;
         loop {
-            let mut args = serde_json::Map::new();
-            args.insert("action".into(), Value::String(tool.to_string()));
-            args.insert("operation_id".into(), Value::String(operation_id.to_string()));
-            let ask = CallToolRequestParams::new(name.clone()).with_arguments(args);
-            let answer = Box::pin(self.call_tool(ask)).await.ok()?;
-            let sc = answer.result.filter(|_| answer.status == FinalStatus::Succeeded)?.structured_content?;
-            let said = sc.get("status").and_then(Value::as_str)?;
-            if sc.get("operation_id").and_then(Value::as_str) != Some(operation_id) {
-                return None;
-            }
-            // What the answer makes of the call: the core's table (`decide_status`), as in the JS face.
-            let answer = OperationStatus::ALL.into_iter().find(|s| s.as_str() == said)?;
-            let Decision::Stop { status, reason } = decide_status(Some(answer), None) else { return None };
-            if status == FinalStatus::Pending {
-                // Still running: the engine says when to look again (the ledger's hint, jittered).
-                let hint = sc.get("retryAfterMs").and_then(Value::as_u64);
-                let (now, random) = (self.now(), self.random());
-                let next = lock(&self.engine).poll(&mut polls, hint, now, random);
-                match next {
-                    Decision::Retry { delay_ms, .. } if now.saturating_add(delay_ms) < deadline_ms => {
-                        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
-                        continue;
-                    }
-                    _ => return Some((status, reason, None)),
+            let (now, random) = (self.now(), self.random());
+            let next = driver.next(&lock(&self.engine), happened, now, random, None);
+            happened = match next {
+                StatusNext::Done(end) => {
+                    let Decision::Stop { status, reason } = end? else { return None };
+                    let keeps = matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError);
+                    return Some((status, reason, recorded.filter(|_| keeps)));
                 }
-            }
-            let recorded = sc.get("result").and_then(|r| serde_json::from_value::<CallToolResult>(r.clone()).ok());
-            let keeps = matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError);
-            return Some((status, reason, recorded.filter(|_| keeps)));
+                StatusNext::Wait { delay_ms } => {
+                    let waited = until(cancel, tokio::time::sleep(Duration::from_millis(delay_ms))).await;
+                    if waited.is_some() {
+                        StatusHappened::Waited
+                    } else {
+                        StatusHappened::Cancelled
+                    }
+                }
+                StatusNext::Ask => {
+                    let mut args = serde_json::Map::new();
+                    args.insert("action".into(), Value::String(tool.to_string()));
+                    args.insert("operation_id".into(), Value::String(operation_id.to_string()));
+                    let ask = CallToolRequestParams::new(name.clone()).with_arguments(args);
+                    let answer = Box::pin(self.call_tool(ask)).await.ok();
+                    let sc = answer
+                        .and_then(|a| a.result.filter(|_| a.status == FinalStatus::Succeeded))
+                        .and_then(|r| r.structured_content)
+                        .filter(|sc| sc.get("operation_id").and_then(Value::as_str) == Some(operation_id));
+                    let said = sc.as_ref().and_then(|sc| sc.get("status")).and_then(Value::as_str);
+                    let status = OperationStatus::ALL.into_iter().find(|s| Some(s.as_str()) == said);
+                    let sc = sc.filter(|_| status.is_some());
+                    recorded = sc
+                        .as_ref()
+                        .and_then(|sc| sc.get("result"))
+                        .and_then(|r| serde_json::from_value::<CallToolResult>(r.clone()).ok());
+                    let retry_after_ms = sc.as_ref().and_then(|sc| sc.get("retryAfterMs")).and_then(Value::as_u64);
+                    StatusHappened::Answered { status, retry_after_ms }
+                }
+            };
         }
     }
 
@@ -1746,9 +1759,10 @@ impl<H: ClientHandler> RetryClient<H> {
         };
         // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline,
         // before answering. The write itself is never sent again to find out.
-        let open = matches!(status, FinalStatus::Unknown | FinalStatus::Pending) && !cancel.is_cancelled();
-        if let (Some(id), true) = (op.operation_id.as_deref(), open) {
-            if let Some((s, r, found)) = self.resolve_status(&op.name, id, state.deadline_ms).await {
+        if let (Some(id), false) = (op.operation_id.as_deref(), cancel.is_cancelled()) {
+            if let Some((s, r, found)) =
+                self.resolve_status(&op.name, id, (status, reason), state.deadline_ms, cancel).await
+            {
                 // The status answer's result, or none when it could not be read: never the last attempt's
                 // answer (the ledger's in_progress / unknown) passed off as the write's.
                 (status, reason, result) = (s, r, found);
