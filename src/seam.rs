@@ -90,6 +90,8 @@ slots! {
         Stepped = "stepped", Read::Flag;
         /// The call driver's look at a followed task: the task's status as last seen (`TASK_STATUSES` code).
         TaskStatus = "taskStatus", Read::Code("TASK_STATUSES");
+        /// The status driver's answer: its `RESOLVE_NEXTS` code.
+        ResolveNext = "resolveNext", Read::Code("RESOLVE_NEXTS");
         /// A hedge refused: its `HEDGE_REFUSALS` code; `NaN`: admitted.
         Refusal = "refusal", Read::Code("HEDGE_REFUSALS");
         /// Hedges sent so far.
@@ -441,6 +443,8 @@ error_fields! {
     LookEvent = "event",
     /// What happened, fed to the call driver (`next`), or what it carries.
     Happened = "happened",
+    /// `options.deadlineMs` of `statusNext`: when the look must be over.
+    DeadlineMs = "options.deadlineMs",
 }
 
 /// How a policy value given in JS becomes the core's integer.

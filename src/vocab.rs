@@ -19,7 +19,8 @@ use crate::ledger::{
 };
 use crate::retry::{
     BreakerState, Cause, Delivery, FinalStatus, HappenedKind, HedgeRefusal, Jitter, LedgerStatus, NextKind,
-    OperationStatus, Reason, Recover, ResultType, Revision, Safety, Sent, TaskStatus, Verdict,
+    OperationStatus, Reason, Recover, ResultType, Revision, Safety, Sent, StatusHeard, StatusNextKind, TaskStatus,
+    Verdict,
 };
 
 /// The `_meta` key of the server ledger's own answers (in progress, unknown, conflict, rejected, …).
@@ -479,6 +480,24 @@ fn lists() -> Vec<List> {
                 "Happening",
                 "What happened, fed to the call driver (`next`).",
                 names(&HappenedKind::ALL, HappenedKind::as_str),
+            ),
+        ),
+        named(
+            "RESOLVE",
+            list(
+                "RESOLVE_NEXTS",
+                "ResolveNext",
+                "What the status driver says to do next (`statusNext`: the `resolveNext` slot).",
+                names(&StatusNextKind::ALL, StatusNextKind::as_str),
+            ),
+        ),
+        named(
+            "HEARD",
+            list(
+                "STATUS_HEARD",
+                "StatusHeard",
+                "What happened, fed to the status driver (`statusNext`).",
+                names(&StatusHeard::ALL, StatusHeard::as_str),
             ),
         ),
         list(

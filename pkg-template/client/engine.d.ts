@@ -3,10 +3,10 @@
 // (src/vocab.rs → generated/names.d.ts).
 import type {
   Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, BreakerStateName, Jitter, AttemptOutcome,
-  UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP, OperationStatus, TaskStatus, HedgeRefusalName, Happening,
+  UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP, OperationStatus, TaskStatus, HedgeRefusalName, Happening, StatusHeard,
 } from '../generated/names.js';
 export type {
-  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter, AttemptOutcome, Action, OperationStatus, TaskStatus, DriveNext, Happening,
+  Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter, AttemptOutcome, Action, OperationStatus, TaskStatus, DriveNext, Happening, StatusHeard,
 } from '../generated/names.js';
 
 /**
@@ -246,6 +246,22 @@ export type Next = (
   /** The loop is over: the engine's last decision, a stop. */
   | { next: 'done'; decision: Decision }
 ) & { step?: Step };
+/** What happened, fed to the status driver (`RetryEngine.statusNext`). */
+export type StatusHappened =
+  | StatusHeard
+  | { kind: Exclude<StatusHeard, 'answered'> }
+  | {
+    kind: 'answered';
+    /** The status tool's answer; none: no usable answer (an error, a refusal, another operation's). */
+    answer?: OperationStatus;
+    /** Its `retryAfterMs` (ms), if it gave one: the hint for the next look. */
+    retryAfterMs?: number;
+  };
+/** The status driver's answer (`RetryEngine.statusNext`). */
+export type StatusNext =
+  | { next: 'ask' | 'unchanged' }
+  | { next: 'wait'; decision: Extract<Decision, { action: typeof ACTION_RETRY }> }
+  | { next: 'done'; decision: Decision };
 /** A task as the server last showed it (`tasks/get`, or the created task). */
 export interface TaskView {
   /** Its status. */
@@ -431,6 +447,32 @@ export declare class RetryEngine {
    * open (`before`: the engine's stop; `undefined` when there is none, as in `resolve`): the stop to report.
    */
   statusAnswer(answer: OperationStatus | undefined, before?: { status: FinalStatus; reason: Reason }): Decision;
+  /**
+   * The status driver (the core's): one look at an open end, on a call of its own from `begin` (its polls).
+   * Feed `'start'`, then what happened; it answers `ask` (call the status tool, feed back `{ kind: 'answered',
+   * answer?, retryAfterMs? }` — no `answer`: no usable one), `wait` (`decision.delayMs`, then `'waited'` or
+   * `'cancelled'`), `done` (`decision`: what the answer makes of the call) or `unchanged` (nothing learned: the
+   * call's own end stands). Pass the same `options` at every step; the first step's are kept.
+   */
+  statusNext(call: RetryCall, happened: StatusHappened, nowMs: number, options: {
+    /**
+     * The call's open end (its stop).
+     * @default undefined (none: an operation known only from the journal)
+     */
+    before?: {
+      /** The stop's status (`unknown` or `pending`: anything else is never asked about). */
+      status: FinalStatus;
+      /** The stop's reason. */
+      reason: Reason;
+    };
+    /** When the look must be over (ms, the engine's clock): no question is asked at or past it. */
+    deadlineMs: number;
+    /**
+     * A count: the outgoing requests the look may still make (`SubrequestBudget#room`).
+     * @default undefined (not counted)
+     */
+    subrequests?: number;
+  }): StatusNext;
   /** What a followed task's status means when no result was read: a stop, or a `poll_task` retry while it runs. */
   taskEnd(status: TaskStatus): Decision;
   /** What a followed task's result means when `record` would not stop on it (`cause`, `reason`: that step's

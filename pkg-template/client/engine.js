@@ -15,6 +15,7 @@ import {
 import { A, B, C, D, K, admission, breakerOf, decision, encode, out, safetyCode } from './engine-codec.js';
 import { safetyOf } from './engine-safety.js';
 import { driveStep, readHappened } from './engine-drive.js';
+import { statusStep } from './engine-resolve.js';
 import { statusAnswerOf, taskEndOf, taskResultEndOf } from './engine-ends.js';
 import { adopt, probeDueOf, snapshotOf } from './engine-shared.js';
 import { freshSeed, newOperationId } from './ids.js';
@@ -186,6 +187,23 @@ export class RetryEngine {
     }
     this.#seed(h);
     return driveStep(h, c, read, safety, nowMs, room);
+  }
+
+  /**
+   * The status driver (the core's, one per look, on its own call from `begin`): what a look at an open end does
+   * next, given what `happened` — ask the status tool, wait, or end (engine.d.ts).
+   */
+  statusNext(call, happened, nowMs, options) {
+    const h = engineHandle(this);
+    const c = callHandle(call, 'call', 1);
+    this.#busy++; // reading the options may run a getter, which must free neither the engine nor the call
+    try {
+      this.#seed(h);
+      return statusStep(h, c, happened, nowMs, options);
+    } finally {
+      this.#busy--;
+      callRelease(call);
+    }
   }
 
   /**

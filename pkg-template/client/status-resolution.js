@@ -1,13 +1,16 @@
 // Closing the unknown: a keyed write whose outcome the call could not see is asked about — the server's status
-// tool (the operation ledger), polled while it runs with the engine's waits — and the engine says what the
-// answer makes of the call (`statusAnswer`). The write itself is never sent again. Also `resolve` and
+// tool (the operation ledger), polled while it runs with the engine's waits — as the core's status driver says
+// (`engine.statusNext`: ask, wait, or what the answer makes of the call). The write itself is never sent again. Also `resolve` and
 // `reconcile`, the same question for journaled operations.
 import { rangeError } from '../errors.js';
 import { typeOptionError } from './attempt.js';
 import { assembleOutcome } from './outcome.js';
 import { ofServer, ofServerOrUnbound } from './scope.js';
 import { sleep } from './sleep.js';
-import { ACTION_STOP, MAX_DURATION_MS, OPERATION_IN_PROGRESS, OPERATION_STATUSES, STATUS_SUCCEEDED, STATUS_TOOL_ERROR } from '../generated/names.js';
+import {
+  HEARD_ANSWERED, HEARD_CANCELLED, HEARD_START, HEARD_WAITED, MAX_DURATION_MS, OPERATION_STATUSES, RESOLVE_ASK, RESOLVE_DONE,
+  RESOLVE_WAIT, STATUS_SUCCEEDED, STATUS_TOOL_ERROR,
+} from '../generated/names.js';
 import { subrequestRoom } from './options.js';
 
 /** `{ hintMs }` from a server's interval (a task's `pollInterval`, the ledger's `retryAfterMs`), if it is one: capped at the
@@ -43,33 +46,41 @@ export function statusAsker(call, statusTool) {
  */
 export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempts }) {
   const { engine, now, statusTool } = ctx;
-  if (!statusTool || !outcome.operationId || !(deadlineMs > now())) return undefined;
+  if (!statusTool || !outcome.operationId) return undefined;
   if (!(await ctx.toolInfo(statusTool))) return undefined;
   const action = outcome.tool;
+  // The look's own call (its polls), stepped by the core's status driver: ask, wait, or end.
   const state = engine.begin(now(), { answersInput: false });
+  const options = { before: { status: outcome.status, reason: outcome.reason }, deadlineMs, ...subrequestRoom(ctx.options) };
+  let happened = HEARD_START;
   let answer;
+  let n;
   try {
     for (;;) {
-      answer = await ctx.askStatus({ action, operationId: outcome.operationId }, { signal });
-      ctx.emit({ type: 'resolve', tool: action, operationId: outcome.operationId, answer: answer?.status ?? 'no_answer' });
-      if (!answer || answer.status !== OPERATION_IN_PROGRESS) break;
-      // Still running: the engine says when to look again (the ledger's hint, jittered; within the deadline).
-      const next = engine.poll(state, { ...hintOf(answer.retryAfterMs), ...subrequestRoom(ctx.options) }, now());
-      if (next.action === ACTION_STOP || now() + next.delayMs >= deadlineMs) break;
-      if (!(await sleep(next.delayMs, signal))) break;
+      n = engine.statusNext(state, happened, now(), options);
+      if (n.next === RESOLVE_ASK) {
+        answer = await ctx.askStatus({ action, operationId: outcome.operationId }, { signal });
+        ctx.emit({ type: 'resolve', tool: action, operationId: outcome.operationId, answer: answer?.status ?? 'no_answer' });
+        const hint = answer && hintOf(answer.retryAfterMs);
+        happened = answer ? { kind: HEARD_ANSWERED, answer: answer.status, ...(hint && { retryAfterMs: hint.hintMs }) } : HEARD_ANSWERED;
+      } else if (n.next === RESOLVE_WAIT) {
+        happened = (await sleep(n.decision.delayMs, signal)) ? HEARD_WAITED : HEARD_CANCELLED;
+      } else {
+        break;
+      }
     }
   } finally {
     state.free();
   }
-  // No answer: nothing to change (the engine's stop stands: statusAnswer(undefined, before) is before).
-  if (!answer) return undefined;
-  const decision = engine.statusAnswer(answer.status, { status: outcome.status, reason: outcome.reason });
+  // Nothing learned: nothing to change (the call's own end stands).
+  if (n.next !== RESOLVE_DONE) return undefined;
+  const { decision } = n;
   return assembleOutcome({
     name: outcome.tool,
     safety: outcome.safety,
     operationId: outcome.operationId,
     attempts,
-    result: decision.status === STATUS_SUCCEEDED || decision.status === STATUS_TOOL_ERROR ? answer.result : undefined,
+    result: decision.status === STATUS_SUCCEEDED || decision.status === STATUS_TOOL_ERROR ? answer?.result : undefined,
     decision,
     operationIdArgument: ctx.idArg,
   });

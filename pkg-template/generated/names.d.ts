@@ -265,7 +265,7 @@ export declare const JITTERS: readonly Jitter[];
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a numbers-only export's error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges' | 'look' | 'event' | 'happened';
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges' | 'look' | 'event' | 'happened' | 'options.deadlineMs';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';
@@ -307,6 +307,20 @@ export declare const HAPPENED_TASK_LOOK_FAILED: 'task_look_failed';
 export declare const HAPPENED_TASK_RESULT: 'task_result';
 export declare const HAPPENED_TASK_RESULT_FAILED: 'task_result_failed';
 export declare const HAPPENED_TASK_CANCEL_ANSWERED: 'task_cancel_answered';
+/** What the status driver says to do next (`statusNext`: the `resolveNext` slot). */
+export type ResolveNext = 'ask' | 'wait' | 'done' | 'unchanged';
+export declare const RESOLVE_NEXTS: readonly ResolveNext[];
+export declare const RESOLVE_ASK: 'ask';
+export declare const RESOLVE_WAIT: 'wait';
+export declare const RESOLVE_DONE: 'done';
+export declare const RESOLVE_UNCHANGED: 'unchanged';
+/** What happened, fed to the status driver (`statusNext`). */
+export type StatusHeard = 'start' | 'answered' | 'waited' | 'cancelled';
+export declare const STATUS_HEARD: readonly StatusHeard[];
+export declare const HEARD_START: 'start';
+export declare const HEARD_ANSWERED: 'answered';
+export declare const HEARD_WAITED: 'waited';
+export declare const HEARD_CANCELLED: 'cancelled';
 /** Why the engine refused a hedge (`hedge`: the `refusal` slot). */
 export type HedgeRefusalName = 'off' | 'safety' | 'not_in_flight' | 'max_hedges' | 'deadline' | 'breaker_open' | 'budget' | 'concurrency' | 'subrequest_budget';
 export declare const HEDGE_REFUSALS: readonly HedgeRefusalName[];

@@ -43,5 +43,5 @@ pub use hedge::{
 pub use outcome::{AttemptOutcome, LedgerStatus, ResultType, Revision, Sent};
 pub use policy::{Policy, PolicyError, PolicyErrorKind, PolicyField, PolicyOptions, MAX_DURATION_MS};
 pub use prng::SplitMix64;
-pub use resolve::{StatusDriver, StatusHappened, StatusNext};
+pub use resolve::{StatusDriver, StatusHappened, StatusHeard, StatusNext, StatusNextKind};
 pub use safety::{safety, Safety, ToolFacts};

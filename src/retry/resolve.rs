@@ -30,6 +30,76 @@ pub enum StatusNext {
     Done(Option<Decision>),
 }
 
+impl StatusNext {
+    /// Which of the four it is (`Done(None)` is [`StatusNextKind::Unchanged`]).
+    pub const fn kind(&self) -> StatusNextKind {
+        match self {
+            StatusNext::Ask => StatusNextKind::Ask,
+            StatusNext::Wait { .. } => StatusNextKind::Wait,
+            StatusNext::Done(Some(_)) => StatusNextKind::Done,
+            StatusNext::Done(None) => StatusNextKind::Unchanged,
+        }
+    }
+}
+
+/// The kinds of [`StatusNext`], named across the boundary (the generated `RESOLVE_NEXTS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusNextKind {
+    /// [`StatusNext::Ask`].
+    Ask,
+    /// [`StatusNext::Wait`].
+    Wait,
+    /// [`StatusNext::Done`] with what the call ends as.
+    Done,
+    /// [`StatusNext::Done`] with nothing learned.
+    Unchanged,
+}
+
+impl StatusNextKind {
+    /// Every kind, in declaration order (the order of the codes).
+    pub const ALL: [StatusNextKind; 4] =
+        [StatusNextKind::Ask, StatusNextKind::Wait, StatusNextKind::Done, StatusNextKind::Unchanged];
+
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StatusNextKind::Ask => "ask",
+            StatusNextKind::Wait => "wait",
+            StatusNextKind::Done => "done",
+            StatusNextKind::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// The kinds of [`StatusHappened`], named across the boundary (the generated `STATUS_HEARD`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusHeard {
+    /// [`StatusHappened::Start`].
+    Start,
+    /// [`StatusHappened::Answered`].
+    Answered,
+    /// [`StatusHappened::Waited`].
+    Waited,
+    /// [`StatusHappened::Cancelled`].
+    Cancelled,
+}
+
+impl StatusHeard {
+    /// Every kind, in declaration order (the order of the codes).
+    pub const ALL: [StatusHeard; 4] =
+        [StatusHeard::Start, StatusHeard::Answered, StatusHeard::Waited, StatusHeard::Cancelled];
+
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StatusHeard::Start => "start",
+            StatusHeard::Answered => "answered",
+            StatusHeard::Waited => "waited",
+            StatusHeard::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// What happened, fed back to the driver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatusHappened {

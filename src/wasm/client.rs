@@ -22,7 +22,7 @@ use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, Polic
 use crate::retry::{
     decide_status, decide_task_end, decide_task_result, safety, CallDriver, CallOptions, CallState, Cause, Decision,
     Engine, FinalStatus, Jitter, OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision, SplitMix64,
-    TaskStatus, ToolFacts,
+    StatusDriver, TaskStatus, ToolFacts,
 };
 use crate::seam::{Out, POLICY};
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
@@ -104,6 +104,8 @@ pub(super) struct EngineSlot {
 pub(super) struct CallSlot {
     pub(super) state: CallState,
     pub(super) driver: Option<CallDriver>,
+    /// The status driver, once `statusNext` was first asked about this (status-look) call.
+    pub(super) status: Option<StatusDriver>,
 }
 
 thread_local! {
@@ -438,7 +440,7 @@ pub fn call_begin(engine: f64, now_ms: f64, answers_input: f64) -> f64 {
         let now = time(now_ms)?;
         let options = CallOptions { answers_input: answers_input != 0.0 };
         let state = with_engine(engine, |e| Ok(e.engine.begin_with(now, options)))?;
-        with_slab(&CALLS, Field::Call, |s| s.insert(CallSlot { state, driver: None }).map(f64::from))
+        with_slab(&CALLS, Field::Call, |s| s.insert(CallSlot { state, driver: None, status: None }).map(f64::from))
     })
 }
 
@@ -575,19 +577,17 @@ pub fn status_answer(answer: f64, before_status: f64, before_reason: f64) -> f64
     run(|| {
         let none = OperationStatus::ALL.len() as f64;
         let answer = if answer == none { None } else { Some(code(&OperationStatus::ALL, answer, Field::Answer)?) };
-        let before = if before_status == FinalStatus::ALL.len() as f64 {
-            None
-        } else {
-            Some((
-                code(&FinalStatus::ALL, before_status, Field::Before)?,
-                code(Reason::ALL, before_reason, Field::Before)?,
-            ))
-        };
-        {
-            put_decision(&decide_status(answer, before));
-            Ok(0.0)
-        }
+        put_decision(&decide_status(answer, before_of(before_status, before_reason)?));
+        Ok(0.0)
     })
+}
+
+/// A call's open end as JS passes it: a `STATUSES` code and a `REASONS` code; the count of statuses: none.
+pub(super) fn before_of(before_status: f64, before_reason: f64) -> Result<Option<(FinalStatus, Reason)>, Fail> {
+    if before_status == FinalStatus::ALL.len() as f64 {
+        return Ok(None);
+    }
+    Ok(Some((code(&FinalStatus::ALL, before_status, Field::Before)?, code(Reason::ALL, before_reason, Field::Before)?)))
 }
 
 /// What a followed task's status (`TASK_STATUSES` code) means for the call when no result was read: the

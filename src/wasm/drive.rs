@@ -1,16 +1,16 @@
-//! The call driver's export (`src/retry/drive.rs`): the JS face's attempt loop asks it what to do next, as the
-//! rmcp face does natively. Numbers in, numbers out, like the rest of the client face; the driver lives with its
+//! The drivers' exports (`src/retry/drive.rs`, `src/retry/resolve.rs`): the JS face's attempt loop and its
+//! status look ask them what to do next, as the rmcp face does natively. Numbers in, numbers out, like the rest of the client face; the driver lives with its
 //! call (the call's handle), created at the first step.
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use super::client::{subrequest_room, time, with_call_slot, with_engine, FailKind, Field};
+use super::client::{before_of, subrequest_room, time, with_call_slot, with_engine, FailKind, Field};
 use super::fail::{run, Fail};
 use super::out::put;
 use super::packed::{code, put_classification, put_decision, transition_code, unpack_outcome, unpack_safety};
 use crate::retry::{
-    CallDriver, Decision, Happened, HappenedKind, Next, Reason, Recover, SplitMix64, TaskStatus, TaskView,
-    MAX_DURATION_MS,
+    CallDriver, Decision, Happened, HappenedKind, Next, OperationStatus, Reason, Recover, SplitMix64, StatusDriver,
+    StatusHappened, StatusHeard, StatusNext, TaskStatus, TaskView, MAX_DURATION_MS,
 };
 use crate::seam::Out;
 
@@ -134,4 +134,66 @@ fn put_next(next: &Next) {
             put(Out::Breaker, 0.0);
         }
     }
+}
+
+/// One step of the status driver (`src/retry/resolve.rs`) for `call`, a status look's own call handle: what
+/// happened (`heard`, a `STATUS_HEARD` code; for `answered`, `answer` an `OPERATION_STATUSES` code — their count:
+/// no usable answer — and `has_retry_after`/`retry_after` its `retryAfterMs`) → what to do next, into the out
+/// slots (`resolveNext`, a `RESOLVE_NEXTS` code; `delayMs` for a wait; the decision for `done`). The driver is
+/// made at the first step, from `before_status`/`before_reason` (the call's open end, as `statusAnswer` takes
+/// it) and `deadline_ms`; later steps ignore them.
+#[wasm_bindgen(js_name = statusNext)]
+#[allow(clippy::too_many_arguments)]
+pub fn status_next(
+    engine: f64,
+    call: f64,
+    heard: f64,
+    answer: f64,
+    has_retry_after: f64,
+    retry_after: f64,
+    before_status: f64,
+    before_reason: f64,
+    deadline_ms: f64,
+    now_ms: f64,
+    has_room: f64,
+    room: f64,
+) -> f64 {
+    run(|| {
+        let happened = match code(&StatusHeard::ALL, heard, Field::Happened)? {
+            StatusHeard::Start => StatusHappened::Start,
+            StatusHeard::Waited => StatusHappened::Waited,
+            StatusHeard::Cancelled => StatusHappened::Cancelled,
+            StatusHeard::Answered => {
+                let none = OperationStatus::ALL.len() as f64;
+                let status =
+                    if answer == none { None } else { Some(code(&OperationStatus::ALL, answer, Field::Answer)?) };
+                let retry_after_ms = match has_retry_after {
+                    0.0 => None,
+                    1.0 => Some(Fail::number(Field::HintMs, retry_after, 0, MAX_DURATION_MS, true)?),
+                    v => return Err(Fail::new(FailKind::InvalidValue, Field::HintMs, v)),
+                };
+                StatusHappened::Answered { status, retry_after_ms }
+            }
+        };
+        let before = before_of(before_status, before_reason)?;
+        let deadline = Fail::number(Field::DeadlineMs, deadline_ms, 0, 1 << 53, true)?;
+        let now = time(now_ms)?;
+        let room = subrequest_room(has_room, room)?;
+        with_engine(engine, |e| {
+            let random = e.rng.get_or_insert_with(|| SplitMix64::new(0)).next_u64();
+            with_call_slot(call, Field::Call, |slot| {
+                let driver = slot.status.get_or_insert_with(|| StatusDriver::new(&e.engine, before, deadline, now));
+                let next = driver.next(&e.engine, happened, now, random, room);
+                put(Out::ResolveNext, f64::from(next.kind() as u32));
+                match next {
+                    StatusNext::Wait { delay_ms } => {
+                        put_decision(&Decision::Retry { delay_ms, recover: None, reason: Reason::StillRunning });
+                    }
+                    StatusNext::Done(Some(decision)) => put_decision(&decision),
+                    StatusNext::Ask | StatusNext::Done(None) => {}
+                }
+                Ok(0.0)
+            })
+        })
+    })
 }

@@ -3,7 +3,10 @@
 // `wasm-pack test --headless --chrome` runs). Included, not a test target of its own.
 
 use js_sys::Reflect;
-use mcp_retry_policy::retry::{Cause, FinalStatus, HappenedKind, NextKind, Reason, ResultType, Revision, Safety, TaskStatus};
+use mcp_retry_policy::retry::{
+    Cause, FinalStatus, HappenedKind, NextKind, OperationStatus, Reason, ResultType, Revision, Safety, StatusHeard, StatusNextKind,
+    TaskStatus,
+};
 use mcp_retry_policy::seam::{LedgerOut, Out};
 use mcp_retry_policy::vocab::{
     BOUNDARY_FIELDS, C_B_PRESENT, C_D_PRESENT, ERROR_KINDS, KIND_HTTP, KIND_JSONRPC_ERROR, KIND_LEDGER, KIND_NETWORK,
@@ -287,6 +290,15 @@ fn every_weird_number_in_every_slot_is_a_failure_or_a_result() {
         count(dr::next(n, call, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
         count(dr::next(h, n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
         count(dr::next(h, call, n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
+        // The status driver: every happening, with the weird number in each of its slots.
+        for heard in 0..=StatusHeard::ALL.len() {
+            let hd = heard as f64;
+            count(dr::status_next(h, call, hd, n, n, n, n, n, n, n, n, n));
+            count(dr::status_next(h, call, hd, 0.0, 1.0, n, 1.0, 0.0, 30_000.0, 1000.0, 1.0, n));
+            count(dr::status_next(h, call, hd, 2.0, 0.0, 0.0, 6.0, 0.0, n, 1000.0, 0.0, 0.0));
+        }
+        count(dr::status_next(n, call, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0));
+        count(dr::status_next(h, n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0));
         if n != h && n != call {
             count(c::engine_free(n));
             count(c::call_free(n));
@@ -454,6 +466,45 @@ fn the_call_driver_follows_a_created_task_through_the_numeric_exports() {
         let answer = dr::next(h, other, looked, 0.0, a, b, c, 0.0, SAFETY_UNSAFE, 0.0, 0.0, 0.0);
         assert_eq!(failure(answer).map(|f| f.1), Some("happened"), "{a} {b} {c}");
     }
+}
+
+#[wasm_bindgen_test]
+fn the_status_driver_closes_an_open_end_through_the_numeric_exports() {
+    let h = engine(&[], 3.0);
+    let look = c::call_begin(h, 0.0, 0.0);
+    let heard = |k: StatusHeard| StatusHeard::ALL.iter().position(|x| *x == k).unwrap() as f64;
+    let answer = |s: OperationStatus| OperationStatus::ALL.iter().position(|x| *x == s).unwrap() as f64;
+    let next = || StatusNextKind::ALL[slot(Out::ResolveNext) as usize];
+    let unknown = FinalStatus::ALL.iter().position(|x| *x == FinalStatus::Unknown).unwrap() as f64;
+    let max_attempts = Reason::ALL.iter().position(|x| *x == Reason::MaxAttempts).unwrap() as f64;
+    let step = |k, a: f64, has: f64, hint: f64, now: f64| {
+        let r = dr::status_next(h, look, heard(k), a, has, hint, unknown, max_attempts, 30_000.0, now, 0.0, 0.0);
+        assert_eq!(r, 0.0, "{:?}", failure(r));
+        next()
+    };
+    assert_eq!(step(StatusHeard::Start, 0.0, 0.0, 0.0, 0.0), StatusNextKind::Ask);
+    assert_eq!(step(StatusHeard::Answered, answer(OperationStatus::InProgress), 1.0, 400.0, 5.0), StatusNextKind::Wait);
+    let delay = slot(Out::DelayMs);
+    assert!((400.0..=440.0).contains(&delay), "the ledger's hint, jittered: {delay}");
+    assert_eq!(step(StatusHeard::Waited, 0.0, 0.0, 0.0, 5.0 + delay), StatusNextKind::Ask);
+    assert_eq!(step(StatusHeard::Answered, answer(OperationStatus::NotDone), 0.0, 0.0, 600.0), StatusNextKind::Done);
+    assert_eq!((stop_status(0.0), reason()), (Some(FinalStatus::Failed), "resolved_by_status"));
+    // No usable answer: nothing learned.
+    let other = c::call_begin(h, 0.0, 0.0);
+    let none = OperationStatus::ALL.len() as f64;
+    for (k, a) in [(StatusHeard::Start, 0.0), (StatusHeard::Answered, none)] {
+        assert_eq!(dr::status_next(h, other, heard(k), a, 0.0, 0.0, unknown, max_attempts, 30_000.0, 1.0, 0.0, 0.0), 0.0);
+    }
+    assert_eq!(next(), StatusNextKind::Unchanged);
+    // What a step carries is refused by name.
+    let third = c::call_begin(h, 0.0, 0.0);
+    let bad = |heard_: f64, a: f64, has: f64, hint: f64, deadline: f64| {
+        failure(dr::status_next(h, third, heard_, a, has, hint, unknown, max_attempts, deadline, 1.0, 0.0, 0.0)).map(|f| f.1)
+    };
+    assert_eq!(bad(StatusHeard::ALL.len() as f64, 0.0, 0.0, 0.0, 1.0), Some("happened"));
+    assert_eq!(bad(heard(StatusHeard::Answered), none + 1.0, 0.0, 0.0, 1.0), Some("answer"));
+    assert_eq!(bad(heard(StatusHeard::Answered), 0.0, 1.0, -5.0, 1.0), Some("options.hintMs"));
+    assert_eq!(bad(heard(StatusHeard::Start), 0.0, 0.0, 0.0, f64::NAN), Some("options.deadlineMs"));
 }
 
 #[wasm_bindgen_test]

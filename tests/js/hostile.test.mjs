@@ -151,6 +151,20 @@ function happenedOf(pick) {
   return h;
 }
 
+function statusHappenedOf(pick) {
+  const rnd = pick.rnd;
+  const kinds = ['start', 'answered', 'waited', 'cancelled'];
+  const r = rnd();
+  if (r < 0.2) return pick();
+  if (r < 0.5) return kinds[Math.floor(rnd() * kinds.length)];
+  const h = { kind: rnd() < 0.9 ? kinds[Math.floor(rnd() * kinds.length)] : pick() };
+  if (h.kind === 'answered' || rnd() < 0.1) {
+    if (rnd() < 0.7) h.answer = rnd() < 0.7 ? ['in_progress', 'succeeded', 'not_found'][Math.floor(rnd() * 3)] : pick();
+    if (rnd() < 0.5) h.retryAfterMs = rnd() < 0.5 ? 300 : pick();
+  }
+  return h;
+}
+
 // Linear memory, plus the externref tables (each slot also holds a JS value alive).
 const memory = () => clientWasm.memory.buffer.byteLength + serverWasm.memory.buffer.byteLength
   + 8 * ((clientWasm.__wbindgen_externrefs?.length ?? 0) + serverWasm.__wbindgen_externrefs.length);
@@ -220,6 +234,12 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'next': (p) => engine.next(p.rnd() < 0.7 ? call : p(), happenedOf(p), p.rnd() < 0.5 ? 'read_only' : p(), p.rnd() < 0.7 ? t0 : p(), p.rnd() < 0.5 ? undefined : p.rnd() < 0.5 ? p() : { subrequests: p() }),
     'next (hostile this)': (p) => EP.next.call(p.rnd() < 0.7 ? engine : p(), p.rnd() < 0.7 ? call : p(), happenedOf(p), p(), p.rnd() < 0.5 ? t0 : p()),
     'next (a getter frees the engine, or the call)': (p) => engine.next(call, { kind: 'sent', outcome: p.rnd() < 0.5 ? freeing : freeingCall }, 'read_only', t0),
+    'statusNext': (p) => engine.statusNext(p.rnd() < 0.7 ? call : p(), statusHappenedOf(p), p.rnd() < 0.7 ? t0 : p(), p.rnd() < 0.2 ? p() : {
+      deadlineMs: p.rnd() < 0.7 ? t0 + 10_000 : p(),
+      ...(p.rnd() < 0.5 ? { before: p.rnd() < 0.7 ? { status: 'unknown', reason: p.rnd() < 0.5 ? 'max_attempts' : p() } : p() } : {}),
+      ...(p.rnd() < 0.3 ? { subrequests: p() } : {}),
+    }),
+    'statusNext (hostile this)': (p) => EP.statusNext.call(p.rnd() < 0.7 ? engine : p(), p.rnd() < 0.7 ? call : p(), 'start', p(), { deadlineMs: p() }),
     'decide': (p) => engine.decide(p.rnd() < 0.7 ? call : p(), outcomeOf(p), p(), p()),
     'poll': (p) => engine.poll(p.rnd() < 0.7 ? call : p(), p.rnd() < 0.3 ? p() : p.rnd() < 0.5 ? { hintMs: p() } : { hintMs: p(), subrequests: p() }, p.rnd() < 0.7 ? t0 : p()),
     'poll (hostile this)': (p) => EP.poll.call(p.rnd() < 0.5 ? engine : p(), p.rnd() < 0.7 ? call : p(), { hintMs: p() }, p()),
@@ -276,6 +296,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw admit': raw('admit', 5),
     'raw record': raw('record', 9),
     'raw next': raw('next', 12),
+    'raw statusNext': raw('statusNext', 12),
     'raw classify': raw('classify', 6),
     'raw poll': raw('poll', 7),
     'raw inputUnanswered': raw('inputUnanswered', 3),
@@ -314,7 +335,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
   // Every method and every raw export is covered above, so one added later is noticed here.
   assert.deepEqual(Object.getOwnPropertyNames(EP).sort(), ['admit', 'adoptShared', 'begin', 'breakerState', 'budgetTokens', 'classify', 'constructor',
     'decide', 'free', 'hedge', 'hedgeCounts', 'hedgeEnded', 'hedging', 'inputUnanswered', 'listFailed', 'next', 'policy', 'poll', 'probeDue', 'record',
-    'revision', 'safety', 'setProtocolVersion', 'sharedSnapshot', 'statusAnswer', 'taskEnd', 'taskResultEnd']);
+    'revision', 'safety', 'setProtocolVersion', 'sharedSnapshot', 'statusAnswer', 'statusNext', 'taskEnd', 'taskResultEnd']);
   assert.deepEqual(Object.getOwnPropertyNames(CP).sort(), ['attempts', 'constructor', 'deadlineMs', 'free', 'maybeDelivered', 'polls']);
   const exported = Object.keys(rawClient).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).filter((k) => k.startsWith('raw ')).flatMap((k) => k.slice(4).split(' / ')).sort();

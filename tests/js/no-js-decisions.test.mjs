@@ -96,12 +96,14 @@ test('no JS file of the package writes a status or a reason of its own: they com
   assert.deepEqual(offences, [], 'a JS file decides a status or a reason: ask the engine (src/retry/ends.rs, decide.rs) instead');
 });
 
-test('the attempt loop is the core\'s call driver: the loop, its input rounds and task following ask engine.next, never admit, record or poll themselves', () => {
+test('the attempt loop is the core\'s call driver: the loop, its input rounds and task following ask engine.next, the status look engine.statusNext, never admit, record or poll themselves', () => {
   const loop = code(readFileSync(join(root, 'client/call-loop.js'), 'utf8'));
   const rounds = code(readFileSync(join(root, 'client/input-rounds.js'), 'utf8'));
   const tasks = code(readFileSync(join(root, 'client/tasks.js'), 'utf8'));
+  const status = code(readFileSync(join(root, 'client/status-resolution.js'), 'utf8'));
+  assert.match(status, /\bengine\.statusNext\(/, 'status-resolution.js steps the status driver');
   assert.match(loop, /\bengine\.next\(/, 'call-loop.js steps the driver');
-  for (const [file, src] of [['call-loop.js', loop], ['input-rounds.js', rounds], ['tasks.js', tasks]]) {
+  for (const [file, src] of [['call-loop.js', loop], ['input-rounds.js', rounds], ['tasks.js', tasks], ['status-resolution.js', status]]) {
     const own = [...src.matchAll(/\b(?:engine|ctx\.engine)\.(admit|record|decide|inputUnanswered|poll|taskEnd|taskResultEnd)\(/g)].map((m) => m[1]);
     assert.deepEqual(own, [], `${file} sequences the engine's steps itself (${own})`);
   }
