@@ -9,11 +9,10 @@ import {
 import { O_HELD, O_NEXT, O_RECOVER, O_STEPPED, O_TASK_STATUS, O_TIMEOUT_MS, readAdmitted, readClassification, readRetry } from '../generated/seam.js';
 import { rangeError, typeError, typeName } from '../errors.js';
 import * as w from '../mcp_retry_policy_client.js';
-import { bool, code, codes, fields, number, ok, ours, required } from './engine-read.js';
+import { TASK_CODES, bool, code, codes, fields, number, ok, ours, required } from './engine-read.js';
 import { A, B, C, D, K, breakerOf, decision, encode, out, safetyCode } from './engine-codec.js';
 
 const HAPPENED_CODES = codes(HAPPENINGS);
-const TASK_CODES = codes(TASK_STATUSES);
 const KEYS = ['kind', 'outcome', 'timedOut', 'handlerMissing', 'task'];
 const plain = (c) => ({ code: c, outcome: undefined, timedOut: false, handlerMissing: false, task: undefined });
 const CARRIES_OUTCOME = [HAPPENED_SENT, HAPPENED_TASK_RESULT];

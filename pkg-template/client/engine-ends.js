@@ -6,14 +6,16 @@ import { CAUSES, OPERATION_STATUSES, REASONS, STATUSES, TASK_STATUSES } from '..
 import { CAUSE_CODES, OPERATION_CODES, REASON_CODES, STATUS_CODES, TASK_CODES, code, fields, ok, ours, required } from './engine-read.js';
 import { decision, out } from './engine-codec.js';
 
-/** `RetryEngine.statusAnswer`. */
-export function statusAnswerOf(answer, before) {
-  const a = answer === undefined ? OPERATION_STATUSES.length : code(answer, 'answer', OPERATION_CODES, OPERATION_STATUSES);
+/**
+ * A call's open end as `statusAnswer` and `statusNext` take it (`{ status, reason }`, a decision's other fields
+ * allowed) → `[statusCode, reasonCode]`; none: the count of statuses.
+ */
+export function readBefore(before, path) {
   let s = STATUSES.length;
   let r = 0;
-  let at = 'before';
+  let at = path;
   try {
-    fields(before, 'before', ['action', 'status', 'reason', 'delayMs', 'recover'], (key, v, field) => {
+    fields(before, path, ['action', 'status', 'reason', 'delayMs', 'recover'], (key, v, field) => {
       at = field;
       if (key === 'status') s = code(required(v, field, STATUSES), field, STATUS_CODES, STATUSES);
       else if (key === 'reason') r = code(required(v, field, REASONS), field, REASON_CODES, REASONS);
@@ -21,6 +23,13 @@ export function statusAnswerOf(answer, before) {
   } catch (e) {
     throw ours(e, at);
   }
+  return [s, r];
+}
+
+/** `RetryEngine.statusAnswer`. */
+export function statusAnswerOf(answer, before) {
+  const a = answer === undefined ? OPERATION_STATUSES.length : code(answer, 'answer', OPERATION_CODES, OPERATION_STATUSES);
+  const [s, r] = readBefore(before, 'before');
   ok(w.statusAnswer(a, s, r));
   return decision(out());
 }

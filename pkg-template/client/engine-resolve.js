@@ -3,18 +3,16 @@
 // makes of the call. The sequence and every end are the core's; this reads `happened`, the options of the first
 // step and the answer through the generated names and slots.
 import {
-  HEARD_ANSWERED, OPERATION_STATUSES, REASONS, RESOLVE_DONE, RESOLVE_NEXTS, RESOLVE_WAIT, STATUSES, STATUS_HEARD,
+  HEARD_ANSWERED, OPERATION_STATUSES, RESOLVE_DONE, RESOLVE_NEXTS, RESOLVE_WAIT, STATUSES, STATUS_HEARD,
 } from '../generated/names.js';
 import { O_RESOLVE_NEXT, readRetry } from '../generated/seam.js';
 import { typeError, typeName } from '../errors.js';
 import * as w from '../mcp_retry_policy_client.js';
-import { code, codes, fields, number, ok, ours, required } from './engine-read.js';
+import { OPERATION_CODES, code, codes, fields, number, ok, ours, required } from './engine-read.js';
 import { decision, out } from './engine-codec.js';
+import { readBefore } from './engine-ends.js';
 
 const HEARD_CODES = codes(STATUS_HEARD);
-const OPERATION_CODES = codes(OPERATION_STATUSES);
-const STATUS_CODES = codes(STATUSES);
-const REASON_CODES = codes(REASONS);
 
 /**
  * `happened` — `'start'`, `'waited'`, `'cancelled'` or `{ kind: 'answered', answer?, retryAfterMs? }` (`answer`
@@ -61,13 +59,7 @@ function readOptions(options) {
       at = field;
       if (key === 'deadlineMs') deadline = number(required(v, field, 'when the look must be over, in ms'), field);
       else if (key === 'subrequests' && v !== undefined) room = number(v, field);
-      else if (key === 'before' && v !== undefined) {
-        fields(v, field, ['action', 'status', 'reason', 'delayMs', 'recover'], (k, x, f) => {
-          at = f;
-          if (k === 'status') s = code(required(x, f, STATUSES), f, STATUS_CODES, STATUSES);
-          else if (k === 'reason') r = code(required(x, f, REASONS), f, REASON_CODES, REASONS);
-        });
-      }
+      else if (key === 'before') [s, r] = readBefore(v, field);
     });
     if (options === undefined) required(undefined, 'options.deadlineMs', 'when the look must be over, in ms');
   } catch (e) {

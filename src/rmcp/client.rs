@@ -1612,8 +1612,10 @@ impl<H: ClientHandler> RetryClient<H> {
                     self.drive(&mut driver, &mut state, if waited { Happened::Waited } else { Happened::Cancelled })
                 }
                 Next::LookAtTask { timeout_ms } => {
+                    // (Told only after `TaskCreated`, which set `following`; else: cancel, the driver ends it.)
                     let Some(t) = following.as_mut() else {
-                        break Decision::stop(FinalStatus::Unknown, Reason::TaskPending);
+                        next = self.drive(&mut driver, &mut state, Happened::Cancelled);
+                        continue;
                     };
                     let happened = match until(cancel, self.task_rpc("tasks/get", &t.task_id, timeout_ms)).await {
                         None => Happened::Cancelled,
@@ -1636,8 +1638,10 @@ impl<H: ClientHandler> RetryClient<H> {
                     self.drive(&mut driver, &mut state, happened)
                 }
                 Next::FetchTaskResult { timeout_ms } => {
+                    // (Told only after `TaskCreated`, which set `following`; else: cancel, the driver ends it.)
                     let Some(t) = following.as_mut() else {
-                        break Decision::stop(FinalStatus::Unknown, Reason::TaskPending);
+                        next = self.drive(&mut driver, &mut state, Happened::Cancelled);
+                        continue;
                     };
                     // A look that carried the result (SEP-2663 `completed`) is its answer.
                     let fetched = match t.result.take() {
@@ -1673,7 +1677,8 @@ impl<H: ClientHandler> RetryClient<H> {
                 }
                 Next::CancelTask { timeout_ms } => {
                     let Some(t) = following.as_ref() else {
-                        break Decision::stop(FinalStatus::Unknown, Reason::Aborted);
+                        next = self.drive(&mut driver, &mut state, Happened::TaskCancelAnswered);
+                        continue;
                     };
                     // The caller cancelled: cancel the task; the driver says what the call is then.
                     let answer = self.task_rpc("tasks/cancel", &t.task_id, timeout_ms).await;
