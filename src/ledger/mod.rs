@@ -10,12 +10,15 @@
 
 pub mod canonical;
 pub mod fingerprint;
+pub mod hold;
+pub mod hold_events;
 pub mod json;
 pub mod look;
 pub mod record;
 pub mod status_tool;
 
 pub use fingerprint::{fingerprint, fingerprint_of_canonical, fingerprint_of_js_json};
+pub use hold::{Hold, HoldAnswer, HoldEvent, HoldStep, HoldTell, LostReason, Renewal, Standing, HOLD_WORDS};
 pub use json::MAX_TEXT_BYTES;
 pub use look::{Look, LookEnd, LookEvent, LookMode, LookPhase, LookStep, ReconcileVerdict, MAX_ROUNDS};
 pub use record::{

@@ -8,15 +8,17 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::OptionFuture;
 use tokio::sync::watch;
-use tokio::time::{sleep, sleep_until, Instant};
+use tokio::time::{sleep_until, Instant};
 
-use super::ledger::{lock, LedgerEvent, LedgerKey, OperationLedger, StoreError};
-use crate::ledger::record::{keep_alive_ms, renew, Record};
+use super::ledger::{lock, LedgerEvent, LedgerKey, OperationLedger};
+use crate::ledger::hold::{Hold, HoldAnswer, HoldEvent, HoldStep, HoldTell, Standing};
+use crate::ledger::record::Record;
 
 /// A claim this process holds while its handler runs (an entry of the ledger's live claims).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,81 +32,40 @@ pub(super) struct Live {
 /// The claims this process holds now, by key.
 pub(super) type LiveClaims = Mutex<HashMap<LedgerKey, Live>>;
 
-/// `not_renewed`: the claim was not renewed in time.
-const NOT_RENEWED: &str = "not_renewed";
-
-/// Where a claim stands, shared by its hold and its handler's [`HandlerClaim`]s.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Standing {
-    /// Held until this point of the local monotonic clock (the give-up point of its last lease).
-    Until(Instant),
-    /// Lost, and why (`record_changed`, `not_renewed`).
-    Lost(&'static str),
-    /// The run ended with the claim kept.
-    Ended,
+/// A claim's hold — the core's driver ([`Hold`]) — shared by the loop that carries it out and its handler's
+/// [`HandlerClaim`]s (which only look: past the give-up point, a look finds it lost). The monotonic clock is
+/// the milliseconds since `anchor`; `changed` wakes the handler's waiters after each step.
+#[derive(Debug)]
+pub(super) struct ClaimStanding {
+    hold: Mutex<Hold>,
+    anchor: Instant,
+    changed: watch::Sender<()>,
 }
 
-/// The claim's standing: written by its hold, read (and, once its give-up point has passed, marked lost) by
-/// the handler's claim — one lock, so that a handler that was told lost is never told held again.
-#[derive(Debug)]
-pub(super) struct ClaimStanding(watch::Sender<Standing>);
-
 impl ClaimStanding {
-    fn new(until: Instant) -> Arc<Self> {
-        Arc::new(ClaimStanding(watch::Sender::new(Standing::Until(until))))
+    /// The monotonic clock the hold keeps its points on (ms since the hold began).
+    fn mono(&self) -> u64 {
+        u64::try_from(self.anchor.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
-    /// Why the claim was lost; a claim past its give-up point is lost now (`not_renewed`).
+    /// `ms` on the hold's monotonic clock, as an instant.
+    fn instant(&self, ms: u64) -> Instant {
+        at(self.anchor, ms)
+    }
+
+    /// Why the claim was lost; a claim past its give-up point is lost now (`not_renewed`); and the give-up
+    /// point while it is held.
+    fn look(&self) -> (Standing, u64) {
+        let mut hold = lock(&self.hold);
+        let _ = hold.step(HoldEvent::Look, 0, self.mono());
+        (hold.standing(), hold.give_up_point_mono())
+    }
+
     fn lost(&self) -> Option<&'static str> {
-        let mut lost = None;
-        self.0.send_if_modified(|s| match *s {
-            Standing::Lost(reason) => {
-                lost = Some(reason);
-                false
-            }
-            Standing::Until(at) if Instant::now() >= at => {
-                *s = Standing::Lost(NOT_RENEWED);
-                lost = Some(NOT_RENEWED);
-                true
-            }
-            Standing::Until(_) | Standing::Ended => false,
-        });
-        lost
-    }
-
-    /// Moves the give-up point to `until` (a renewal won); `false` if the claim is lost already — its give-up
-    /// point passed first.
-    fn extend(&self, until: Instant) -> bool {
-        let mut kept = false;
-        // No wake-up for a point that moved later: a waiter wakes at the old point and reads the new one.
-        self.0.send_if_modified(|s| {
-            if matches!(*s, Standing::Until(at) if Instant::now() < at) {
-                *s = Standing::Until(until);
-                kept = true;
-            }
-            false
-        });
-        kept
-    }
-
-    fn lose(&self, reason: &'static str) {
-        self.0.send_if_modified(|s| {
-            let held = matches!(*s, Standing::Until(_));
-            if held {
-                *s = Standing::Lost(reason);
-            }
-            held
-        });
-    }
-
-    fn end(&self) {
-        self.0.send_if_modified(|s| {
-            let held = matches!(*s, Standing::Until(_));
-            if held {
-                *s = Standing::Ended;
-            }
-            held
-        });
+        match self.look().0 {
+            Standing::Lost(reason) => Some(reason.as_str()),
+            Standing::Held | Standing::Ended => None,
+        }
     }
 }
 
@@ -243,22 +204,19 @@ impl HandlerClaim {
     /// # Ok(()) }
     /// ```
     pub async fn until_lost(&self) -> &'static str {
-        let mut seen = self.standing.0.subscribe();
+        let mut seen = self.standing.changed.subscribe();
         loop {
-            let now = *seen.borrow_and_update();
-            match now {
-                Standing::Lost(reason) => return reason,
-                Standing::Ended => return std::future::pending().await,
-                Standing::Until(at) => {
+            seen.mark_unchanged();
+            match self.standing.look() {
+                (Standing::Lost(reason), _) => return reason.as_str(),
+                (Standing::Ended, _) => return std::future::pending().await,
+                (Standing::Held, point) => {
                     tokio::select! {
-                        // (The hold's sender lives in `standing`: `changed` never fails.)
+                        // (The sender lives in `standing`: `changed` never fails.)
                         _ = seen.changed() => {}
-                        () = sleep_until(at) => {}
+                        () = sleep_until(self.standing.instant(point)) => {}
                     }
                 }
-            }
-            if let Some(reason) = self.standing.lost() {
-                return reason;
             }
         }
     }
@@ -297,8 +255,8 @@ impl Drop for LiveGuard<'_> {
 }
 
 impl OperationLedger {
-    /// Runs `work` while keeping `claimed` alive: its lease is renewed every third of it (the core's
-    /// [`keep_alive_ms`] and [`renew`], each a compare-and-set on the version), so that no other process — a
+    /// Runs `work` while keeping `claimed` alive: its lease is renewed every third of it (the core's [`Hold`]
+    /// driver, carried out here: each renewal a compare-and-set on the version), so that no other process — a
     /// JS ledger's reconcile hook on the same table included — takes the key over while the handler runs; and
     /// until `work` returns this ledger answers a repeat `in_progress` and never asks its own reconcile hook
     /// about the key (a live claim of this process, while the record is still at its version) — also after the
@@ -315,7 +273,9 @@ impl OperationLedger {
     /// renewal fails, or hangs, past the give-up point on the ledger's clock. A renewal that answers late on
     /// the ledger's clock and still holds is told as [`LedgerEvent::LeaseLate`]. A renewal runs alongside the
     /// work: the handler is polled all along. (The handler is not cancelled: dropping it mid-write would be
-    /// worse.)
+    /// worse.) When the work returns while a renewal is in flight, the hold waits for its answer (until the
+    /// give-up point at most; unanswered by then, the record read back tells whether it landed), so the claim
+    /// it hands back is the one the store holds.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -337,111 +297,95 @@ impl OperationLedger {
         self.hold_with(key, claimed, |_| work).await
     }
 
-    /// [`hold`](Self::hold), handing the claim's standing to `work` (a [`HandlerClaim`]'s).
+    /// [`hold`](Self::hold), handing the claim's standing to `work` (a [`HandlerClaim`]'s). One loop carries
+    /// out the core's [`Hold`] driver: the handler, the driver's timer and the store write in flight are each
+    /// a branch, so the handler is polled all along.
     pub(super) async fn hold_with<T, W, F>(&self, key: &LedgerKey, claimed: Record, work: W) -> (T, Record)
     where
         W: FnOnce(Arc<ClaimStanding>) -> F,
         F: Future<Output = T>,
     {
-        let every = keep_alive_ms(self.config());
-        let lease_ms = self.config().lease_ms;
         let fence = claimed.version;
-        // The lease on the local monotonic clock, from here (the claim was just made): its end read against the
-        // ledger's clock once, now; and never past two thirds of the lease after the renewal that wrote it.
-        let (anchor, anchor_ms) = (Instant::now(), self.now_ms());
-        let give_up_point = |sent: Instant, r: &Record| {
-            let by_lease = r.lease_until_ms.saturating_sub(anchor_ms).saturating_sub(every);
-            at(anchor, by_lease).min(at(sent, lease_ms.saturating_sub(every)))
-        };
-        let mut point = give_up_point(anchor, &claimed);
-        let standing = ClaimStanding::new(point);
+        let standing = Arc::new(ClaimStanding {
+            hold: Mutex::new(Hold::new(&claimed, self.config(), self.now_ms(), 0)),
+            anchor: Instant::now(),
+            changed: watch::Sender::new(()),
+        });
         lock(&self.live).insert(key.clone(), Live { fence, version: fence });
         let guard = LiveGuard { live: &self.live, key, fence };
-        let mut current = claimed;
-        let mut kept = true;
         let mut work = std::pin::pin!(work(standing.clone()));
-        let mut tick = std::pin::pin!(sleep(Duration::from_millis(every)));
-        let mut give_up = std::pin::pin!(sleep_until(point));
-        let mut renewal = None;
-        let lose = |reason: &'static str, kept: &mut bool| {
-            *kept = false;
-            standing.lose(reason);
-            self.emit(LedgerEvent::LeaseLost { key: key.clone(), fence, reason });
-        };
-        let out = loop {
-            // The handler is polled all along, a renewal in flight or not: each is its own branch. In order: a
-            // claim past its give-up point is lost before anything else is heard.
-            tokio::select! {
+        let mut out = None;
+        let mut write: Option<Pin<Box<dyn Future<Output = HoldEvent> + Send + '_>>> = None;
+        loop {
+            let timeout = lock(&standing.hold).timeout();
+            // In order: a claim past its give-up point is lost before anything else is heard.
+            let event = tokio::select! {
                 biased;
-                () = &mut give_up, if kept => lose(NOT_RENEWED, &mut kept),
-                out = &mut work => break out,
-                Some((sent, next, answer)) = OptionFuture::from(renewal.as_mut()), if renewal.is_some() => {
-                    renewal = None;
-                    let (next, previous, answer): (Record, Record, Result<bool, StoreError>) = (next, current.clone(), answer);
-                    if matches!(answer, Ok(true)) {
-                        // Given up on or not, a renewal that won stands: the record is at its version now.
-                        guard.moved(next.version);
-                        current = next;
-                    }
-                    if !kept {
-                        continue; // given up while it was in flight: the claim stays lost
-                    }
-                    // The ledger's clock read after the renewal answered: a store that took long counts. Late:
-                    // past two thirds of the lease (the process stalled, or the store was slow). Still renewed
-                    // if nobody took the claim — the version check proves that — but operators hear the lease
-                    // is too short.
-                    let now = self.now_ms();
-                    let late = now >= previous.lease_until_ms.saturating_sub(every);
-                    match answer {
-                        Ok(true) => {
-                            point = give_up_point(sent, &current);
-                            give_up.as_mut().reset(point);
-                            if !standing.extend(point) {
-                                lose(NOT_RENEWED, &mut kept); // the handler saw it lost first
-                                continue;
-                            }
-                            if late {
-                                let left_ms = previous.lease_until_ms.saturating_sub(now);
-                                self.emit(LedgerEvent::LeaseLate { key: key.clone(), fence, left_ms });
-                            }
-                            tick.as_mut().reset(at(Instant::now(), every));
-                        }
-                        Ok(false) => lose("record_changed", &mut kept),
-                        Err(e) => {
-                            self.emit(LedgerEvent::StoreError { during: "renew", key: Some(key.clone()), error: e.to_string() });
-                            give_up.as_mut().reset(point);
-                            if late {
-                                // Only a third of the lease left and not renewed: give up before anyone may
-                                // reconcile it.
-                                lose(NOT_RENEWED, &mut kept);
-                            } else {
-                                tick.as_mut().reset(at(Instant::now(), (every / 4).max(1)));
-                            }
-                        }
-                    }
+                () = sleep_until(standing.instant(timeout.unwrap_or(0))), if timeout.is_some() => HoldEvent::Timer,
+                done = &mut work, if out.is_none() => {
+                    out = Some(done);
+                    HoldEvent::Stop
                 }
-                () = &mut tick, if kept && renewal.is_none() => {
-                    let now = self.now_ms();
-                    let Some(next) = renew(&current, now, self.config()) else {
-                        lose(NOT_RENEWED, &mut kept); // not a pending claim: nothing to renew
-                        continue;
-                    };
-                    // While it is in flight, the claim is also given up at the give-up point on the ledger's
-                    // clock (or, already past it, at the lease's end), whether or not the store has answered.
-                    let sent = Instant::now();
-                    let until = current.lease_until_ms.saturating_sub(every);
-                    let hung = if now >= until { current.lease_until_ms } else { until };
-                    give_up.as_mut().reset(point.min(at(sent, hung.saturating_sub(now))));
-                    let (store, version) = (self.store(), current.version);
-                    renewal = Some(Box::pin(async move {
-                        let answer = store.replace(key, version, &next, None).await;
-                        (sent, next, answer)
+                Some(heard) = OptionFuture::from(write.as_mut()), if write.is_some() => {
+                    write = None;
+                    heard
+                }
+            };
+            let (step, version, tells) = {
+                let mut hold = lock(&standing.hold);
+                let step = hold.step(event, self.now_ms(), standing.mono());
+                let tells = [hold.tell(), hold.tell()];
+                (step, hold.claim().0, tells)
+            };
+            guard.moved(version);
+            standing.changed.send_replace(());
+            for tell in tells.into_iter().flatten() {
+                self.emit(match tell {
+                    HoldTell::Lost(reason) => {
+                        LedgerEvent::LeaseLost { key: key.clone(), fence, reason: reason.as_str() }
+                    }
+                    HoldTell::Late { left_ms } => LedgerEvent::LeaseLate { key: key.clone(), fence, left_ms },
+                });
+            }
+            match step {
+                HoldStep::Renew(r) => {
+                    let (store, next) = (self.store().clone(), r.record(&claimed));
+                    write = Some(Box::pin(async move {
+                        let answer = store.replace(key, r.expected, &next, None).await;
+                        match answer {
+                            Ok(true) => HoldEvent::Renewed(HoldAnswer::Won),
+                            Ok(false) => HoldEvent::Renewed(HoldAnswer::Changed),
+                            Err(e) => {
+                                self.emit(LedgerEvent::StoreError {
+                                    during: "renew",
+                                    key: Some(key.clone()),
+                                    error: e.to_string(),
+                                });
+                                HoldEvent::Renewed(HoldAnswer::Failed)
+                            }
+                        }
                     }));
                 }
+                HoldStep::ReadBack(r) => {
+                    // Unanswered by the give-up point: the renewal may have landed. The record read back
+                    // tells — exactly the renewal this claim sent (another run's claim has its own creation
+                    // time and lease) or not; a read that fails tells nothing (finish over the last answer).
+                    let (store, sent) = (self.store().clone(), r.record(&claimed));
+                    write = Some(Box::pin(async move {
+                        let back = store.get(key).await;
+                        HoldEvent::ReadBack(matches!(back, Ok(Some(s)) if s.record == sent))
+                    }));
+                }
+                HoldStep::Done => {
+                    if let Some(done) = out {
+                        let current = lock(&standing.hold).record(&claimed);
+                        drop(guard);
+                        return (done, current);
+                    }
+                }
+                // The rmcp face feeds no fenced commit (its transactions claim inside the store's own).
+                HoldStep::Wait | HoldStep::Commit(_) | HoldStep::Refused => {}
             }
-        };
-        standing.end();
-        drop(guard);
-        (out, current)
+        }
     }
 }
