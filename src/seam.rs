@@ -180,6 +180,18 @@ slots! {
         /// How a look ended: a `LOOK_ENDS` code (its step `done`); `RetryAfterMs` for `in_progress`, `State` the
         /// replayed outcome for `replay`.
         End = "end", Read::Code("LOOK_ENDS");
+        /// A hold's next wake-up on its monotonic clock (`ledgerHold`; `NaN`: none).
+        Timeout = "timeout", Read::Maybe;
+        /// Where a hold's claim stands: a `CLAIM_STANDINGS` code.
+        Standing = "standing", Read::Code("CLAIM_STANDINGS");
+        /// What operators hear of a hold now: a `HOLD_TELLS` code (`NaN`: nothing).
+        Tell = "tell", Read::Code("HOLD_TELLS");
+        /// What was left of the lease when a late renewal answered (a `late` tell).
+        LeftMs = "leftMs", Read::Number;
+        /// A hold's claim as last written: its version.
+        ClaimVersion = "claimVersion", Read::Number;
+        /// A hold's claim as last written: its lease's end.
+        ClaimLeaseUntilMs = "claimLeaseUntilMs", Read::Number;
     }
 }
 
@@ -445,6 +457,10 @@ error_fields! {
     Happened = "happened",
     /// `options.deadlineMs` of `statusNext`: when the look must be over.
     DeadlineMs = "options.deadlineMs",
+    /// A hold's state (`ledgerHold`: the numbers of its hold slots).
+    Hold = "hold",
+    /// The monotonic clock's reading (`ledgerHold`).
+    MonoMs = "monoMs",
 }
 
 /// How a policy value given in JS becomes the core's integer.
@@ -594,6 +610,11 @@ pub fn render_js() -> String {
         keys.join(", ")
     );
     render_face(&mut s, LedgerOut::PREFIX, LedgerOut::NAMES, LedgerOut::READS, LEDGER_SHAPES);
+    let _ = writeln!(
+        s,
+        "/** How many numbers a hold's state is (`ledgerHoldSlots()`: where they cross). */\nexport const HOLD_WORDS = {};",
+        crate::ledger::HOLD_WORDS
+    );
     s
 }
 
@@ -607,6 +628,7 @@ pub fn render_dts() -> String {
     {
         if prefix == LedgerOut::PREFIX {
             s.push_str("export declare const RECORD_NUMBERS: readonly string[];\n");
+            s.push_str("export declare const HOLD_WORDS: number;\n");
         }
         let _ = writeln!(s, "export declare const {prefix}_SLOTS: number;");
         for n in names {

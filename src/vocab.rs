@@ -15,7 +15,8 @@ pub use crate::seam::{ErrorField, BOUNDARY_FIELDS, POLICY_VALUES};
 
 use crate::ledger::status_tool;
 use crate::ledger::{
-    Admission, Look, LookEnd, LookEvent, LookMode, LookStep, Lookup, ReconcileVerdict, RecordState, ReleaseRefusal,
+    Admission, HoldAnswer, HoldEvent, HoldStep, HoldTell, Look, LookEnd, LookEvent, LookMode, LookStep, Lookup,
+    ReconcileVerdict, RecordState, ReleaseRefusal, Standing,
 };
 use crate::retry::{
     BreakerState, Cause, Delivery, FinalStatus, HappenedKind, HedgeRefusal, Jitter, LedgerStatus, NextKind,
@@ -404,6 +405,41 @@ fn lists() -> Vec<List> {
             ),
         ),
         named("LOOK_END", list("LOOK_ENDS", "LedgerLookEnd", "How a ledger look ended.", LookEnd::NAMES.to_vec())),
+        named(
+            "HOLD_EVENT",
+            list(
+                "HOLD_EVENTS",
+                "LedgerHoldEvent",
+                "What happened, fed back to a claim's hold.",
+                HoldEvent::NAMES.to_vec(),
+            ),
+        ),
+        named(
+            "HOLD_ANSWER",
+            list(
+                "HOLD_ANSWERS",
+                "LedgerHoldAnswer",
+                "How a write a hold asked for answered.",
+                names(&HoldAnswer::ALL, HoldAnswer::as_str),
+            ),
+        ),
+        named(
+            "HOLD_STEP",
+            list(
+                "HOLD_STEPS",
+                "LedgerHoldStep",
+                "What a claim's hold asks the face to do next.",
+                HoldStep::NAMES.to_vec(),
+            ),
+        ),
+        named(
+            "CLAIM_STANDING",
+            list("CLAIM_STANDINGS", "ClaimStanding", "Where a held claim stands.", Standing::NAMES.to_vec()),
+        ),
+        named(
+            "HOLD_TELL",
+            list("HOLD_TELLS", "LedgerHoldTell", "What operators hear of a claim's hold.", HoldTell::NAMES.to_vec()),
+        ),
         list(
             "RELEASE_REFUSALS",
             "LedgerReleaseRefusalCode",

@@ -229,6 +229,43 @@ export declare const LOOK_END_CONFLICT: 'conflict';
 export declare const LOOK_END_UNKNOWN: 'unknown';
 export declare const LOOK_END_NOT_FOUND: 'not_found';
 export declare const LOOK_END_NOT_DONE: 'not_done';
+/** What happened, fed back to a claim's hold. */
+export type LedgerHoldEvent = 'timer' | 'renewed' | 'look' | 'stop' | 'commit' | 'committed' | 'read_back';
+export declare const HOLD_EVENTS: readonly LedgerHoldEvent[];
+export declare const HOLD_EVENT_TIMER: 'timer';
+export declare const HOLD_EVENT_RENEWED: 'renewed';
+export declare const HOLD_EVENT_LOOK: 'look';
+export declare const HOLD_EVENT_STOP: 'stop';
+export declare const HOLD_EVENT_COMMIT: 'commit';
+export declare const HOLD_EVENT_COMMITTED: 'committed';
+export declare const HOLD_EVENT_READ_BACK: 'read_back';
+/** How a write a hold asked for answered. */
+export type LedgerHoldAnswer = 'won' | 'changed' | 'failed';
+export declare const HOLD_ANSWERS: readonly LedgerHoldAnswer[];
+export declare const HOLD_ANSWER_WON: 'won';
+export declare const HOLD_ANSWER_CHANGED: 'changed';
+export declare const HOLD_ANSWER_FAILED: 'failed';
+/** What a claim's hold asks the face to do next. */
+export type LedgerHoldStep = 'wait' | 'renew' | 'commit' | 'read_back' | 'refused' | 'done';
+export declare const HOLD_STEPS: readonly LedgerHoldStep[];
+export declare const HOLD_STEP_WAIT: 'wait';
+export declare const HOLD_STEP_RENEW: 'renew';
+export declare const HOLD_STEP_COMMIT: 'commit';
+export declare const HOLD_STEP_READ_BACK: 'read_back';
+export declare const HOLD_STEP_REFUSED: 'refused';
+export declare const HOLD_STEP_DONE: 'done';
+/** Where a held claim stands. */
+export type ClaimStanding = 'held' | 'record_changed' | 'not_renewed' | 'ended';
+export declare const CLAIM_STANDINGS: readonly ClaimStanding[];
+export declare const CLAIM_STANDING_HELD: 'held';
+export declare const CLAIM_STANDING_RECORD_CHANGED: 'record_changed';
+export declare const CLAIM_STANDING_NOT_RENEWED: 'not_renewed';
+export declare const CLAIM_STANDING_ENDED: 'ended';
+/** What operators hear of a claim's hold. */
+export type LedgerHoldTell = 'lost' | 'late';
+export declare const HOLD_TELLS: readonly LedgerHoldTell[];
+export declare const HOLD_TELL_LOST: 'lost';
+export declare const HOLD_TELL_LATE: 'late';
 /** Why the ledger's rules refuse a release. */
 export type LedgerReleaseRefusalCode = 'resolved' | 'lease_live' | 'already_released';
 export declare const RELEASE_REFUSALS: readonly LedgerReleaseRefusalCode[];
@@ -265,7 +302,7 @@ export declare const JITTERS: readonly Jitter[];
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a numbers-only export's error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges' | 'look' | 'event' | 'happened' | 'options.deadlineMs';
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges' | 'look' | 'event' | 'happened' | 'options.deadlineMs' | 'hold' | 'monoMs';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';

@@ -11,12 +11,13 @@
 // lands: the handler's writes commit in the store's transaction only while the claim is still the record's.
 
 import { typeError } from '../errors.js';
+import { CLAIM_STANDING_NOT_RENEWED, CLAIM_STANDING_RECORD_CHANGED } from '../generated/names.js';
 import { wroteAnswer } from './store-common.js';
 
 /** Why a handler's claim signal aborted: `reason` is `record_changed` or `not_renewed`. */
 export class LeaseLost extends Error {
   constructor(reason, fence, committed) {
-    super(reason === 'record_changed'
+    super(reason === CLAIM_STANDING_RECORD_CHANGED
       ? 'the ledger record of this operation changed hands: stop, another run may take over'
       : 'the claim on this operation could not be renewed in time: stop, another run may take over');
     this.name = 'LeaseLost';
@@ -28,25 +29,28 @@ export class LeaseLost extends Error {
 }
 
 /**
- * A claim held while its handler runs. `stop()` ends the renewals and resolves to the claim as it is now.
- * `env` is the ledger's, made once: `{ store, rules, now, mono, emit, live, every }` — `live` the ledger's map
- * of the claims this process holds (by key string `k`: the in-process guard), `every` the renewal period,
- * `mono` the monotonic clock the give-up point is kept on (`performance.now`).
- * Cheap on purpose (a call that ends before its first renewal is due is the common case): one timer, no
- * closure per call but the timer's, the AbortController only when `signal` is read, nothing awaited by
- * `stop()` unless a renewal is in flight.
+ * A claim held while its handler runs: carries out the core's hold driver (src/ledger/hold, through
+ * `rules.holdStart` / `rules.hold`) — renewals, the give-up point, a hung or late renewal, the read back, the
+ * fenced commit are all its decisions; here they are performed (a store write, one timer) and answered.
+ * `stop()` ends the renewals and resolves to the claim as it is now. `env` is the ledger's, made once:
+ * `{ store, rules, now, mono, emit, live }` — `live` the ledger's map of the claims this process holds (by key
+ * string `k`: the in-process guard), `mono` the monotonic clock the give-up point is kept on
+ * (`performance.now`). Cheap on purpose (a call that ends before its first renewal is due is the common
+ * case): one timer, the AbortController only when `signal` is read, nothing awaited by `stop()` unless a write
+ * is in flight.
  */
 export class ClaimHold {
   #env;
   #key;
   #k;
-  #current;
+  #claimed; // the record the hold began with (a renewal changes only its lease and version)
+  #state; // the driver's numbers (rules.hold updates them in place)
+  #at; // the last reading: { step, standing, timeout, claimVersion, claimLeaseUntilMs, … }
   #timer;
-  #renewing = null; // the renewal in flight, if any
-  #sending = null; // the record that renewal writes
-  #stopped = false;
-  #committing = false; // a fenced transaction is running: it renews the claim itself, no timer meanwhile
-  #deadline; // the give-up point on the monotonic clock (`env.mono`, ms)
+  #stopping = false;
+  #ended; // resolves stop() once the driver says done
+  #committing = null; // the fenced transaction in flight, if any
+  #onCommit; // a transaction waiting for the driver's go (a renewal was in flight)
   #controller; // made when the handler first reads `signal` (an AbortController per call costs)
   #lost; // the LeaseLost, once lost
 
@@ -54,32 +58,105 @@ export class ClaimHold {
     this.#env = env;
     this.#key = key;
     this.#k = k;
-    this.#current = claim;
+    this.#claimed = claim;
     /** The fencing token: the version the claim was made with. Every later claim of the key has a higher one. */
     this.fence = claim.version;
-    // Counted from now, not from when the claim was written: never later than the claim's own give-up point.
-    this.#deadline = env.mono() + (env.rules.giveUpAt(claim) - env.now());
+    const { state, reading } = env.rules.holdStart(claim, env.now(), env.mono());
+    this.#state = state;
     env.live.set(k, this);
-    this.#schedule(env.every);
+    this.#apply(reading);
+  }
+
+  /** Feeds `event` to the driver and carries out its answer. */
+  #step(event, arg) {
+    const { rules, now, mono } = this.#env;
+    return this.#apply(rules.hold(this.#state, event, arg, now(), mono()));
+  }
+
+  #apply(r) {
+    this.#at = r;
+    if (r.tell === 'lost') this.#lose(r.standing);
+    else if (r.tell === 'late') this.#env.emit({ type: 'lease_late', key: this.#key, fence: this.fence, leftMs: r.leftMs });
+    if (r.step === 'renew') this.#write(r.write);
+    else if (r.step === 'read_back' && this.#stopping) this.#readBack(r.write);
+    else if (r.step === 'commit') this.#onCommit?.(r);
+    else if (r.step === 'done') this.#end();
+    this.#arm(r.timeout);
+    return r;
+  }
+
+  /** The driver's timer: one, at its `timeout` on the monotonic clock (kept referenced only while stopping). */
+  #arm(timeout) {
+    clearTimeout(this.#timer);
+    if (timeout === undefined) return;
+    this.#timer = setTimeout(() => this.#guarded(() => this.#step('timer')), Math.max(0, Math.ceil(timeout - this.#env.mono())));
+    if (!this.#stopping) this.#timer.unref?.();
+  }
+
+  /** Runs a step outside the handler's own calls (a timer, a store's answer); a failure of the rules is told. */
+  #guarded(f) {
+    try {
+      f();
+    } catch (error) {
+      // The rules refused (they cannot, for the state they made): told, and the claim no longer kept.
+      this.#env.emit({ type: 'store_error', during: 'renew', key: this.#key, error });
+      clearTimeout(this.#timer);
+      this.#lose(CLAIM_STANDING_NOT_RENEWED);
+      this.#end();
+    }
+  }
+
+  /** The claim at a write's version and lease. */
+  #record(w) {
+    return { ...this.#claimed, version: w.version, leaseUntilMs: w.leaseUntilMs };
+  }
+
+  #write(w) {
+    const renewed = this.#record(w);
+    const { store, emit } = this.#env;
+    (async () => {
+      let answer;
+      try {
+        answer = wroteAnswer('replace', await store.replace(this.#key, w.expected, renewed)) ? 'won' : 'changed';
+      } catch (error) {
+        emit({ type: 'store_error', during: 'renew', key: this.#key, error });
+        answer = 'failed';
+      }
+      this.#guarded(() => this.#step('renewed', answer));
+    })();
+  }
+
+  /** Unanswered by the give-up point, the renewal may have landed: the record read back tells. */
+  #readBack(w) {
+    const sent = this.#record(w);
+    (async () => {
+      let same = false;
+      try {
+        same = sameRecord((await this.#env.store.get(this.#key))?.record, sent);
+      } catch {
+        // Not known: finish with the claim as last answered (refused, and told, if the renewal had landed).
+      }
+      this.#guarded(() => this.#step('read_back', same));
+    })();
   }
 
   /** Aborts when the claim can no longer be kept (its `reason` is a `LeaseLost`). */
   get signal() {
     this.#controller ??= new AbortController();
-    this.#checkClock();
+    this.#look();
     if (this.#lost && !this.#controller.signal.aborted) this.#controller.abort(this.#lost);
     return this.#controller.signal;
   }
 
   /** Whether the claim is still held (not lost, not stopped, its give-up point not passed). */
   get live() {
-    this.#checkClock();
-    return !this.#stopped && !this.#lost;
+    this.#look();
+    return this.#at.standing === 'held';
   }
 
-  /** Past the give-up point on the monotonic clock with no renewal landed: lost, whatever the timers did. */
-  #checkClock() {
-    if (!this.#lost && !this.#stopped && this.#env.mono() >= this.#deadline) this.#lose('not_renewed');
+  /** The handler reads its claim: past the give-up point on the monotonic clock it is lost now, timers or not. */
+  #look() {
+    if (this.#at.standing === 'held') this.#step('look');
   }
 
   /**
@@ -88,68 +165,13 @@ export class ClaimHold {
    * running in this process, whatever the stored lease says.
    */
   holds(record) {
-    return !this.#stopped && record?.version === this.#current.version;
+    return !this.#stopping && record?.version === this.#at.claimVersion;
   }
 
   /** The claim as last written (its version moves with each renewal). */
   get claim() {
-    return this.#current;
-  }
-
-  #schedule(ms) {
-    if (this.#stopped || this.#committing) return;
-    this.#timer = setTimeout(() => {
-      this.#renewing = this.#renew().catch((error) => {
-        // Not a store failure (those are handled in #renew): the claim cannot be renewed; say so, never hang.
-        this.#env.emit({ type: 'store_error', during: 'renew', key: this.#key, error });
-        this.#lose('not_renewed');
-      }).finally(() => {
-        this.#renewing = null;
-      });
-    }, ms);
-    this.#timer.unref?.();
-  }
-
-  async #renew() {
-    this.#checkClock(); // resumed from a pause past the give-up point: lost, not renewed late
-    if (!this.live) return;
-    const { store, rules, now: clock, mono, emit, every } = this.#env;
-    const now = clock();
-    const at = mono();
-    // Late on the ledger's clock (it jumped ahead of the monotonic one): still renewed if nobody took the
-    // claim — the store's version check proves that — but operators hear that the lease is too short.
-    const late = now >= rules.giveUpAt(this.#current);
-    const renewed = rules.renew(this.#current, now);
-    // A renewal that hangs must not hold the claim past the point where the owner gives up: at that point the
-    // claim is lost whether or not the store has answered.
-    const hung = setTimeout(() => this.#stopped || this.#lose('not_renewed'), Math.max(0, this.#deadline - at));
-    hung.unref?.();
-    let won;
-    this.#sending = renewed;
-    try {
-      won = wroteAnswer('replace', await store.replace(this.#key, this.#current.version, renewed));
-    } catch (error) {
-      emit({ type: 'store_error', during: 'renew', key: this.#key, error });
-      // Past the give-up point (on the monotonic clock, after the wait) and not renewed: give up before
-      // anyone may reconcile it.
-      this.#checkClock();
-      if (this.#lost) return;
-      return this.#schedule(Math.max(1, Math.floor(every / 4)));
-    } finally {
-      clearTimeout(hung);
-      this.#sending = null;
-    }
-    if (won) this.#renewedTo(renewed, now, at);
-    if (this.#stopped || this.#lost) return; // stopped (or given up on) while renewing: the renewal stands if it won (finish uses it)
-    if (!won) return this.#lose('record_changed');
-    if (late) emit({ type: 'lease_late', key: this.#key, fence: this.fence, leftMs: this.#current.leaseUntilMs - now });
-    this.#schedule(every);
-  }
-
-  /** `renewed` landed: written at `now` on the ledger's clock, `at` on the monotonic one (read before the write). */
-  #renewedTo(renewed, now, at) {
-    this.#current = renewed;
-    this.#deadline = at + (this.#env.rules.giveUpAt(renewed) - now);
+    const r = this.#at;
+    return r.claimVersion === this.#claimed.version ? this.#claimed : this.#record({ version: r.claimVersion, leaseUntilMs: r.claimLeaseUntilMs });
   }
 
   /**
@@ -161,60 +183,55 @@ export class ClaimHold {
    * writes stand. `work` throwing rolls everything back and rejects with its error.
    */
   async transaction(work) {
-    const { store, rules, now: clock, mono, every } = this.#env;
+    const { store } = this.#env;
     if (typeof store.transaction !== 'function') {
       throw typeError('store', 'claim.transaction needs a ledger store with transaction() (SQLite, Postgres, D1 or a Durable Object)', 'not_transactional');
     }
     if (typeof work !== 'function') throw typeError('work', 'claim.transaction(work): work must be a function of the transaction');
-    if (this.#stopped) throw typeError('claim', 'the claim has ended: its handler returned', 'claim_ended');
-    this.#committing = true;
+    while (this.#committing) await this.#committing.catch(() => {}); // one at a time
+    if (this.#stopping) throw typeError('claim', 'the claim has ended: its handler returned', 'claim_ended');
+    const run = this.#commit(work);
+    this.#committing = run;
     try {
-      if (this.#renewing) await this.#settled();
-      clearTimeout(this.#timer);
-      const now = clock();
-      const at = mono();
-      const renewed = rules.renew(this.#current, now);
-      let value;
-      const won = await store.transaction(this.#key, this.#current.version, renewed, async (tx) => {
-        value = await work(tx);
-        return { record: renewed, result: undefined };
-      });
-      // Not applied — unless the store could not tell and read back a changed record that is this very
-      // renewal (D1: a batch whose answer was lost): then it committed after all.
-      if (!won && !sameRecord((await store.get(this.#key))?.record, renewed)) {
-        this.#lose('record_changed');
-        throw new LeaseLost('record_changed', this.fence, false);
-      }
-      this.#renewedTo(renewed, now, at);
-      return value;
+      return await run;
     } finally {
-      this.#committing = false;
-      if (!this.#lost) this.#schedule(every);
+      this.#committing = null;
     }
   }
 
-  /**
-   * The renewal in flight settled (true), or the give-up point passed first (false: the claim is lost, the
-   * renewal unanswered).
-   */
-  #settled() {
-    const renewing = this.#renewing;
-    const left = this.#deadline - this.#env.mono();
-    if (renewing === null) return Promise.resolve(true);
-    if (left <= 0) {
-      this.#lose('not_renewed');
-      return Promise.resolve(false);
-    }
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.#lose('not_renewed'); // the renewal never answered: given up, as the hung timer would have
-        resolve(false);
-      }, left); // kept referenced: an answer waits on it (bounded)
-      renewing.finally(() => {
-        clearTimeout(t);
-        resolve(true);
+  async #commit(work) {
+    const { store } = this.#env;
+    let r = this.#step('commit');
+    // A renewal in flight: the driver says go when it has answered (or hung past the give-up point).
+    if (r.step !== 'commit') r = await new Promise((resolve) => (this.#onCommit = resolve));
+    this.#onCommit = undefined;
+    const renewed = this.#record(r.write);
+    let value;
+    let won;
+    try {
+      won = await store.transaction(this.#key, r.write.expected, renewed, async (tx) => {
+        value = await work(tx);
+        return { record: renewed, result: undefined };
       });
-    });
+    } catch (error) {
+      this.#step('committed', 'failed');
+      throw error;
+    }
+    let next = this.#step('committed', won ? 'won' : 'changed');
+    if (next.step === 'read_back') {
+      // Refused — unless the store could not tell and the record read back is this very renewal (D1: a batch
+      // whose answer was lost): then it committed after all.
+      let back;
+      try {
+        back = (await store.get(this.#key))?.record;
+      } catch (error) {
+        this.#step('read_back', false); // not known: the claim is not kept, and the caller hears the store's error
+        throw error;
+      }
+      next = this.#step('read_back', sameRecord(back, renewed));
+    }
+    if (next.step === 'refused') throw new LeaseLost(next.standing, this.fence, false);
+    return value;
   }
 
   #lose(reason) {
@@ -224,39 +241,26 @@ export class ClaimHold {
     this.#controller?.abort(this.#lost);
   }
 
-  /** No longer this process's live claim (the guard stops answering in_progress for it). */
-  #unlist() {
+  /** The driver is done: no longer this process's live claim (the guard stops answering in_progress for it). */
+  #end() {
+    clearTimeout(this.#timer);
     const { live } = this.#env;
     if (live.get(this.#k) === this) live.delete(this.#k);
+    this.#ended?.(this.claim);
   }
 
   /**
-   * Ends the renewals and resolves to the claim as it is now: after the renewal in flight, if any, has
-   * settled — or at the give-up point if it has not answered by then (a hung store: the claim is given up,
-   * `lease_lost`, and the answer is not held up by it).
+   * Ends the renewals and resolves to the claim as it is now: after the write in flight, if any, has settled —
+   * or at the give-up point if a renewal has not answered by then (a hung store: the claim is given up,
+   * `lease_lost`, the record read back, and the answer is not held up by it).
    */
-  stop() {
-    this.#checkClock();
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    if (this.#renewing === null) {
-      this.#unlist();
-      return Promise.resolve(this.#current);
-    }
-    const sending = this.#sending;
-    return this.#settled().then(async (answered) => {
-      // Unanswered by the give-up point: the renewal may have landed. The record read back tells — exactly
-      // the renewal this claim sent (another run's claim has its own creation time and lease) or not.
-      if (!answered && sending) {
-        try {
-          if (sameRecord((await this.#env.store.get(this.#key))?.record, sending)) this.#current = sending;
-        } catch {
-          // Not known: finish with the claim as last answered (refused, and told, if the renewal had landed).
-        }
-      }
-      this.#unlist();
-      return this.#current;
-    });
+  async stop() {
+    if (this.#stopping) return this.claim;
+    while (this.#committing) await this.#committing.catch(() => {});
+    this.#stopping = true;
+    const ended = new Promise((resolve) => (this.#ended = resolve));
+    this.#guarded(() => this.#step('stop'));
+    return ended;
   }
 }
 

@@ -83,7 +83,7 @@ export class OperationLedger {
     INTERNALS.set(this, this.#inner);
     if (opentelemetry !== undefined) COUNTERS.set(this, ledgerInstruments(opentelemetry, this.#inner, this.#actions, cacheMs));
     this.#keepAliveMs = this.#rules.keepAliveMs;
-    this.#holdEnv = { store, rules: this.#rules, now: this.#now, mono: MONO, emit, live: this.#live, every: this.#keepAliveMs };
+    this.#holdEnv = { store, rules: this.#rules, now: this.#now, mono: MONO, emit, live: this.#live };
   }
 
   /** Tells `onEvent` (a throw there is ignored) and counts the incident. */

@@ -1,5 +1,5 @@
 /// <reference path="../dispose.d.ts" />
-import type { RecordState } from '../generated/names.js';
+import type { ClaimStanding, LedgerHoldAnswer, LedgerHoldEvent, LedgerHoldStep, LedgerHoldTell, RecordState } from '../generated/names.js';
 export type { RecordState } from '../generated/names.js';
 
 /**
@@ -36,6 +36,21 @@ export type LedgerLookStepResult =
   | { step: 'done'; look: number; end: 'replay'; state: 'succeeded' | 'failed' }
   | { step: 'done'; look: number; end: 'in_progress'; retryAfterMs: number }
   | { step: 'done'; look: number; end: 'execute' | 'conflict' | 'unknown' | 'not_found' | 'not_done' };
+/**
+ * A claim's hold after a step (`LedgerRules.holdStart` / `hold`, the core's driver): the step to carry out,
+ * where the claim stands, when to wake the hold (`timer`, on the monotonic clock), the claim as last written,
+ * the step's write (`renew`, `commit`, `read_back`) and what operators hear (`lost`; `late` with `leftMs`).
+ */
+export interface LedgerHoldReading {
+  step: LedgerHoldStep;
+  standing: ClaimStanding;
+  timeout?: number;
+  claimVersion: number;
+  claimLeaseUntilMs: number;
+  write?: { version: number; leaseUntilMs: number; expected: number };
+  tell?: LedgerHoldTell;
+  leftMs?: number;
+}
 /** The core's answer to a release: the released record, or why not. */
 export type LedgerReleaseRule =
   | { released: LedgerRecord }
@@ -103,6 +118,17 @@ export declare class LedgerRules {
   renew(claimed: LedgerRecord, nowMs: number): LedgerRecord;
   /** When the owner of `claimed` gives up on it (ms, on the clock it was written by): a third of the lease before its end. */
   giveUpAt(claimed: LedgerRecord): number;
+  /**
+   * The hold of `claimed`, just written at `nowMs` (the ledger's clock) = `monoMs` (a monotonic clock,
+   * `performance.now()`): its state (keep it; hand it to each `hold` step) and its first reading.
+   */
+  holdStart(claimed: LedgerRecord, nowMs: number, monoMs: number): { state: Float64Array; reading: LedgerHoldReading };
+  /**
+   * One step of a hold (the core's driver; `state` is updated in place): `event` what happened — `timer`,
+   * `renewed` / `committed` (`arg`: `won`, `changed`, `failed`), `look`, `stop`, `commit`, `read_back` (`arg`:
+   * whether the record read back is the write).
+   */
+  hold(state: Float64Array, event: LedgerHoldEvent, arg: LedgerHoldAnswer | boolean | undefined, nowMs: number, monoMs: number): LedgerHoldReading;
   /** How often a running claim is renewed, and how long before its lease ends its owner gives up: a third of the lease. */
   readonly keepAliveMs: number;
   /** Ends their use; later calls are a `freed` TypeError. */

@@ -9,7 +9,7 @@
 import {
   errorDetail, initSync, isValidOperationId as rawIsValidOperationId, ledgerAdmit, ledgerClaim, ledgerConfig, ledgerDefault,
   ledgerFinish, ledgerGiveUpAt, ledgerKeepAlive, ledgerLook, ledgerLookup, ledgerRelease, ledgerRenew,
-  ledgerSlots,
+  ledgerHold, ledgerHoldSlots, ledgerHoldStart, ledgerSlots,
 } from '../mcp_retry_policy_server.js';
 import { guardFunction, stackGuard } from '../guard.js';
 import { rangeError, typeError, typeName } from '../errors.js';
@@ -17,9 +17,12 @@ import { wasmFailure } from '../wasm-failure.js';
 import {
   ADMISSIONS, LOOKUPS, LOOK_ENDS, LOOK_END_IN_PROGRESS, LOOK_END_REPLAY, LOOK_EVENTS, LOOK_EVENT_RECONCILED, LOOK_MODES,
   LOOK_STARTS, LOOK_STEPS, LOOK_STEP_DONE, LOOK_STEP_WRITE_CLAIM, LOOK_STEP_WRITE_RECONCILED, LOOK_VERDICTS, RECORD_STATES,
-  RELEASE_REFUSALS,
+  RELEASE_REFUSALS, HOLD_EVENTS, HOLD_ANSWERS, HOLD_STEPS, CLAIM_STANDINGS, HOLD_TELLS, HOLD_EVENT_READ_BACK,
 } from '../generated/names.js';
-import { L_CODE, L_END, L_EXPECTED, L_LOOK, L_RETRY_AFTER_MS, L_SLOTS, L_STATE, RECORD_NUMBERS, readMade } from '../generated/seam.js';
+import {
+  HOLD_WORDS, L_CLAIM_LEASE_UNTIL_MS, L_CLAIM_VERSION, L_CODE, L_END, L_EXPECTED, L_LEASE_UNTIL_MS, L_LEFT_MS, L_LOOK,
+  L_RETRY_AFTER_MS, L_SLOTS, L_STANDING, L_STATE, L_TELL, L_TIMEOUT, L_VERSION, RECORD_NUMBERS, readMade,
+} from '../generated/seam.js';
 
 export const STACK = stackGuard(() => initSync()); // initialized by then: initSync() returns the exports
 
@@ -34,6 +37,42 @@ function out() {
   return O;
 }
 
+// The intrinsic typed-array accessors: a caller's state is read through them, never through its own
+// (possibly tampered) prototype chain, so no caller code runs.
+const TA = Object.getPrototypeOf(Uint8Array.prototype);
+const TA_TAG = Object.getOwnPropertyDescriptor(TA, Symbol.toStringTag).get;
+const TA_LENGTH = Object.getOwnPropertyDescriptor(TA, 'length').get;
+const TA_SET = TA.set;
+
+let H = new Float64Array(0);
+/** The hold slots: where a hold's state crosses (a new view after the memory grew). */
+function holdSlots() {
+  if (H.length === 0) H = new Float64Array(initSync().memory.buffer, ledgerHoldSlots(), HOLD_WORDS);
+  return H;
+}
+
+/** A hold's reading after the step whose answer is `r` (its state copied back into `state`). */
+function holdReading(r, state) {
+  const step = HOLD_STEPS[ok(r)];
+  TA_SET.call(state, holdSlots());
+  const o = out();
+  const t = o[L_TIMEOUT];
+  const tell = o[L_TELL];
+  const reading = {
+    step,
+    standing: CLAIM_STANDINGS[o[L_STANDING]],
+    timeout: t === t ? t : undefined,
+    claimVersion: o[L_CLAIM_VERSION],
+    claimLeaseUntilMs: o[L_CLAIM_LEASE_UNTIL_MS],
+  };
+  if (tell === tell) {
+    reading.tell = HOLD_TELLS[tell];
+    reading.leftMs = o[L_LEFT_MS];
+  }
+  const v = o[L_VERSION];
+  if (v === v) reading.write = { version: v, leaseUntilMs: o[L_LEASE_UNTIL_MS], expected: o[L_EXPECTED] };
+  return reading;
+}
 
 /** `r`, or the typed error it encodes. */
 function ok(r) {
@@ -272,6 +311,46 @@ export class LedgerRules {
     live(this);
     readRecord(claimed, false);
     return ok(ledgerGiveUpAt(R[2], this.#ttl, this.#lease));
+  }
+
+  /**
+   * The hold of `claimed` (the core's driver, src/ledger/hold): the claim just written at `nowMs` (the
+   * ledger's clock) = `monoMs` (the monotonic one, `performance.now()`). Returns its state — `HOLD_WORDS`
+   * numbers in a Float64Array the caller keeps and hands to each `hold` step — and its first reading (see
+   * `hold`).
+   */
+  holdStart(claimed, nowMs, monoMs) {
+    live(this);
+    const ttl = this.#ttl;
+    const lease = this.#lease;
+    readRecord(claimed, false);
+    checkNow(nowMs);
+    if (typeof monoMs !== 'number') throw typeError('monoMs', `monoMs must be a number, got ${typeName(monoMs)}`);
+    const state = new Float64Array(HOLD_WORDS);
+    const reading = holdReading(ledgerHoldStart(R[1], R[2], R[3], R[4], R[5], nowMs, monoMs, ttl, lease), state);
+    return { state, reading };
+  }
+
+  /**
+   * One step of a hold: `state` its numbers (updated in place), `event` a `HOLD_EVENTS` name — `timer`,
+   * `renewed` and `committed` (`arg`: a `HOLD_ANSWERS` name), `look`, `stop`, `commit`, `read_back` (`arg`:
+   * whether the record read back is the write) — at `nowMs` and `monoMs`. Returns `{ step, standing, timeout,
+   * claimVersion, claimLeaseUntilMs, write?, tell?, leftMs? }`: the `HOLD_STEPS` name to carry out, where the
+   * claim stands (a `CLAIM_STANDINGS` name), when to wake the hold (`timer`, on the monotonic clock; none:
+   * undefined), the claim as last written, the step's write (`renew`, `commit`, `read_back`: `{ version,
+   * leaseUntilMs, expected }`) and what operators hear (`lost`, `late` with `leftMs`).
+   */
+  hold(state, event, arg, nowMs, monoMs) {
+    live(this);
+    if (TA_TAG.call(state) !== 'Float64Array' || TA_LENGTH.call(state) !== HOLD_WORDS) {
+      throw typeError('hold', `hold must be the Float64Array of ${HOLD_WORDS} numbers holdStart gave, got ${typeName(state)}`);
+    }
+    checkNow(nowMs);
+    if (typeof monoMs !== 'number') throw typeError('monoMs', `monoMs must be a number, got ${typeName(monoMs)}`);
+    const e = HOLD_EVENTS.indexOf(event);
+    const a = event === HOLD_EVENT_READ_BACK ? +(arg === true) : arg === undefined ? 0 : HOLD_ANSWERS.indexOf(arg);
+    TA_SET.call(holdSlots(), state);
+    return holdReading(ledgerHold(e, a, nowMs, monoMs), state);
   }
 
   /**

@@ -36,6 +36,32 @@ pub enum Standing {
     Ended,
 }
 
+impl Standing {
+    /// Every standing's stable name, by code (a lost claim by its reason).
+    pub const NAMES: [&'static str; 4] = ["held", "record_changed", "not_renewed", "ended"];
+
+    /// The standing's code in [`Standing::NAMES`].
+    pub const fn code(self) -> u32 {
+        match self {
+            Standing::Held => 0,
+            Standing::Lost(LostReason::RecordChanged) => 1,
+            Standing::Lost(LostReason::NotRenewed) => 2,
+            Standing::Ended => 3,
+        }
+    }
+
+    /// The standing of a code in [`Standing::NAMES`].
+    pub const fn from_code(code: u64) -> Option<Standing> {
+        match code {
+            0 => Some(Standing::Held),
+            1 => Some(Standing::Lost(LostReason::RecordChanged)),
+            2 => Some(Standing::Lost(LostReason::NotRenewed)),
+            3 => Some(Standing::Ended),
+            _ => None,
+        }
+    }
+}
+
 /// How a write the driver asked for answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HoldAnswer {
@@ -83,6 +109,22 @@ pub enum HoldEvent {
 impl HoldEvent {
     /// Every event's stable name, by code.
     pub const NAMES: [&'static str; 7] = ["timer", "renewed", "look", "stop", "commit", "committed", "read_back"];
+
+    /// The event of a code in [`HoldEvent::NAMES`] and what it carries, `arg`: an answer's code in
+    /// [`HoldAnswer::ALL`] (`renewed`, `committed`), 1 when the record read back is the write (`read_back`).
+    pub fn from_code(code: u32, arg: u32) -> Option<HoldEvent> {
+        let answer = || HoldAnswer::ALL.get(arg as usize).copied();
+        Some(match code {
+            0 => HoldEvent::Timer,
+            1 => HoldEvent::Renewed(answer()?),
+            2 => HoldEvent::Look,
+            3 => HoldEvent::Stop,
+            4 => HoldEvent::Commit,
+            5 => HoldEvent::Committed(answer()?),
+            6 => HoldEvent::ReadBack(arg == 1),
+            _ => return None,
+        })
+    }
 }
 
 /// A write of the claim renewed: the record at `expected` becomes the claim at `version`, its lease until
@@ -151,4 +193,17 @@ pub enum HoldTell {
         /// The lease left when the renewal answered (ms).
         left_ms: u64,
     },
+}
+
+impl HoldTell {
+    /// Every tell's stable name, by code.
+    pub const NAMES: [&'static str; 2] = ["lost", "late"];
+
+    /// The tell's code in [`HoldTell::NAMES`].
+    pub const fn code(&self) -> u32 {
+        match self {
+            HoldTell::Lost(_) => 0,
+            HoldTell::Late { .. } => 1,
+        }
+    }
 }

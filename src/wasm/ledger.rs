@@ -32,7 +32,13 @@ fn number(field: Field, v: f64) -> Result<u64, Fail> {
 }
 
 /// A record from its numbers (`state` a `RECORD_STATES` code).
-fn record(state: f64, lease_until_ms: f64, created_ms: f64, expires_ms: f64, version: f64) -> Result<Record, Fail> {
+pub(super) fn record(
+    state: f64,
+    lease_until_ms: f64,
+    created_ms: f64,
+    expires_ms: f64,
+    version: f64,
+) -> Result<Record, Fail> {
     let bad = Fail::new(FailKind::InvalidValue, Field::RecordState, state);
     let code = if state >= 0.0 && state.fract() == 0.0 && state < RecordState::ALL.len() as f64 {
         state as usize
@@ -60,7 +66,7 @@ fn maybe(has: f64, state: f64, lease: f64, created: f64, expires: f64, version: 
     }
 }
 
-fn now(now_ms: f64) -> Result<u64, Fail> {
+pub(super) fn now(now_ms: f64) -> Result<u64, Fail> {
     Fail::number(Field::NowMs, now_ms, 0, 1 << 53, false)
 }
 
@@ -70,7 +76,7 @@ fn config(ttl_ms: f64, lease_ms: f64) -> Result<Result<LedgerConfig, LedgerConfi
     Ok(LedgerConfig::new(ttl, lease))
 }
 
-fn valid_config(ttl_ms: f64, lease_ms: f64) -> Result<LedgerConfig, Fail> {
+pub(super) fn valid_config(ttl_ms: f64, lease_ms: f64) -> Result<LedgerConfig, Fail> {
     config(ttl_ms, lease_ms)?.map_err(|_| Fail::new(FailKind::TooSmall, Field::TtlMs, ttl_ms).bound(lease_ms))
 }
 
@@ -178,7 +184,7 @@ pub fn ledger_claim(
 }
 
 /// A whole number in `0..(1 << 32)` as an index, or `None`.
-fn code_of(v: f64) -> Option<usize> {
+pub(super) fn code_of(v: f64) -> Option<usize> {
     (v >= 0.0 && v.fract() == 0.0 && v < 4_294_967_296.0).then_some(v as usize)
 }
 

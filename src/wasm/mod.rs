@@ -27,6 +27,8 @@ mod error;
 mod fail;
 #[cfg(feature = "client")]
 pub mod hedge;
+#[cfg(feature = "server")]
+mod hold;
 
 #[cfg(any(feature = "client", feature = "server"))]
 pub use fail::error_detail;
@@ -37,6 +39,8 @@ pub mod out;
 #[cfg(feature = "client")]
 mod packed;
 
+#[cfg(feature = "server")]
+pub use hold::{ledger_hold, ledger_hold_slots, ledger_hold_start};
 #[cfg(feature = "server")]
 pub use ledger::{
     fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_admit, ledger_claim, ledger_config,

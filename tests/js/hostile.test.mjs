@@ -381,6 +381,17 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'look': (p) => rules.look(
       p.rnd() < 0.5 ? rules.lookStart('claim') : p(), p.rnd() < 0.5 ? ['read', 'held', 'reconciled', 'wrote'][Math.floor(p.rnd() * 4)] : p(),
       p.rnd() < 0.3 ? 1 : p.rnd() < 0.5 ? 'not_done' : p(), recordOf(p), p.rnd() < 0.5 ? 'fp' : p(), p.rnd() < 0.5 ? 6 : p()),
+    'holdStart': (p) => rules.holdStart(recordOf(p), p.rnd() < 0.5 ? 6 : p(), p.rnd() < 0.5 ? 6 : p()),
+    'hold': (p) => {
+      // A state holdStart made, one with a number changed (a caller that wrote into it), or anything at all.
+      const state = p.rnd() < 0.2 ? p() : rules.holdStart(good, 5, 5).state;
+      if (ArrayBuffer.isView(state) && p.rnd() < 0.5) state[Math.floor(p.rnd() * state.length)] = num(p);
+      const events = ['timer', 'renewed', 'look', 'stop', 'commit', 'committed', 'read_back'];
+      const answer = p.rnd() < 0.4 ? ['won', 'changed', 'failed'][Math.floor(p.rnd() * 3)] : p.rnd() < 0.5 ? true : p();
+      for (let i = 0; i < 3; i++) {
+        rules.hold(state, p.rnd() < 0.7 ? events[Math.floor(p.rnd() * events.length)] : p(), answer, p.rnd() < 0.5 ? 6 + i * 400 : p(), p.rnd() < 0.5 ? 6 + i * 400 : num(p));
+      }
+    },
     'admit/claim/finish/release/lookup/giveUpAt (hostile this)': (p) => [LP.admit, LP.claim, LP.finish, LP.release, LP.lookup, LP.giveUpAt][Math.floor(p.rnd() * 6)].call(p(), good, 'fp', 6),
     'claim (a getter frees the rules)': () => doomed.claim(freeing, 'fp', 6),
     'getters (hostile this)': (p) => getters[Math.floor(p.rnd() * 2)].call(p.rnd() < 0.1 ? rules : p()),
@@ -405,6 +416,9 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'raw ledgerGiveUpAt': raw('ledgerGiveUpAt', 3),
     'raw ledgerLook': raw('ledgerLook', 12),
     'raw ledgerSlots': raw('ledgerSlots', 1),
+    'raw ledgerHoldStart': raw('ledgerHoldStart', 9),
+    'raw ledgerHold': raw('ledgerHold', 4),
+    'raw ledgerHoldSlots': raw('ledgerHoldSlots', 1),
     'raw errorDetail': raw('errorDetail', 1),
     'raw maxFingerprintBytes': raw('maxFingerprintBytes', 1),
   };
@@ -421,7 +435,7 @@ test('server face: every entry point survives hostile calls, then works, with bo
   assert.throws(() => doomed.ttlMs, (e) => e instanceof TypeError && e.code === 'freed', 'a getter freed those: later use is typed');
   const grown = memory() - before;
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
-  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['admit', 'claim', 'constructor', 'finish', 'free', 'giveUpAt', 'keepAliveMs', 'leaseMs', 'look', 'lookStart', 'lookup', 'release', 'renew', 'ttlMs']);
+  assert.deepEqual(Object.getOwnPropertyNames(LP).sort(), ['admit', 'claim', 'constructor', 'finish', 'free', 'giveUpAt', 'hold', 'holdStart', 'keepAliveMs', 'leaseMs', 'look', 'lookStart', 'lookup', 'release', 'renew', 'ttlMs']);
   // Every raw export is covered above (the fingerprint ones by name), so one added later is noticed here.
   const exported = Object.keys(rawServer).filter((k) => !['default', 'initSync'].includes(k)).sort();
   const hammered = Object.keys(entries).flatMap((k) => (k.startsWith('raw ') ? [k.slice(4)] : ['fingerprintJson', 'fingerprintCanonical', 'isValidOperationId'].includes(k) ? [k] : [])).sort();

@@ -108,3 +108,16 @@ test('the attempt loop is the core\'s call driver: the loop, its input rounds an
     assert.deepEqual(own, [], `${file} sequences the engine's steps itself (${own})`);
   }
 });
+
+test('the lease heartbeat is the core\'s hold driver: lease.js steps rules.hold, never renews, reads a give-up point or compares clocks itself', () => {
+  const lease = code(readFileSync(join(root, 'server/lease.js'), 'utf8'));
+  assert.match(lease, /\brules\.hold\(/, 'lease.js steps the hold driver');
+  assert.match(lease, /\brules\.holdStart\(/, 'lease.js begins the hold through the driver');
+  const own = [...lease.matchAll(/\b(?:rules)\.(renew|giveUpAt|keepAliveMs|finish|claim)\b/g)].map((m) => m[1]);
+  assert.deepEqual(own, [], `lease.js makes the hold's decisions itself (${own})`);
+  // No clock arithmetic of its own but the delay until the driver's wake-up: a give-up point, a lease's end, a
+  // period are the driver's.
+  const arithmetic = [...lease.matchAll(/(?:leaseUntilMs|deadline|every|giveUp)\s*[-+<>]=?/g)].map((m) => m[0]);
+  assert.deepEqual(arithmetic, [], `lease.js computes a point in time itself (${arithmetic})`);
+  assert.doesNotMatch(lease, /'(?:record_changed|not_renewed)'/, 'a loss\'s reason comes from the driver\'s standing');
+});

@@ -1,6 +1,6 @@
 //! A hold's state as numbers ([`HOLD_WORDS`] of them): what the JS face keeps between steps.
 
-use super::{Flight, Hold, LostReason, Standing, HOLD_WORDS};
+use super::{Flight, Hold, Standing, HOLD_WORDS};
 
 const FLIGHTS: [Flight; 5] =
     [Flight::None, Flight::Renewing, Flight::Committing, Flight::ReadingRenewal, Flight::ReadingCommit];
@@ -9,12 +9,7 @@ impl Hold {
     /// The state as [`HOLD_WORDS`] numbers (each at most `u64::MAX`; the JS face keeps them between steps).
     pub fn pack(&self) -> [u64; HOLD_WORDS] {
         let flight = FLIGHTS.iter().position(|f| *f == self.flight).unwrap_or(0) as u64;
-        let standing = match self.standing {
-            Standing::Held => 0,
-            Standing::Lost(LostReason::RecordChanged) => 1,
-            Standing::Lost(LostReason::NotRenewed) => 2,
-            Standing::Ended => 3,
-        };
+        let standing = u64::from(self.standing.code());
         let flags = flight
             | standing << 3
             | u64::from(self.stopping) << 5
@@ -46,12 +41,7 @@ impl Hold {
             return None;
         }
         let flight = *FLIGHTS.get((flags & 7) as usize)?;
-        let standing = match (flags >> 3) & 3 {
-            0 => Standing::Held,
-            1 => Standing::Lost(LostReason::RecordChanged),
-            2 => Standing::Lost(LostReason::NotRenewed),
-            _ => Standing::Ended,
-        };
+        let standing = Standing::from_code((flags >> 3) & 3)?;
         Some(Hold {
             fence: w[0],
             version: w[1],
