@@ -39,6 +39,7 @@ pub mod input;
 pub mod ledger;
 pub mod retry;
 pub mod seam;
+pub mod telemetry_names;
 pub mod text;
 pub mod vocab;
 

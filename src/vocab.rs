@@ -13,6 +13,7 @@ use core::fmt::Write as _;
 
 pub use crate::seam::{ErrorField, BOUNDARY_FIELDS, POLICY_VALUES};
 
+use crate::ledger::reply::Reply;
 use crate::ledger::status_tool;
 use crate::ledger::{
     Admission, HoldAnswer, HoldEvent, HoldStep, HoldTell, Look, LookEnd, LookEvent, LookMode, LookStep, Lookup,
@@ -594,6 +595,27 @@ pub fn render_js() -> String {
         "/** What the model reads for each status-tool answer: `{{id}}` the operation id, `{{seconds}}` the wait. */\nexport const STATUS_WORDS = /* @__PURE__ */ Object.freeze({{ {} }});",
         words.join(", ")
     );
+    let replies: Vec<String> = Reply::ALL
+        .iter()
+        .map(|r| {
+            let reason = r.reason().map_or_else(|| "undefined".to_owned(), |x| format!("{x:?}"));
+            format!("{:?}: Object.freeze([{:?}, {reason}, {:?}])", r.as_str(), r.status(), r.template())
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "/** The ledger's own replies (src/ledger/reply.rs): `[status, reason, words]` by name; in the words `{{arg}}` is the\n * operation-id argument, `{{id}}` the operation id, `{{why}}` a cause (` (…)` or nothing), `{{problem}}` the validator's. */\nexport const LEDGER_REPLIES = /* @__PURE__ */ Object.freeze({{ {} }});",
+        replies.join(", ")
+    );
+    for t in crate::telemetry_names::TELEMETRY_NAMES.iter().filter(|t| t.faces.js()) {
+        let _ = writeln!(
+            s,
+            "/** Telemetry: {} */\nexport const TEL_{} = {:?};",
+            t.what.replace("*/", "* /"),
+            t.constant,
+            t.name
+        );
+    }
     let _ = writeln!(
         s,
         "/** Each ledger look's first code, by `LOOK_MODES` code. */\nexport const LOOK_STARTS = /* @__PURE__ */ Object.freeze([{}]);",
@@ -731,6 +753,15 @@ pub fn render_dts() -> String {
         "export declare const STATUS_TOOL: {{ readonly name: string; readonly description: string; readonly inputSchema: Record<string, unknown>; readonly annotations: Record<string, boolean> }};"
     );
     let _ = writeln!(s, "export declare const STATUS_WORDS: Readonly<Record<OperationStatus, string>>;");
+    for t in crate::telemetry_names::TELEMETRY_NAMES.iter().filter(|t| t.faces.js()) {
+        let _ = writeln!(s, "export declare const TEL_{}: {};", t.constant, quoted(t.name));
+    }
+    let kinds: Vec<String> = Reply::ALL.iter().map(|r| quoted(r.as_str())).collect();
+    let _ = writeln!(
+        s,
+        "export type LedgerReply = {};\nexport declare const LEDGER_REPLIES: Readonly<Record<LedgerReply, readonly [status: LedgerStatus, reason: string | undefined, words: string]>>;",
+        kinds.join(" | ")
+    );
     s.push('\n');
     for l in lists() {
         let items: Vec<String> = l.names.iter().map(|n| quoted(n)).collect();

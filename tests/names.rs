@@ -19,3 +19,12 @@ fn generated_files_are_current() {
         );
     }
 }
+
+#[test]
+fn every_ledger_reply_carries_a_status_the_client_core_reads() {
+    use mcp_retry_policy::ledger::reply::Reply;
+    use mcp_retry_policy::retry::LedgerStatus;
+    for r in Reply::ALL {
+        assert!(LedgerStatus::ALL.iter().any(|s| s.as_str() == r.status()), "{r:?}: {}", r.status());
+    }
+}

@@ -16,6 +16,12 @@
 //   `baggage`, unprefixed, as the conventions and SEP-414 say), through the app's configured propagator.
 import { typeOptionError } from './attempt.js';
 import { NO_TELEMETRY } from './no-telemetry.js';
+// Every telemetry name from the Rust (src/telemetry_names.rs): both faces write the same.
+import {
+  TEL_ATTEMPTS, TEL_CAUSE, TEL_DELAY_MS, TEL_ERROR_TYPE, TEL_JOURNAL_UNRESOLVED, TEL_METHOD_NAME, TEL_OPERATION_DURATION,
+  TEL_OPERATION_ID, TEL_OPERATION_NAME, TEL_PROTOCOL_VERSION, TEL_REASON, TEL_RECOVER, TEL_RESEND_COUNT, TEL_RETRY,
+  TEL_RPC_STATUS_CODE, TEL_SAFETY, TEL_SESSION_ID, TEL_STATUS, TEL_TOOL_NAME,
+} from '../generated/names.js';
 
 const SCOPE = 'mcp-retry-policy';
 const METHOD = 'tools/call';
@@ -31,7 +37,7 @@ export function telemetryFor(api) {
     typeof api.context?.with === 'function' && typeof api.propagation?.inject === 'function';
   if (!ok) throw typeOptionError('opentelemetry', 'the @opentelemetry/api module (import * as api from \'@opentelemetry/api\')');
   const tracer = api.trace.getTracer(SCOPE);
-  const duration = api.metrics.getMeter(SCOPE).createHistogram('mcp.client.operation.duration', {
+  const duration = api.metrics.getMeter(SCOPE).createHistogram(TEL_OPERATION_DURATION, {
     unit: 's',
     description: 'The duration of the MCP request as observed on the sender, from the time it was sent until the response is received.',
     advice: { explicitBucketBoundaries: BUCKETS },
@@ -43,16 +49,16 @@ export function telemetryFor(api) {
     /** A tool call begins: its span. `call` describes it ({ tool, safety, operationId, sessionId, protocolVersion }). */
     call({ tool, safety, operationId, sessionId, protocolVersion }) {
       const base = {
-        'mcp.method.name': METHOD,
-        'gen_ai.tool.name': tool,
-        'gen_ai.operation.name': 'execute_tool',
-        ...(sessionId ? { 'mcp.session.id': sessionId } : {}),
-        ...(protocolVersion ? { 'mcp.protocol.version': protocolVersion } : {}),
+        [TEL_METHOD_NAME]: METHOD,
+        [TEL_TOOL_NAME]: tool,
+        [TEL_OPERATION_NAME]: 'execute_tool',
+        ...(sessionId ? { [TEL_SESSION_ID]: sessionId } : {}),
+        ...(protocolVersion ? { [TEL_PROTOCOL_VERSION]: protocolVersion } : {}),
       };
       const parent = api.context.active();
       const span = tracer.startSpan(`${METHOD} ${tool}`, {
         kind: CLIENT,
-        attributes: { ...base, 'mcp_retry_policy.safety': safety, ...(operationId ? { 'mcp_retry_policy.operation_id': operationId } : {}) },
+        attributes: { ...base, [TEL_SAFETY]: safety, ...(operationId ? { [TEL_OPERATION_ID]: operationId } : {}) },
       }, parent);
       const inCall = api.trace.setSpan(parent, span);
       let lastErrorType;
@@ -61,7 +67,7 @@ export function telemetryFor(api) {
         attempt(n) {
           const attempt = tracer.startSpan(`${METHOD} ${tool}`, {
             kind: CLIENT,
-            attributes: { ...base, ...(n > 1 ? { 'http.request.resend_count': n - 1 } : {}) },
+            attributes: { ...base, ...(n > 1 ? { [TEL_RESEND_COUNT]: n - 1 } : {}) },
           }, inCall);
           const ctx = api.trace.setSpan(inCall, attempt);
           const meta = {};
@@ -73,43 +79,43 @@ export function telemetryFor(api) {
             end(outcome, classification, durationMs) {
               const errorType = attemptErrorType(outcome, classification);
               if (errorType) {
-                attempt.setAttribute('error.type', errorType);
-                if (outcome?.kind === 'jsonrpc_error') attempt.setAttribute('rpc.response.status_code', String(outcome.code));
+                attempt.setAttribute(TEL_ERROR_TYPE, errorType);
+                if (outcome?.kind === 'jsonrpc_error') attempt.setAttribute(TEL_RPC_STATUS_CODE, String(outcome.code));
                 attempt.setStatus({ code: ERROR, ...(classification?.cause ? { message: classification.cause } : {}) });
                 lastErrorType = errorType;
               }
-              duration.record(durationMs / 1000, { ...withoutSession(base), ...(errorType ? { 'error.type': errorType } : {}) });
+              duration.record(durationMs / 1000, { ...withoutSession(base), ...(errorType ? { [TEL_ERROR_TYPE]: errorType } : {}) });
               attempt.end();
             },
           };
         },
         /** The engine decided to retry: an event on the call span. */
         retry({ delayMs, reason, recover }, cause) {
-          span.addEvent('mcp_retry_policy.retry', {
-            'mcp_retry_policy.delay_ms': delayMs,
-            'mcp_retry_policy.reason': reason,
-            ...(cause ? { 'mcp_retry_policy.cause': cause } : {}),
-            ...(recover ? { 'mcp_retry_policy.recover': recover } : {}),
+          span.addEvent(TEL_RETRY, {
+            [TEL_DELAY_MS]: delayMs,
+            [TEL_REASON]: reason,
+            ...(cause ? { [TEL_CAUSE]: cause } : {}),
+            ...(recover ? { [TEL_RECOVER]: recover } : {}),
           });
         },
         /** The call's outcome (a CallOutcome). */
         end(outcome) {
           span.setAttributes({
-            'mcp_retry_policy.status': outcome.status,
-            'mcp_retry_policy.reason': outcome.reason,
-            'mcp_retry_policy.attempts': outcome.attempts.length,
+            [TEL_STATUS]: outcome.status,
+            [TEL_REASON]: outcome.reason,
+            [TEL_ATTEMPTS]: outcome.attempts.length,
           });
           // Not an error: a success, and a write still in progress (pending).
           if (outcome.status !== 'succeeded' && outcome.status !== 'pending') {
             const errorType = outcome.status === 'tool_error' ? 'tool_error' : lastErrorType ?? outcome.reason;
-            span.setAttribute('error.type', errorType);
+            span.setAttribute(TEL_ERROR_TYPE, errorType);
             span.setStatus({ code: ERROR, message: outcome.message });
           }
           span.end();
         },
         /** The call threw instead of answering (a journal that failed, say). */
         fail(error) {
-          span.setAttribute('error.type', error?.name ?? '_OTHER');
+          span.setAttribute(TEL_ERROR_TYPE, error?.name ?? '_OTHER');
           span.setStatus({ code: ERROR, message: String(error?.message ?? error) });
           span.end();
         },
@@ -134,7 +140,7 @@ export function watchJournal(api, journal) {
   if (typeof meter.createObservableGauge !== 'function') return;
   let g = journalGauges.get(api);
   if (!g) {
-    const gauge = meter.createObservableGauge('mcp_retry_policy.journal.unresolved', {
+    const gauge = meter.createObservableGauge(TEL_JOURNAL_UNRESOLVED, {
       unit: '{entry}',
       description: 'Operation-id journal entries whose outcome is not known (pending or unknown: never forgotten, waiting for resolve or reconcile), in this process.',
     });
@@ -179,7 +185,7 @@ function attemptErrorType(outcome, classification) {
 
 // The session id is high-cardinality: the conventions put it on spans, not on metrics.
 function withoutSession(attributes) {
-  const { 'mcp.session.id': _, ...rest } = attributes;
+  const { [TEL_SESSION_ID]: _, ...rest } = attributes;
   return rest;
 }
 

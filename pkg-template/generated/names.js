@@ -22,6 +22,61 @@ export const STATUS_TOOL_NAME = 'operation_status';
 export const STATUS_TOOL = /* @__PURE__ */ Object.freeze({ "name": "operation_status", "description": "Reports what happened to an earlier write, by the operation id it was sent with: succeeded (with its result), failed, still in progress, not done, not found, or unknown. Read-only: it never runs the write. Use it instead of calling a write again with a new id.", "inputSchema": {"type":"object","properties":{"action":{"type":"string","minLength":1,"maxLength":256,"description":"The tool (action) the operation was sent to."},"operation_id":{"type":"string","description":"The operation id the write was sent with."}},"required":["action","operation_id"]}, "annotations": {"readOnlyHint":true,"idempotentHint":true,"destructiveHint":false,"openWorldHint":false} });
 /** What the model reads for each status-tool answer: `{id}` the operation id, `{seconds}` the wait. */
 export const STATUS_WORDS = /* @__PURE__ */ Object.freeze({ "not_found": "No record of operation {id}: the server never received it, or it finished long ago and its record was purged. This does not prove it did not happen. Calling the tool again with the same operation id does it at most once.", "not_done": "Operation {id} did not take effect. Calling the tool again with the same operation id does it now.", "in_progress": "Operation {id} is still running. Ask again in about {seconds} s; do not call the tool again with a new operation id.", "succeeded": "Operation {id} succeeded; its result is attached, exactly as it was first returned.", "failed": "Operation {id} ran and reported an error; its result is attached.", "unknown": "The outcome of operation {id} is unknown to the server too: it may or may not have taken effect. Do not call the tool again with a new operation id." });
+/** The ledger's own replies (src/ledger/reply.rs): `[status, reason, words]` by name; in the words `{arg}` is the
+ * operation-id argument, `{id}` the operation id, `{why}` a cause (` (…)` or nothing), `{problem}` the validator's. */
+export const LEDGER_REPLIES = /* @__PURE__ */ Object.freeze({ "invalid_operation_id": Object.freeze(["rejected", "invalid_operation_id", "{arg} must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works); nothing was done."]), "unauthenticated": Object.freeze(["rejected", "unauthenticated", "This request has no authenticated tenant; nothing was done."]), "unauthenticated_principal": Object.freeze(["rejected", "unauthenticated", "This request has no authenticated principal; nothing was done."]), "unauthorized": Object.freeze(["rejected", "unauthorized", "This caller is not allowed to make this call; nothing was done."]), "validation_failed": Object.freeze(["rejected", "validation_failed", "The input could not be validated just now; nothing was done. Call again with the same {arg}."]), "invalid_input": Object.freeze(["rejected", "invalid_input", "{problem} (nothing was done; fix the input and call again)"]), "unfingerprintable": Object.freeze(["rejected", "invalid_input", "The input cannot be fingerprinted{why}; nothing was done."]), "rolled_back": Object.freeze(["rejected", "rolled_back", "The operation ran and failed; the server's transaction undid its database writes, but anything it did outside that transaction (a message sent, a call to another service) may stand. It may be called again with the same {arg}."]), "conflict": Object.freeze(["conflict", undefined, "{arg} {id} was already used for a different request; nothing was done. Use a new {arg} for a new request."]), "conflict_principal": Object.freeze(["conflict", undefined, "{arg} {id} was already used for a different request (other input, or another caller); nothing was done. Use a new {arg} for a new request."]), "in_progress": Object.freeze(["in_progress", undefined, "This operation ({arg} {id}) is still running. Check back with the same {arg}; do not use a new one."]), "unknown": Object.freeze(["unknown", undefined, "The outcome of this operation ({arg} {id}) is unknown{why}: it may or may not have taken effect. Do not use a new {arg}; check whether it happened, or call again with the same {arg} later."]), "store_down": Object.freeze(["unknown", "store_unavailable", "The server could not check its operation ledger just now; this call did nothing. Whether an earlier call with {arg} {id} took effect is not known: call again with the same {arg} in a moment; do not use a new one."]), "status_invalid_action": Object.freeze(["rejected", "invalid_arguments", "action must be the name of the tool the operation was sent to."]), "status_invalid_operation_id": Object.freeze(["rejected", "invalid_operation_id", "operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works)."]), "status_unauthenticated": Object.freeze(["rejected", "unauthenticated", "This request has no authenticated tenant."]) });
+/** Telemetry: span attribute: `tools/call` */
+export const TEL_METHOD_NAME = "mcp.method.name";
+/** Telemetry: span attribute: the tool */
+export const TEL_TOOL_NAME = "gen_ai.tool.name";
+/** Telemetry: span attribute: `execute_tool` */
+export const TEL_OPERATION_NAME = "gen_ai.operation.name";
+/** Telemetry: span attribute: the MCP session */
+export const TEL_SESSION_ID = "mcp.session.id";
+/** Telemetry: span attribute: the negotiated revision */
+export const TEL_PROTOCOL_VERSION = "mcp.protocol.version";
+/** Telemetry: span and histogram attribute: why it did not succeed */
+export const TEL_ERROR_TYPE = "error.type";
+/** Telemetry: attempt span attribute: from the second attempt */
+export const TEL_RESEND_COUNT = "http.request.resend_count";
+/** Telemetry: attempt span attribute: the JSON-RPC code */
+export const TEL_RPC_STATUS_CODE = "rpc.response.status_code";
+/** Telemetry: histogram (s): one per attempt */
+export const TEL_OPERATION_DURATION = "mcp.client.operation.duration";
+/** Telemetry: call span attribute: how safe a re-send is */
+export const TEL_SAFETY = "mcp_retry_policy.safety";
+/** Telemetry: call span attribute: the write's id */
+export const TEL_OPERATION_ID = "mcp_retry_policy.operation_id";
+/** Telemetry: call span attribute: how the call ended */
+export const TEL_STATUS = "mcp_retry_policy.status";
+/** Telemetry: call span attribute and retry event: why */
+export const TEL_REASON = "mcp_retry_policy.reason";
+/** Telemetry: call span attribute: how many attempts */
+export const TEL_ATTEMPTS = "mcp_retry_policy.attempts";
+/** Telemetry: span event: a retry decision */
+export const TEL_RETRY = "mcp_retry_policy.retry";
+/** Telemetry: retry and task event attribute: the wait */
+export const TEL_DELAY_MS = "mcp_retry_policy.delay_ms";
+/** Telemetry: retry event attribute: the classification's cause */
+export const TEL_CAUSE = "mcp_retry_policy.cause";
+/** Telemetry: retry event attribute: the recovery step */
+export const TEL_RECOVER = "mcp_retry_policy.recover";
+/** Telemetry: gauge: unresolved journal entries */
+export const TEL_JOURNAL_UNRESOLVED = "mcp_retry_policy.journal.unresolved";
+/** Telemetry: ledger metric attribute: the tool */
+export const TEL_LEDGER_ACTION = "mcp_retry_policy.ledger.action";
+/** Telemetry: ledger answer attribute (Rust: its event) */
+export const TEL_LEDGER_ANSWER = "mcp_retry_policy.ledger.answer";
+/** Telemetry: counter: the ledger's answers */
+export const TEL_LEDGER_ANSWERS = "mcp_retry_policy.ledger.answers";
+/** Telemetry: incident attribute (Rust: its event) */
+export const TEL_LEDGER_INCIDENT = "mcp_retry_policy.ledger.incident";
+/** Telemetry: counter: the ledger's incidents */
+export const TEL_LEDGER_INCIDENTS = "mcp_retry_policy.ledger.incidents";
+/** Telemetry: unresolved gauge attribute: the state */
+export const TEL_LEDGER_STATE = "mcp_retry_policy.ledger.state";
+/** Telemetry: gauge: unresolved ledger records */
+export const TEL_LEDGER_UNRESOLVED = "mcp_retry_policy.ledger.unresolved";
 /** Each ledger look's first code, by `LOOK_MODES` code. */
 export const LOOK_STARTS = /* @__PURE__ */ Object.freeze([32, 33, 34]);
 

@@ -15,7 +15,7 @@ import {
   IN_PROGRESS_POLL_MS, LEDGER_META_KEY, LOOK_EVENT_HELD, LOOK_EVENT_READ, LOOK_EVENT_RECONCILED, LOOK_EVENT_WROTE,
   LOOK_MODE_ATOMIC, LOOK_MODE_CLAIM, LOOK_MODE_STATUS, LOOK_STEP_ASK_HELD, LOOK_STEP_ASK_RECONCILE, LOOK_STEP_READ, LOOK_STEP_WRITE_CLAIM,
   LOOK_STEP_WRITE_RECONCILED, LOOK_VERDICT_FAILED, LOOK_VERDICT_NOT_DONE, LOOK_VERDICT_SUCCEEDED, LOOK_VERDICT_UNKNOWN,
-  RECORD_FAILED, RECORD_SUCCEEDED,
+  RECORD_FAILED, RECORD_SUCCEEDED, TEL_LEDGER_ACTION, TEL_LEDGER_INCIDENT,
 } from '../generated/names.js';
 
 /** Each ledger's instruments (OpenTelemetry, metrics.js), when it was given `opentelemetry`: `{ answers, incidents, gauge? }`. */
@@ -89,7 +89,7 @@ export class OperationLedger {
   /** Tells `onEvent` (a throw there is ignored) and counts the incident. */
   #emit(event) {
     COUNTERS.get(this)?.incidents.add(1, {
-      'mcp_retry_policy.ledger.incident': event.type, ...(event.key ? { 'mcp_retry_policy.ledger.action': event.key.action } : {}),
+      [TEL_LEDGER_INCIDENT]: event.type, ...(event.key ? { [TEL_LEDGER_ACTION]: event.key.action } : {}),
     });
     try {
       this.#onEvent?.(event);

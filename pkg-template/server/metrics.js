@@ -5,10 +5,12 @@
 // Its attributes are the action and the state, not the tenant: one series per tenant would grow with the
 // tenants (a flood from fresh tokens would make a series each); `countUnresolved({ tenant })` names them.
 import { optionError as optError } from '../errors.js';
-import { RECORD_PENDING, RECORD_UNKNOWN } from '../generated/names.js';
+import {
+  RECORD_PENDING, RECORD_UNKNOWN, TEL_LEDGER_ACTION, TEL_LEDGER_ANSWERS, TEL_LEDGER_INCIDENTS, TEL_LEDGER_STATE, TEL_LEDGER_UNRESOLVED,
+} from '../generated/names.js';
 
-const ACTION = 'mcp_retry_policy.ledger.action';
-const STATE = 'mcp_retry_policy.ledger.state';
+const ACTION = TEL_LEDGER_ACTION;
+const STATE = TEL_LEDGER_STATE;
 const STATES = [RECORD_PENDING, RECORD_UNKNOWN];
 
 /** The default, and the bounds, of `unresolvedCacheMs`. */
@@ -32,17 +34,17 @@ export function checkUnresolvedCacheMs(ms) {
 export function ledgerInstruments(opentelemetry, inner, actions, cacheMs) {
   const meter = opentelemetry.metrics.getMeter('mcp-retry-policy');
   const out = {
-    answers: meter.createCounter('mcp_retry_policy.ledger.answers', {
+    answers: meter.createCounter(TEL_LEDGER_ANSWERS, {
       unit: '{answer}',
       description: 'What the operation ledger answered a keyed write: execute, replay, conflict, in_progress, unknown, rejected, rolled_back.',
     }),
-    incidents: meter.createCounter('mcp_retry_policy.ledger.incidents', {
+    incidents: meter.createCounter(TEL_LEDGER_INCIDENTS, {
       unit: '{incident}',
       description: 'What an operator must look at: store_error, lease_lost, late_finish, result_not_stored, handler_error, reconcile_error.',
     }),
   };
   if (typeof inner.store.countUnresolved !== 'function' || typeof meter.createObservableGauge !== 'function') return out;
-  const gauge = meter.createObservableGauge('mcp_retry_policy.ledger.unresolved', {
+  const gauge = meter.createObservableGauge(TEL_LEDGER_UNRESOLVED, {
     unit: '{record}',
     description: 'Unresolved operation-ledger records (pending or unknown: waiting for the reconcile hook or an operator), by action and state. Per tenant: OperationLedger.countUnresolved().',
   });

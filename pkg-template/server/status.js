@@ -4,7 +4,7 @@
 import { z as defaultZod } from 'zod';
 import { isValidOperationId } from './rules.js';
 import { INTERNALS, LedgerStoreError, OperationLedger } from './ledger.js';
-import { rejected } from './with-idempotency.js';
+import { ledgerReply } from './replies.js';
 import { optionError as optError } from '../errors.js';
 import { OPERATION_NOT_FOUND, OPERATION_UNKNOWN, STATUS_TOOL, STATUS_TOOL_NAME, STATUS_WORDS } from '../generated/names.js';
 
@@ -107,10 +107,10 @@ export function statusTool(ledger, options = {}) {
     handler: async (args, extra) => {
       const { action, operation_id: operationId } = args ?? {};
       if (typeof action !== 'string' || !action || action.length > 256) {
-        return rejected('invalid_arguments', undefined, 'action must be the name of the tool the operation was sent to.');
+        return ledgerReply('status_invalid_action', undefined);
       }
       if (!isValidOperationId(operationId)) {
-        return rejected('invalid_operation_id', undefined, 'operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works).');
+        return ledgerReply('status_invalid_operation_id', undefined);
       }
       let who;
       try {
@@ -118,7 +118,7 @@ export function statusTool(ledger, options = {}) {
       } catch {
         who = undefined;
       }
-      if (typeof who !== 'string' || !who) return rejected('unauthenticated', undefined, 'This request has no authenticated tenant.');
+      if (typeof who !== 'string' || !who) return ledgerReply('status_unauthenticated', operationId);
       let s;
       try {
         s = await lookup(who, action, operationId, extra);

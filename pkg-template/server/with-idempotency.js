@@ -8,9 +8,10 @@ import { isValidOperationId } from './rules.js';
 import { fingerprint } from './fingerprint.js';
 import { COUNTERS, INTERNALS, LedgerStoreError, OperationLedger, OutcomeUnknown } from './ledger.js';
 import { HandlerClaim, LeaseLost } from './lease.js';
+import { ledgerReply } from './replies.js';
 import {
-  LEDGER_CONFLICT, LEDGER_IN_PROGRESS, LEDGER_META_KEY, LEDGER_REJECTED, LEDGER_UNKNOWN, OPERATION_IN_PROGRESS, RECORD_FAILED, RECORD_SUCCEEDED,
-  RECORD_UNKNOWN,
+  LEDGER_META_KEY, LEDGER_REJECTED, OPERATION_IN_PROGRESS, RECORD_FAILED, RECORD_SUCCEEDED, RECORD_UNKNOWN, TEL_LEDGER_ACTION,
+  TEL_LEDGER_ANSWER,
 } from '../generated/names.js';
 
 // Each handler call's claim, for `claimOf(extra)`: on the call's own context object under a symbol (a
@@ -36,34 +37,14 @@ export function claimOf(extra) {
   return Object.hasOwn(extra, CLAIM) ? extra[CLAIM] : CLAIMS.get(extra);
 }
 
-/** A refusal: before any claim (nothing was done), or `rolled_back` (the handler ran; its transaction was undone).
- *  Clients read `status: 'rejected'` as permanent. */
-export function rejected(reason, operationId, text) {
-  return reply(LEDGER_REJECTED, operationId, text, { reason });
-}
-
-function reply(status, operationId, text, extra = {}) {
-  return {
-    isError: true,
-    content: [{ type: 'text', text }],
-    _meta: { [LEDGER_META_KEY]: { status, ...(operationId !== undefined ? { operationId } : {}), ...extra } },
-  };
-}
-
 /** `unknown`: it may or may not have taken effect. Only an `OutcomeUnknown`'s own message is shown. */
 function unknownReply(operationId, arg, cause, extra) {
-  const why = cause instanceof OutcomeUnknown && cause.message ? ` (${cause.message})` : '';
-  return reply(LEDGER_UNKNOWN, operationId,
-    `The outcome of this operation (${arg} ${operationId}) is unknown${why}: it may or may not have taken effect. ` +
-      `Do not use a new ${arg}; check whether it happened, or call again with the same ${arg} later.`, extra);
+  const why = cause instanceof OutcomeUnknown ? cause.message : '';
+  return ledgerReply('unknown', operationId, { arg, why }, extra);
 }
 
 /** The ledger's store failed before this call ran anything: unknown (an earlier call with the id may have). */
-function storeDown(operationId, arg) {
-  return reply(LEDGER_UNKNOWN, operationId,
-    `The server could not check its operation ledger just now; this call did nothing. Whether an earlier call with ${arg} ${operationId} ` +
-      `took effect is not known: call again with the same ${arg} in a moment; do not use a new one.`, { reason: 'store_unavailable' });
-}
+const storeDown = (operationId, arg) => ledgerReply('store_down', operationId, { arg });
 
 /**
  * Wraps a tool handler for `McpServer.registerTool` so that a replayed write returns its first outcome.
@@ -99,7 +80,7 @@ export function withIdempotency(ledger, handler, options = {}) {
     const kind = meta?.status === LEDGER_REJECTED && meta.reason === 'rolled_back' ? 'rolled_back'
       : meta?.status && meta.status !== 'result_not_stored' ? meta.status
         : replays.has(result) ? 'replay' : 'execute';
-    counter.add(1, { 'mcp_retry_policy.ledger.answer': kind, 'mcp_retry_policy.ledger.action': action });
+    counter.add(1, { [TEL_LEDGER_ANSWER]: kind, [TEL_LEDGER_ACTION]: action });
     return result;
   };
 
@@ -107,8 +88,7 @@ export function withIdempotency(ledger, handler, options = {}) {
     const operationId = args?.[operationIdArgument];
     // Rejected before any claim: nothing attempted, nothing stored.
     if (!isValidOperationId(operationId)) {
-      return rejected('invalid_operation_id', undefined,
-        `${operationIdArgument} must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works); nothing was done.`);
+      return ledgerReply('invalid_operation_id', undefined, { arg: operationIdArgument });
     }
     let who;
     try {
@@ -117,13 +97,13 @@ export function withIdempotency(ledger, handler, options = {}) {
       who = undefined;
     }
     if (typeof who !== 'string' || !who) {
-      return rejected('unauthenticated', operationId, 'This request has no authenticated tenant; nothing was done.');
+      return ledgerReply('unauthenticated', operationId);
     }
     const key = { tenant: who, action, operationId };
     // Asked on every call, a replay included, before the ledger is read: a caller the write would refuse
     // learns nothing of a recorded result, nor whether the id was used.
     if (authorize && !(await allowed({ tenant: who, action, operationId, args, extra }, key))) {
-      return rejected('unauthorized', operationId, 'This caller is not allowed to make this call; nothing was done.');
+      return ledgerReply('unauthorized', operationId);
     }
     let bound;
     if (principal) {
@@ -133,7 +113,7 @@ export function withIdempotency(ledger, handler, options = {}) {
         bound = undefined;
       }
       if (typeof bound !== 'string' || !bound) {
-        return rejected('unauthenticated', operationId, 'This request has no authenticated principal; nothing was done.');
+        return ledgerReply('unauthenticated_principal', operationId);
       }
     }
     if (validate) {
@@ -143,10 +123,9 @@ export function withIdempotency(ledger, handler, options = {}) {
       } catch (error) {
         // The validator itself failed: still before any claim, so nothing was done.
         emit({ type: 'handler_error', during: 'validate', key, error });
-        return rejected('validation_failed', operationId,
-          `The input could not be validated just now; nothing was done. Call again with the same ${operationIdArgument}.`);
+        return ledgerReply('validation_failed', operationId, { arg: operationIdArgument });
       }
-      if (problem) return rejected('invalid_input', operationId, `${String(problem)} (nothing was done; fix the input and call again)`);
+      if (problem) return ledgerReply('invalid_input', operationId, { problem: String(problem) });
     }
     const { [operationIdArgument]: _, ...input } = args;
     let inputFingerprint;
@@ -156,7 +135,7 @@ export function withIdempotency(ledger, handler, options = {}) {
       inputFingerprint = fingerprint(bound === undefined ? input : { principal: bound, input });
     } catch (e) {
       // Input the fingerprint refuses (too large, not JSON): refused before any claim.
-      return rejected('invalid_input', operationId, `The input cannot be fingerprinted (${e?.message ?? String(e)}); nothing was done.`);
+      return ledgerReply('unfingerprintable', operationId, { why: e?.message ?? String(e) });
     }
     if (transaction) return atomically(key, inputFingerprint, args, extra);
     let admission;
@@ -247,8 +226,7 @@ export function withIdempotency(ledger, handler, options = {}) {
         // The handler ran and failed; the store rolled back its writes with the claim. Its database writes did
         // not take effect — anything it did outside the transaction may have.
         emit({ type: 'handler_error', during: 'transaction', key, error: done.error });
-        return rejected('rolled_back', operationId,
-          `The operation ran and failed; the server's transaction undid its database writes, but anything it did outside that transaction (a message sent, a call to another service) may stand. It may be called again with the same ${operationIdArgument}.`);
+        return ledgerReply('rolled_back', operationId, { arg: operationIdArgument });
       case 'commit_unknown':
         emit({ type: 'store_error', during: 'commit', key, error: done.error });
         return unknownReply(operationId, operationIdArgument);
@@ -264,12 +242,9 @@ export function withIdempotency(ledger, handler, options = {}) {
         if (counter && admission.result !== null && typeof admission.result === 'object') replays.add(admission.result);
         return admission.result;
       case 'conflict':
-        return reply(LEDGER_CONFLICT, operationId,
-          `${operationIdArgument} ${operationId} was already used for a different request${principal ? ' (other input, or another caller)' : ''}; nothing was done. Use a new ${operationIdArgument} for a new request.`);
+        return ledgerReply(principal ? 'conflict_principal' : 'conflict', operationId, { arg: operationIdArgument });
       case 'in_progress':
-        return reply(LEDGER_IN_PROGRESS, operationId,
-          `This operation (${operationIdArgument} ${operationId}) is still running. Check back with the same ${operationIdArgument}; do not use a new one.`,
-          { retryAfterMs: admission.retryAfterMs });
+        return ledgerReply('in_progress', operationId, { arg: operationIdArgument }, { retryAfterMs: admission.retryAfterMs });
       case 'execute':
         return undefined;
       default:

@@ -15,6 +15,7 @@ pub mod hold_events;
 pub mod json;
 pub mod look;
 pub mod record;
+pub mod reply;
 pub mod status_tool;
 
 pub use fingerprint::{fingerprint, fingerprint_of_canonical, fingerprint_of_js_json};

@@ -35,6 +35,7 @@ use crate::ledger::look::{Look, LookEnd, LookEvent, LookMode, LookStep, Reconcil
 use crate::ledger::record::{
     finish, keep_alive_ms, valid_operation_id, LedgerConfig, Lookup, Record, RecordState, IN_PROGRESS_POLL_MS,
 };
+use crate::ledger::reply::{Fill, Reply};
 use crate::retry::LedgerStatus;
 use crate::vocab::LEDGER_META_KEY;
 
@@ -1429,32 +1430,30 @@ fn one(k: &str, v: Value) -> Map<String, Value> {
     m
 }
 
-/// Refused before any claim: nothing was done (`rejected`).
-pub(crate) fn rejected(reason: &str, operation_id: Option<&str>, text: String) -> CallToolResult {
-    reply(LedgerStatus::Rejected.as_str(), operation_id, text, one("reason", json!(reason)))
+/// The ledger's reply `kind` (the core's status, reason and words, `crate::ledger::reply`) for `operation_id`,
+/// its words filled from `fill`, with `extra` under the ledger's `_meta` key beside them.
+pub(crate) fn ledger_reply(
+    kind: Reply,
+    operation_id: Option<&str>,
+    fill: Fill<'_>,
+    extra: Map<String, Value>,
+) -> CallToolResult {
+    let mut body = Map::new();
+    if let Some(reason) = kind.reason() {
+        body.insert("reason".into(), json!(reason));
+    }
+    body.extend(extra);
+    let text = kind.words(&Fill { id: operation_id.unwrap_or_default(), ..fill });
+    reply(kind.status(), operation_id, text, body)
 }
 
 pub(crate) fn unknown_reply(operation_id: &str, arg: &str, why: Option<&str>) -> CallToolResult {
-    let why = why.filter(|w| !w.is_empty()).map(|w| format!(" ({w})")).unwrap_or_default();
-    reply(
-        LedgerStatus::Unknown.as_str(),
-        Some(operation_id),
-        format!(
-            "The outcome of this operation ({arg} {operation_id}) is unknown{why}: it may or may not have taken effect. Do not use a new {arg}; check whether it happened, or call again with the same {arg} later."
-        ),
-        Map::new(),
-    )
+    let fill = Fill { arg, why: why.unwrap_or_default(), ..Fill::default() };
+    ledger_reply(Reply::Unknown, Some(operation_id), fill, Map::new())
 }
 
 pub(crate) fn store_down(operation_id: &str, arg: &str) -> CallToolResult {
-    reply(
-        LedgerStatus::Unknown.as_str(),
-        Some(operation_id),
-        format!(
-            "The server could not check its operation ledger just now; this call did nothing. Whether an earlier call with {arg} {operation_id} took effect is not known: call again with the same {arg} in a moment; do not use a new one."
-        ),
-        one("reason", json!("store_unavailable")),
-    )
+    ledger_reply(Reply::StoreDown, Some(operation_id), Fill { arg, ..Fill::default() }, Map::new())
 }
 
 fn replayed(text: Option<&str>, state: RecordState, operation_id: &str) -> CallToolResult {
@@ -1554,29 +1553,23 @@ pub(crate) fn prepared(
     let arg = options.operation_id_argument.as_str();
     ledger.add_action(&options.action);
     let Some(operation_id) = arguments.get(arg).and_then(Value::as_str).filter(|id| valid_operation_id(id)) else {
-        return Err(rejected(
-            "invalid_operation_id",
-            None,
-            format!("{arg} must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works); nothing was done."),
-        ));
+        return Err(ledger_reply(Reply::InvalidOperationId, None, Fill { arg, ..Fill::default() }, Map::new()));
     };
     let Some(tenant) = tenant.filter(|t| !t.is_empty()) else {
-        return Err(rejected(
-            "unauthenticated",
-            Some(operation_id),
-            "This request has no authenticated tenant; nothing was done.".into(),
-        ));
+        return Err(ledger_reply(Reply::Unauthenticated, Some(operation_id), Fill::default(), Map::new()));
     };
     let key = LedgerKey { tenant: tenant.into(), action: options.action.clone(), operation_id: operation_id.into() };
     let mut input = arguments.clone();
     input.remove(arg);
-    match serde_json::to_string(&input).ok().map(|t| fingerprint(&t)) {
-        Some(Ok(p)) => Ok((key, p)),
-        _ => Err(rejected(
-            "invalid_input",
-            Some(operation_id),
-            "The input cannot be fingerprinted; nothing was done.".into(),
-        )),
+    match serde_json::to_string(&input)
+        .map_err(|e| e.to_string())
+        .and_then(|t| fingerprint(&t).map_err(|e| e.to_string()))
+    {
+        Ok(p) => Ok((key, p)),
+        Err(why) => {
+            let fill = Fill { why: &why, ..Fill::default() };
+            Err(ledger_reply(Reply::Unfingerprintable, Some(operation_id), fill, Map::new()))
+        }
     }
 }
 
@@ -1585,16 +1578,13 @@ pub(crate) fn answer_begin(begin: Begin, operation_id: &str, arg: &str) -> Optio
     Some(match begin {
         Begin::Execute(_) => return None,
         Begin::Replay { state, result } => replayed(result.as_deref(), state, operation_id),
-        Begin::Conflict => reply(
-            LedgerStatus::Conflict.as_str(),
+        Begin::Conflict => {
+            ledger_reply(Reply::Conflict, Some(operation_id), Fill { arg, ..Fill::default() }, Map::new())
+        }
+        Begin::InProgress { retry_after_ms } => ledger_reply(
+            Reply::InProgress,
             Some(operation_id),
-            format!("{arg} {operation_id} was already used for a different request; nothing was done. Use a new {arg} for a new request."),
-            Map::new(),
-        ),
-        Begin::InProgress { retry_after_ms } => reply(
-            LedgerStatus::InProgress.as_str(),
-            Some(operation_id),
-            format!("This operation ({arg} {operation_id}) is still running. Check back with the same {arg}; do not use a new one."),
+            Fill { arg, ..Fill::default() },
             one("retryAfterMs", json!(retry_after_ms)),
         ),
         Begin::Unknown => unknown_reply(operation_id, arg, None),

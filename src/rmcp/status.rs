@@ -14,8 +14,9 @@ use ::rmcp::model::{CallToolResult, ContentBlock, Extensions, JsonObject, Tool, 
 use serde_json::{json, Map, Value};
 
 use super::client::BoxError;
-use super::ledger::{rejected, store_down, LedgerEvent, LedgerKey, OperationLedger, STATUS_TOOL_NAME};
+use super::ledger::{ledger_reply, store_down, LedgerEvent, LedgerKey, OperationLedger, STATUS_TOOL_NAME};
 use crate::ledger::record::valid_operation_id;
+use crate::ledger::reply::{Fill, Reply};
 use crate::ledger::status_tool;
 
 /// The status tool's definition: read-only, `{ action, operation_id }` — the text both faces serve
@@ -259,18 +260,10 @@ impl StatusTool {
     pub async fn call(&self, extensions: &Extensions, arguments: &JsonObject) -> CallToolResult {
         let text = |k: &str| arguments.get(k).and_then(Value::as_str);
         let Some(operation_id) = text("operation_id").filter(|id| valid_operation_id(id)) else {
-            return rejected(
-                "invalid_operation_id",
-                None,
-                "operation_id must be 8–128 characters of A–Z a–z 0–9 - _ . : (a UUID works).".into(),
-            );
+            return ledger_reply(Reply::StatusInvalidOperationId, None, Fill::default(), Map::new());
         };
         let Some(tenant) = (self.tenant)(extensions).filter(|t| !t.is_empty()) else {
-            return rejected(
-                "unauthenticated",
-                Some(operation_id),
-                "This request has no authenticated tenant; nothing was done.".into(),
-            );
+            return ledger_reply(Reply::StatusUnauthenticated, Some(operation_id), Fill::default(), Map::new());
         };
         let tenant = tenant.as_str();
         let asked = text("action").unwrap_or_default();

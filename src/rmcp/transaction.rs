@@ -17,15 +17,15 @@ use std::future::Future;
 use std::pin::Pin;
 
 use ::rmcp::model::{CallToolResult, JsonObject};
-use serde_json::{json, Map};
+use serde_json::Map;
 
 use super::ledger::{
-    answer_begin, prepared, reply, unknown_reply, Begin, Halt, IdempotencyOptions, LedgerEvent, LedgerKey, LedgerStore,
-    OperationLedger, Seen, StoreError,
+    answer_begin, ledger_reply, prepared, unknown_reply, Begin, Halt, IdempotencyOptions, LedgerEvent, LedgerKey,
+    LedgerStore, OperationLedger, Seen, StoreError,
 };
 use crate::ledger::look::{Look, LookEvent, LookMode, LookStep};
 use crate::ledger::record::{finish, Record, RecordState};
-use crate::retry::LedgerStatus;
+use crate::ledger::reply::{Fill, Reply};
 
 /// One transaction to run: the key, the claim to write first (insert when [`TxPlan::expected_version`] is
 /// `None`, else replace that version; if that does not apply — another request got there first — roll back
@@ -433,18 +433,7 @@ async fn atomic(
             // The handler ran and failed; the store rolled back its writes with the claim. Its database writes did
             // not take effect — anything it did outside the transaction may have.
             ledger.emit(LedgerEvent::HandlerError { during: "transaction", key: key.clone(), error });
-            let mut extra = Map::new();
-            extra.insert("reason".into(), json!("rolled_back"));
-            reply(
-                LedgerStatus::Rejected.as_str(),
-                Some(id),
-                format!(
-                    "The operation ran and failed; the server's transaction undid its database writes, but anything \
-                     it did outside that transaction (a message sent, a call to another service) may stand. It may \
-                     be called again with the same {arg}."
-                ),
-                extra,
-            )
+            ledger_reply(Reply::RolledBack, Some(id), Fill { arg, ..Fill::default() }, Map::new())
         }
         Ok(Atomic::CommitUnknown(error)) => {
             ledger.emit(LedgerEvent::StoreError { during: "commit", key: Some(key.clone()), error });

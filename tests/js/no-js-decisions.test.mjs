@@ -121,3 +121,38 @@ test('the lease heartbeat is the core\'s hold driver: lease.js steps rules.hold,
   assert.deepEqual(arithmetic, [], `lease.js computes a point in time itself (${arithmetic})`);
   assert.doesNotMatch(lease, /'(?:record_changed|not_renewed)'/, 'a loss\'s reason comes from the driver\'s standing');
 });
+
+test('the ledger\'s replies come from the core: every ledgerReply names a LEDGER_REPLIES entry, no server file spells one', async () => {
+  const { LEDGER_REPLIES } = await import('../../pkg-template/generated/names.js');
+  const server = files(join(root, 'server'));
+  let calls = 0;
+  for (const f of server) {
+    const src = code(readFileSync(f, 'utf8'));
+    for (const m of src.matchAll(/\bledgerReply\(\s*(?!kind\b)([^,)]+)/g)) {
+      const kinds = [...m[1].matchAll(/'([a-z_]+)'/g)].map((k) => k[1]);
+      assert.ok(kinds.length > 0, `${relative(root, f)}: ledgerReply with a kind that is not a literal name: ${m[1]}`);
+      for (const k of kinds) assert.ok(Object.hasOwn(LEDGER_REPLIES, k), `${relative(root, f)}: no reply ${k}`);
+      calls += 1;
+    }
+    // A sentence of the ledger's own, written in JS instead of taken from the core.
+    for (const [, , words] of Object.values(LEDGER_REPLIES)) {
+      const piece = words.split(/\{[a-z]+\}/).sort((a, b) => b.length - a.length)[0].trim().slice(0, 40);
+      assert.ok(!src.includes(piece), `${relative(root, f)} spells the ledger's words "${piece}"`);
+    }
+    assert.doesNotMatch(src, /nothing was done/, `${relative(root, f)} writes a refusal of its own`);
+  }
+  assert.ok(calls >= 14, `the server's replies were read (${calls})`);
+});
+
+test('a reply is filled in one pass, as the core fills it (the same cases as src/ledger/reply.rs)', async () => {
+  const { ledgerReply } = await import('../../pkg-template/server/replies.js');
+  const text = (r) => r.content[0].text;
+  assert.equal(text(ledgerReply('invalid_input', 'op-{arg}', { arg: 'operation_id', problem: '{id} bad' })), '{id} bad (nothing was done; fix the input and call again)');
+  assert.equal(text(ledgerReply('conflict', 'op-{arg}', { arg: 'operation_id' })),
+    'operation_id op-{arg} was already used for a different request; nothing was done. Use a new operation_id for a new request.');
+  const unknown = ledgerReply('unknown', 'op-1', { arg: 'operation_id', why: 'it' });
+  assert.match(text(unknown), /^The outcome of this operation \(operation_id op-1\) is unknown \(it\): /);
+  assert.deepEqual(unknown._meta['dev.mcp-retry-policy/ledger'], { status: 'unknown', operationId: 'op-1' });
+  assert.deepEqual(ledgerReply('store_down', 'op-1', { arg: 'x' })._meta['dev.mcp-retry-policy/ledger'], { status: 'unknown', operationId: 'op-1', reason: 'store_unavailable' });
+  assert.equal(ledgerReply('status_invalid_action', undefined)._meta['dev.mcp-retry-policy/ledger'].operationId, undefined);
+});
