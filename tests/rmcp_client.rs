@@ -969,7 +969,7 @@ async fn a_task_still_working_at_the_deadline_is_pending_with_its_id() {
 /// tools run as tasks whose work is wrapped in the server ledger (`withIdempotency`): the task ends with the
 /// ledger's own error-flagged answer — `in_progress` (the same operation id is already running elsewhere) or
 /// `unknown` — as its result. The answers are written here in the ledger's wire shape (`_meta` under the
-/// ledger's key, as `src/rmcp/ledger.rs` `reply` builds them); no status tool is listed, so it cannot be asked.
+/// ledger's key, as `src/rmcp/ledger/idempotency.rs` `reply` builds them); no status tool is listed, so it cannot be asked.
 async fn ledger_task_server() -> TaskServer {
     let key = mcp_retry_policy::vocab::LEDGER_META_KEY;
     let script = format!(
