@@ -10,6 +10,7 @@ pub mod budget;
 pub mod classify;
 pub mod decide;
 pub mod drive;
+pub mod drive_events;
 pub mod ends;
 pub mod engine;
 mod follow;
