@@ -638,6 +638,25 @@ pub fn render_js() -> String {
         }
     }
     let opt = |w: Option<&str>| w.map_or_else(|| "undefined".to_owned(), |w| format!("{w:?}"));
+    for (js, doc, f) in [
+        (
+            "STATUS_TOOL_ANSWERED",
+            "Whether the tool itself answered, by status: the outcome is its result, with no error of the call's.",
+            FinalStatus::tool_answered as fn(FinalStatus) -> bool,
+        ),
+        (
+            "STATUS_CARRIES_RESULT",
+            "Whether the outcome carries the server's answer (the tool's result, or a pending call's task), by status.",
+            FinalStatus::carries_result,
+        ),
+    ] {
+        let entries: Vec<String> = FinalStatus::ALL.iter().map(|st| format!("{:?}: {}", st.as_str(), f(*st))).collect();
+        let _ = writeln!(
+            s,
+            "/** {doc} */\nexport const {js} = /* @__PURE__ */ Object.freeze({{ {} }});",
+            entries.join(", ")
+        );
+    }
     let words: Vec<String> = Reason::ALL.iter().map(|r| format!("{:?}", r.words())).collect();
     let next: Vec<String> = Reason::ALL.iter().map(|r| opt(r.next_step())).collect();
     let _ = writeln!(
@@ -775,6 +794,7 @@ pub fn render_dts() -> String {
     }
     s.push_str("export declare const CAUSE_RECOVERS: readonly (Recover | undefined)[];\n");
     s.push_str("export declare const ATTEMPT_SUBREQUESTS: Readonly<Record<Recover | '', number>>;\n");
+    s.push_str("export declare const STATUS_TOOL_ANSWERED: Readonly<Record<FinalStatus, boolean>>;\nexport declare const STATUS_CARRIES_RESULT: Readonly<Record<FinalStatus, boolean>>;\n");
     s.push_str("export declare const REASON_WORDS: readonly string[];\nexport declare const REASON_NEXT_STEPS: readonly (string | undefined)[];\n");
     s.push_str("export declare const CAUSE_WORDS: readonly (string | undefined)[];\nexport declare const CAUSE_NEXT_FAILED: readonly (string | undefined)[];\nexport declare const CAUSE_NEXT_UNKNOWN: readonly (string | undefined)[];\n");
     for k in OUTCOME_KINDS {

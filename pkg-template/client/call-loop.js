@@ -3,7 +3,7 @@
 // outcome, closes the unknown and settles the journal. Every decision, and their sequence, is the core's; this tells listeners.
 import {
   ACTION_STOP, ATTEMPT_SUBREQUESTS, HAPPENED_CANCELLED, HAPPENED_SENT, HAPPENED_START, HAPPENED_WAITED, NEXT_DONE,
-  NEXT_GATHER_INPUT, NEXT_SEND, NEXT_WAIT, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR, STATUS_UNKNOWN,
+  NEXT_GATHER_INPUT, NEXT_SEND, NEXT_WAIT, STATUS_PENDING, STATUS_TOOL_ANSWERED, STATUS_UNKNOWN,
 } from '../generated/names.js';
 import { assembleOutcome } from './outcome.js';
 import { runAttempt } from './run-attempt.js';
@@ -160,7 +160,7 @@ export async function finishCall(ctx, op, ended, { say, signal, deadlineMs }) {
       // The entry stays pending: pendingOperations() will list it.
     }
   }
-  if (outcome.status !== STATUS_SUCCEEDED && outcome.status !== STATUS_TOOL_ERROR) {
+  if (!STATUS_TOOL_ANSWERED[outcome.status]) {
     say({ type: 'give_up', tool: op.name, status: outcome.status, reason: outcome.reason, operationId: op.operationId });
   }
   return outcome;

@@ -1,7 +1,7 @@
 // The CallOutcome a call answers with, from the engine's last decision (status and reason are the engine's),
 // and what `callTool` returns for it: the tool's own result, or an MCP error result carrying the outcome.
 // Pure.
-import { OUTCOME_META_KEY, STATUS_PENDING, STATUS_SUCCEEDED, STATUS_TOOL_ERROR } from '../generated/names.js';
+import { OUTCOME_META_KEY, STATUS_CARRIES_RESULT, STATUS_PENDING, STATUS_TOOL_ANSWERED } from '../generated/names.js';
 import { messageFor } from './messages.js';
 
 /**
@@ -12,8 +12,9 @@ export function assembleOutcome({ name, safety, operationId, attempts, result, l
   const { status, reason } = decision;
   // Built field by field, in this order (the spreads of conditional objects were measured on the hot path).
   const outcome = { status, tool: name };
-  if (result !== undefined && (status === STATUS_SUCCEEDED || status === STATUS_TOOL_ERROR || status === STATUS_PENDING)) outcome.result = result;
-  if (lastError !== undefined && status !== STATUS_SUCCEEDED && status !== STATUS_TOOL_ERROR) outcome.error = describeError(lastError);
+  // What the outcome carries is the core's rule, by status (src/retry/decide.rs: carries_result, tool_answered).
+  if (result !== undefined && STATUS_CARRIES_RESULT[status]) outcome.result = result;
+  if (lastError !== undefined && !STATUS_TOOL_ANSWERED[status]) outcome.error = describeError(lastError);
   if (operationId) outcome.operationId = operationId;
   outcome.safety = safety;
   outcome.attempts = attempts;
@@ -67,7 +68,7 @@ export function toolResultOf(outcome) {
  * still in progress, do not call it again — and whose `_meta` carries the outcome.
  */
 export function modelResultOf(outcome) {
-  if (outcome.status === STATUS_SUCCEEDED || outcome.status === STATUS_TOOL_ERROR) return outcome.result;
+  if (STATUS_TOOL_ANSWERED[outcome.status]) return outcome.result;
   return {
     isError: true,
     content: [{ type: 'text', text: outcome.message }],

@@ -9,7 +9,7 @@ import { ofServer, ofServerOrUnbound } from './scope.js';
 import { sleep } from './sleep.js';
 import {
   HEARD_ANSWERED, HEARD_CANCELLED, HEARD_START, HEARD_WAITED, MAX_DURATION_MS, OPERATION_STATUSES, RESOLVE_ASK, RESOLVE_DONE,
-  RESOLVE_WAIT, STATUS_SUCCEEDED, STATUS_TOOL_ERROR,
+  RESOLVE_WAIT, STATUS_SUCCEEDED, STATUS_TOOL_ANSWERED,
 } from '../generated/names.js';
 import { subrequestRoom } from './options.js';
 
@@ -80,7 +80,7 @@ export async function resolveOutcome(ctx, outcome, { deadlineMs, signal, attempt
     safety: outcome.safety,
     operationId: outcome.operationId,
     attempts,
-    result: decision.status === STATUS_SUCCEEDED || decision.status === STATUS_TOOL_ERROR ? answer?.result : undefined,
+    result: STATUS_TOOL_ANSWERED[decision.status] ? answer?.result : undefined,
     decision,
     operationIdArgument: ctx.idArg,
   });

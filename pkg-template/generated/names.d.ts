@@ -391,6 +391,8 @@ export type HedgeRefusalName = 'off' | 'safety' | 'not_in_flight' | 'max_hedges'
 export declare const HEDGE_REFUSALS: readonly HedgeRefusalName[];
 export declare const CAUSE_RECOVERS: readonly (Recover | undefined)[];
 export declare const ATTEMPT_SUBREQUESTS: Readonly<Record<Recover | '', number>>;
+export declare const STATUS_TOOL_ANSWERED: Readonly<Record<FinalStatus, boolean>>;
+export declare const STATUS_CARRIES_RESULT: Readonly<Record<FinalStatus, boolean>>;
 export declare const REASON_WORDS: readonly string[];
 export declare const REASON_NEXT_STEPS: readonly (string | undefined)[];
 export declare const CAUSE_WORDS: readonly (string | undefined)[];

@@ -67,6 +67,18 @@ impl FinalStatus {
             FinalStatus::Pending => "pending",
         }
     }
+
+    /// Whether the tool itself answered (`succeeded`, `tool_error`): the outcome is the tool's result, and
+    /// carries no error of the call's. Both faces assemble a call's outcome by it.
+    pub const fn tool_answered(self) -> bool {
+        matches!(self, FinalStatus::Succeeded | FinalStatus::ToolError)
+    }
+
+    /// Whether the outcome carries the answer the server gave: the tool's result, or the task a `pending`
+    /// call created.
+    pub const fn carries_result(self) -> bool {
+        matches!(self, FinalStatus::Succeeded | FinalStatus::ToolError | FinalStatus::Pending)
+    }
 }
 
 macro_rules! reasons {

@@ -428,15 +428,15 @@ impl<H: ClientHandler> RetryClient<H> {
             operation_id_argument: &self.options.operation_id_argument,
             breaker_open_for_ms,
         });
-        let answered = matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError | FinalStatus::Pending);
         let outcome = CallOutcome {
             status,
             reason,
             tool: op.name,
             safety: op.safety,
             operation_id: op.operation_id,
-            result: result.filter(|_| answered),
-            error: last_error.filter(|_| !matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError)),
+            // What the outcome carries is the core's rule, by status.
+            result: result.filter(|_| status.carries_result()),
+            error: last_error.filter(|_| !status.tool_answered()),
             attempts,
             task_id,
             message,

@@ -29,7 +29,7 @@ impl<H: ClientHandler> RetryClient<H> {
             happened = match next {
                 StatusNext::Done(end) => {
                     let Decision::Stop { status, reason } = end? else { return None };
-                    let keeps = matches!(status, FinalStatus::Succeeded | FinalStatus::ToolError);
+                    let keeps = status.tool_answered();
                     return Some((status, reason, recorded.filter(|_| keeps)));
                 }
                 StatusNext::Wait { delay_ms } => {
