@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\033[1m[build]\033[0m %s\n' "$*"; }
 
-# The names, codes and words that cross the boundary are generated from the Rust definitions (src/vocab.rs and
+# The names, codes and words that cross the boundary are generated from the Rust definitions (src/vocab/ and
 # the core's enums): rendered here into pkg-template/generated/ (written only when they changed; commit them).
 # `cargo test` (tests/names.rs) fails when the files differ from what the Rust renders.
 say "cargo run --example names"

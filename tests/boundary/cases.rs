@@ -344,7 +344,7 @@ fn bad_times_and_outcomes_are_named() {
     {
         assert_eq!(failure(c::call_begin(h, now, 1.0)), Some((kind, "nowMs")));
     }
-    // The one protocol: a kind code and four numbers (src/vocab.rs); the core names the field it refuses.
+    // The one protocol: a kind code and four numbers (src/vocab/); the core names the field it refuses.
     let present = f64::from(C_B_PRESENT);
     let k = |kind: u32| f64::from(kind);
     let cases = [
