@@ -57,7 +57,7 @@ pub fn render_js() -> String {
         .iter()
         .map(|r| {
             let reason = r.reason().map_or_else(|| "undefined".to_owned(), |x| format!("{x:?}"));
-            format!("{:?}: Object.freeze([{:?}, {reason}, {:?}])", r.as_str(), r.status(), r.template())
+            format!("{:?}: /* @__PURE__ */ Object.freeze([{:?}, {reason}, {:?}])", r.as_str(), r.status(), r.template())
         })
         .collect();
     let _ = writeln!(

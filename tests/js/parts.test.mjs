@@ -50,9 +50,11 @@ async function bundled(source) {
     absWorkingDir: app, logLevel: 'error', external: ['zod', 'pg', '@modelcontextprotocol/sdk'],
   });
   const [out] = Object.values(r.metafile.outputs);
-  return Object.entries(out.inputs)
+  const inputs = Object.entries(out.inputs)
     .filter(([, v]) => v.bytesInOutput > 0)
     .map(([k]) => k.replace(/^.*?pkg\//, ''));
+  inputs.text = r.outputFiles[0].text; // the bundle itself
+  return inputs;
 }
 
 test('a plain browser app bundles none of the optional parts', async () => {
@@ -63,6 +65,10 @@ test('a plain browser app bundles none of the optional parts', async () => {
   assert.ok(inputs.includes('client/with-retry.js') && inputs.includes('client/call-loop.js'), inputs.join(' '));
   const optional = inputs.filter((f) => ALL_OPTIONAL.includes(f));
   assert.deepEqual(optional, [], `optional parts in a plain app's bundle: ${optional.join(', ')}`);
+  // Nor the shared tables' server or telemetry entries (generated/names.js is one module: each entry must shake out).
+  for (const words of ['nothing was done', 'mcp_retry_policy.ledger', 'gen_ai.tool.name', 'record_changed']) {
+    assert.ok(!inputs.text.includes(words), `a plain app's bundle carries "${words}"`);
+  }
 });
 
 test('each part handed in brings its own modules and no other part', async () => {
