@@ -352,7 +352,7 @@ fn any_numbers_unpack_to_a_hold_or_none_and_every_step_of_one_survives() {
                 _ => rng.next_u64() % 10_000,
             };
         }
-        w[HOLD_WORDS - 1] = rng.next_u64() % 600;
+        w[HOLD_WORDS - 1] = rng.next_u64() % 1_200;
         if let Some(mut h) = Hold::unpack(w) {
             some += 1;
             for e in [
@@ -373,4 +373,208 @@ fn any_numbers_unpack_to_a_hold_or_none_and_every_step_of_one_survives() {
         }
     }
     assert!(some > 1_000, "enough holds unpacked: {some}");
+}
+
+#[test]
+fn a_commit_over_a_hung_renewal_is_never_its_record_and_the_renewal_is_still_heard() {
+    // The wall clock stalls: a commit sent over the unanswered renewal would be its very record.
+    let (_, mut h) = held(0, 0);
+    let r1 = renewal(h.step(E::Timer, 1_000, 1_000));
+    assert_eq!(h.step(E::Commit, 1_000, 1_500), S::Wait);
+    let c = renewal(h.step(E::Timer, 1_000, 2_000));
+    assert_eq!((c.expected, c.version), (r1.expected, r1.version));
+    assert_ne!(c.lease_until_ms, r1.lease_until_ms, "told apart by a read back");
+    // The renewal landed first: heard, the claim follows it; the commit (over v1) is refused, and its read
+    // back finds the renewal's record, not the commit's: refused, none of the writes stand.
+    assert_eq!(h.step(E::Renewed(A::Won), 1_000, 2_100), S::Wait);
+    assert_eq!(h.claim(), (r1.version, r1.lease_until_ms));
+    assert_eq!(h.step(E::Committed(A::Changed), 1_000, 2_200), S::ReadBack(c));
+    assert_eq!(h.step(E::ReadBack(false), 1_000, 2_300), S::Refused);
+    assert_eq!(h.claim(), (r1.version, r1.lease_until_ms), "the finish goes over the renewal that landed");
+
+    // Unanswered still when the handler returns: read back before finishing.
+    let (_, mut h) = held(0, 0);
+    let r1 = renewal(h.step(E::Timer, 1_000, 1_000));
+    assert_eq!(h.step(E::Commit, 1_000, 1_500), S::Wait);
+    let _ = renewal(h.step(E::Timer, 1_000, 2_000));
+    assert_eq!(h.step(E::Committed(A::Failed), 1_000, 2_100), S::Wait);
+    assert_eq!(h.step(E::Stop, 1_000, 2_200), S::ReadBack(r1));
+    assert_eq!(h.step(E::ReadBack(true), 1_000, 2_300), S::Done);
+    assert_eq!(h.claim(), (r1.version, r1.lease_until_ms));
+}
+
+#[test]
+fn a_renewal_answering_while_it_is_read_back_is_heard_and_a_read_back_is_waited_for_a_third_of_the_lease() {
+    let (_, mut h) = held(0, 0);
+    let r1 = renewal(h.step(E::Timer, 1_000, 1_000));
+    assert_eq!(h.step(E::Stop, 1_500, 1_500), S::Wait);
+    assert_eq!(h.step(E::Timer, 2_000, 2_000), S::ReadBack(r1));
+    assert_eq!(h.step(E::Renewed(A::Won), 2_050, 2_050), S::Done);
+    assert_eq!(h.claim(), (r1.version, r1.lease_until_ms));
+    // A read back that never answers: the run ends a third of the lease later, with the claim as last answered.
+    let (_, mut h) = held(0, 0);
+    let _ = renewal(h.step(E::Timer, 1_000, 1_000));
+    assert_eq!(h.step(E::Stop, 2_000, 2_000), S::ReadBack(renewal(S::ReadBack(r1))));
+    assert_eq!(h.timeout(), Some(3_000));
+    assert_eq!(h.step(E::Timer, 3_000, 3_000), S::Done);
+    assert_eq!(h.claim().0, 1);
+}
+
+/// The store as the driver's writes find it: one record (its version and lease), a compare-and-set on the
+/// version, and a read back that compares the whole record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stored {
+    version: u64,
+    lease: u64,
+}
+
+#[test]
+fn against_a_modelled_store_a_run_finishes_over_what_the_store_holds_and_a_commit_is_believed_only_when_it_landed() {
+    let mut rng = SplitMix64::new(2029);
+    let (mut checked, mut refused, mut landed_commits, mut orphans) = (0, 0, 0, 0);
+    for _ in 0..4_000 {
+        let (c, mut h) = held(0, 0);
+        let mut store = Stored { version: c.version, lease: c.lease_until_ms };
+        let mut stolen = false;
+        let may_steal = rng.next_u64() % 8 == 0; // another run takes the key over in some runs only
+        let mut read_timed_out = false;
+        // Writes sent and not answered yet: (which, the write). A renewal whose answer is lost stays unanswered.
+        let mut flight: Vec<(S, Renewal)> = Vec::new();
+        let (mut now, mut mono) = (0u64, 0u64);
+        let mut stopped = false;
+        let mut done = false;
+        let mut told = 0;
+        let mut commit_waiting = false;
+        let mut log: Vec<String> = Vec::new();
+        let cas = |store: &mut Stored, r: &Renewal| {
+            let won = store.version == r.expected;
+            if won {
+                *store = Stored { version: r.version, lease: r.lease_until_ms };
+            }
+            won
+        };
+        for i in 0..80 {
+            if done {
+                break;
+            }
+            mono += rng.next_u64() % 700;
+            now = if rng.next_u64() % 5 == 0 { now } else { now + rng.next_u64() % 900 };
+            let roll = rng.next_u64() % 100;
+            let event = if roll < 35 {
+                mono = mono.max(h.timeout().unwrap_or(mono));
+                E::Timer
+            } else if roll < 75 && !flight.is_empty() {
+                let k = (rng.next_u64() as usize) % flight.len();
+                let (kind, w) = flight.remove(k);
+                let fate = rng.next_u64() % 10;
+                match kind {
+                    S::Renew(_) if fate == 0 => {
+                        let _ = cas(&mut store, &w); // applied, its answer lost for good
+                        orphans += 1;
+                        continue;
+                    }
+                    S::Renew(_) if fate == 1 => E::Renewed(A::Failed),
+                    S::Renew(_) => E::Renewed(if cas(&mut store, &w) { A::Won } else { A::Changed }),
+                    S::Commit(_) if fate == 0 => E::Committed(A::Failed), // the work threw: rolled back
+                    S::Commit(_) => E::Committed(if cas(&mut store, &w) { A::Won } else { A::Changed }),
+                    _ => E::ReadBack(store == Stored { version: w.version, lease: w.lease_until_ms }),
+                }
+            } else if roll < 82 && !stopped && !commit_waiting && !flight.iter().any(|(k, _)| matches!(k, S::Commit(_)))
+            {
+                commit_waiting = true;
+                E::Commit
+            } else if roll < 86 && may_steal && !stolen && i > 5 {
+                stolen = true;
+                store = Stored { version: store.version + 1, lease: 9_999_999 };
+                continue;
+            } else if roll < 92 && i > 30 && !stopped && !commit_waiting {
+                stopped = true;
+                E::Stop
+            } else {
+                E::Look
+            };
+            let was_held = h.standing() == Standing::Held;
+            let was_reading = flight.iter().any(|(k, _)| matches!(k, S::ReadBack(_)));
+            let step = h.step(event, now, mono);
+            log.push(format!("{event:?}@{mono}/{now} -> {step:?}; store {store:?}; claim {:?}", h.claim()));
+            if let Some(HoldTell::Lost(_)) = h.tell() {
+                told += 1;
+            }
+            match step {
+                S::Renew(w) => {
+                    assert!(was_held && !stopped, "renewed while {:?}", h.standing());
+                    flight.push((step, w));
+                }
+                S::Commit(w) => {
+                    commit_waiting = false;
+                    flight.push((step, w));
+                }
+                S::ReadBack(w) => flight.push((step, w)),
+                S::Refused => {
+                    commit_waiting = false;
+                    refused += 1;
+                }
+                S::Done => {
+                    assert!(stopped);
+                    done = true;
+                    if matches!(event, E::Timer) && was_reading {
+                        read_timed_out = true;
+                    }
+                }
+                S::Wait => {}
+            }
+            // A commit the driver believes landed is in the store.
+            if matches!(event, E::Committed(A::Won) | E::ReadBack(true)) && step == S::Wait {
+                let (v, l) = h.claim();
+                assert_eq!(store, Stored { version: v, lease: l }, "a commit believed but not in the store");
+                landed_commits += 1;
+            }
+        }
+        // Carry the run to its end: every answer given, the timers run.
+        if !done {
+            if !stopped {
+                // A commit waiting on the driver is carried out first (the face's stop waits for it).
+                let _ = h.step(E::Stop, now, mono);
+                stopped = true;
+            }
+            for _ in 0..40 {
+                let step = if let Some((kind, w)) = flight.pop() {
+                    let e = match kind {
+                        S::Renew(_) => E::Renewed(if cas(&mut store, &w) { A::Won } else { A::Changed }),
+                        S::Commit(_) => E::Committed(if cas(&mut store, &w) { A::Won } else { A::Changed }),
+                        _ => E::ReadBack(store == Stored { version: w.version, lease: w.lease_until_ms }),
+                    };
+                    let st = h.step(e, now, mono);
+                    log.push(format!("end {e:?} -> {st:?}; store {store:?}; claim {:?}", h.claim()));
+                    st
+                } else {
+                    mono = mono.max(h.timeout().unwrap_or(mono));
+                    h.step(E::Timer, now, mono)
+                };
+                if let S::ReadBack(w) = step {
+                    flight.push((step, w));
+                }
+                if step == S::Done {
+                    done = true;
+                    break;
+                }
+            }
+        }
+        assert!(done && stopped, "a stopped run ends");
+        assert!(told <= 1);
+        if !stolen && !read_timed_out {
+            let (v, l) = h.claim();
+            assert_eq!(
+                Stored { version: v, lease: l },
+                store,
+                "the run finishes over what the store holds:\n{}",
+                log.join("\n")
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 2_000 && refused > 50 && landed_commits > 200 && orphans > 100,
+        "{checked} {refused} {landed_commits} {orphans}"
+    );
 }

@@ -184,4 +184,4 @@ export function readMade(o, fingerprint) {
   return { state: o[2] >= 0 ? RECORD_STATES[o[2] | 0] : undefined, fingerprint, leaseUntilMs: o[3], createdMs: o[4], expiresMs: o[5], version: o[6] };
 }
 /** How many numbers a hold's state is (`ledgerHoldSlots()`: where they cross). */
-export const HOLD_WORDS = 14;
+export const HOLD_WORDS = 18;

@@ -53,6 +53,7 @@ export class ClaimHold {
   #onCommit; // a transaction waiting for the driver's go (a renewal was in flight)
   #controller; // made when the handler first reads `signal` (an AbortController per call costs)
   #lost; // the LeaseLost, once lost
+  #isBroken = false; // the rules refused a step: the driver is not asked again
 
   constructor(env, key, k, claim) {
     this.#env = env;
@@ -69,6 +70,7 @@ export class ClaimHold {
 
   /** Feeds `event` to the driver and carries out its answer. */
   #step(event, arg) {
+    if (this.#isBroken) return this.#at;
     const { rules, now, mono } = this.#env;
     return this.#apply(rules.hold(this.#state, event, arg, now(), mono()));
   }
@@ -98,12 +100,23 @@ export class ClaimHold {
     try {
       f();
     } catch (error) {
-      // The rules refused (they cannot, for the state they made): told, and the claim no longer kept.
-      this.#env.emit({ type: 'store_error', during: 'renew', key: this.#key, error });
-      clearTimeout(this.#timer);
-      this.#lose(CLAIM_STANDING_NOT_RENEWED);
-      this.#end();
+      this.#broken(error);
     }
+  }
+
+  /**
+   * The rules refused a step (they cannot, for the state they made — a clock that gave no number can): told,
+   * the claim no longer kept, and nothing left waiting on the driver.
+   */
+  #broken(error) {
+    this.#env.emit({ type: 'store_error', during: 'renew', key: this.#key, error });
+    clearTimeout(this.#timer);
+    this.#lose(CLAIM_STANDING_NOT_RENEWED);
+    this.#isBroken = true;
+    const waiting = this.#onCommit;
+    this.#onCommit = undefined;
+    waiting?.(undefined);
+    this.#end();
   }
 
   /** The claim at a write's version and lease. */
@@ -199,12 +212,24 @@ export class ClaimHold {
     }
   }
 
+  /** A step of the commit: a refusal of the rules breaks the hold (told) and rejects the transaction. */
+  #commitStep(event, arg) {
+    if (this.#isBroken) throw new LeaseLost(CLAIM_STANDING_NOT_RENEWED, this.fence, false);
+    try {
+      return this.#step(event, arg);
+    } catch (error) {
+      this.#broken(error);
+      throw error;
+    }
+  }
+
   async #commit(work) {
     const { store } = this.#env;
-    let r = this.#step('commit');
+    let r = this.#commitStep('commit');
     // A renewal in flight: the driver says go when it has answered (or hung past the give-up point).
     if (r.step !== 'commit') r = await new Promise((resolve) => (this.#onCommit = resolve));
     this.#onCommit = undefined;
+    if (r === undefined) throw new LeaseLost(CLAIM_STANDING_NOT_RENEWED, this.fence, false); // the hold broke meanwhile
     const renewed = this.#record(r.write);
     let value;
     let won;
@@ -214,10 +239,10 @@ export class ClaimHold {
         return { record: renewed, result: undefined };
       });
     } catch (error) {
-      this.#step('committed', 'failed');
+      this.#commitStep('committed', 'failed');
       throw error;
     }
-    let next = this.#step('committed', won ? 'won' : 'changed');
+    let next = this.#commitStep('committed', won ? 'won' : 'changed');
     if (next.step === 'read_back') {
       // Refused — unless the store could not tell and the record read back is this very renewal (D1: a batch
       // whose answer was lost): then it committed after all.
@@ -225,10 +250,10 @@ export class ClaimHold {
       try {
         back = (await store.get(this.#key))?.record;
       } catch (error) {
-        this.#step('read_back', false); // not known: the claim is not kept, and the caller hears the store's error
+        this.#commitStep('read_back', false); // not known: the claim is not kept, and the caller hears the store's error
         throw error;
       }
-      next = this.#step('read_back', sameRecord(back, renewed));
+      next = this.#commitStep('read_back', sameRecord(back, renewed));
     }
     if (next.step === 'refused') throw new LeaseLost(next.standing, this.fence, false);
     return value;
@@ -258,6 +283,7 @@ export class ClaimHold {
     if (this.#stopping) return this.claim;
     while (this.#committing) await this.#committing.catch(() => {});
     this.#stopping = true;
+    if (this.#isBroken) return this.claim; // ended already (told): nothing to wait for
     const ended = new Promise((resolve) => (this.#ended = resolve));
     this.#guarded(() => this.#step('stop'));
     return ended;

@@ -315,7 +315,10 @@ impl OperationLedger {
         let guard = LiveGuard { live: &self.live, key, fence };
         let mut work = std::pin::pin!(work(standing.clone()));
         let mut out = None;
+        // The renewal in flight and a read back, each its own branch: a renewal that answers while it is read
+        // back is heard.
         let mut write: Option<Pin<Box<dyn Future<Output = HoldEvent> + Send + '_>>> = None;
+        let mut reading: Option<Pin<Box<dyn Future<Output = HoldEvent> + Send + '_>>> = None;
         loop {
             let timeout = lock(&standing.hold).timeout();
             // In order: a claim past its give-up point is lost before anything else is heard.
@@ -328,6 +331,10 @@ impl OperationLedger {
                 }
                 Some(heard) = OptionFuture::from(write.as_mut()), if write.is_some() => {
                     write = None;
+                    heard
+                }
+                Some(heard) = OptionFuture::from(reading.as_mut()), if reading.is_some() => {
+                    reading = None;
                     heard
                 }
             };
@@ -371,7 +378,7 @@ impl OperationLedger {
                     // tells — exactly the renewal this claim sent (another run's claim has its own creation
                     // time and lease) or not; a read that fails tells nothing (finish over the last answer).
                     let (store, sent) = (self.store().clone(), r.record(&claimed));
-                    write = Some(Box::pin(async move {
+                    reading = Some(Box::pin(async move {
                         let back = store.get(key).await;
                         HoldEvent::ReadBack(matches!(back, Ok(Some(s)) if s.record == sent))
                     }));

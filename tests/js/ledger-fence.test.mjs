@@ -239,3 +239,33 @@ test('claim.transaction while the claim is held: the writes commit once, renewal
     sq.close();
   }
 });
+
+test('a clock that stops giving numbers mid-run: the transaction is refused, the hold ends and told, the answer comes', { timeout: 20_000 }, async () => {
+  const sq = sqliteFile();
+  try {
+    const db = sq.open();
+    const store = new SqliteLedgerStore(db);
+    const events = [];
+    let broken = false;
+    const ledger = new OperationLedger({ store, leaseMs: 3_000, now: () => (broken ? Number.NaN : Date.now()), onEvent: (e) => events.push(e) });
+    const seen = [];
+    const h = withIdempotency(ledger, async ({ operation_id: op }, extra) => {
+      const claim = claimOf(extra);
+      broken = true; // from here, the ledger's clock answers NaN
+      await assert.rejects(claim.transaction((tx) => tx.prepare('INSERT INTO effects (op, by) VALUES (?, ?)').run(op, 'A')), (e) => (seen.push(e), true));
+      // A second transaction does not wait on a driver that will never answer.
+      await assert.rejects(claim.transaction(() => {}), (e) => (seen.push(e), true));
+      assert.equal(claim.signal.aborted, true, 'the hold is no longer kept');
+      broken = false;
+      return { content: [{ type: 'text', text: 'done' }] };
+    }, { action: 'w', tenant: () => 't' });
+    const out = await h({ operation_id: `op-${crypto.randomUUID()}` }, {});
+    assert.ok(out, 'the call answered');
+    assert.equal(db.prepare('SELECT COUNT(*) AS n FROM effects').get().n, 0, 'nothing committed');
+    assert.ok(seen.length === 2 && seen.every((e) => e instanceof Error), seen.map(String).join('; '));
+    assert.ok(events.some((e) => e.type === 'store_error' && e.during === 'renew'), events.map((e) => e.type).join(' '));
+    assert.ok(events.some((e) => e.type === 'lease_lost' && e.reason === 'not_renewed'));
+  } finally {
+    sq.close();
+  }
+});

@@ -43,7 +43,7 @@ enum Flight {
 }
 
 /// How many numbers a hold's state is ([`Hold::pack`]).
-pub const HOLD_WORDS: usize = 14;
+pub const HOLD_WORDS: usize = 18;
 
 /// A claim kept while its handler runs (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,9 +64,16 @@ pub struct Hold {
     /// (monotonic: its hung point).
     sent_lease_until: u64,
     sent_mono: u64,
+    /// The version the write in flight replaces.
+    sent_expected: u64,
     hung: u64,
     /// What was left of the lease when a late renewal answered.
     late_left: u64,
+    /// A renewal left unanswered when a commit went on over it (its answer is still heard): the version it
+    /// replaces, its lease, when it was sent (monotonic).
+    orphan_expected: u64,
+    orphan_lease: u64,
+    orphan_mono: u64,
     flight: Flight,
     standing: Standing,
     stopping: bool,
@@ -76,6 +83,8 @@ pub struct Hold {
     told_lost: bool,
     /// A late renewal waits to be told.
     late: bool,
+    /// `orphan_*` hold a renewal still unanswered.
+    orphan: bool,
 }
 
 impl Hold {
@@ -95,14 +104,19 @@ impl Hold {
             due: mono_ms.saturating_add(every),
             sent_lease_until: 0,
             sent_mono: 0,
+            sent_expected: 0,
             hung: 0,
             late_left: 0,
+            orphan_expected: 0,
+            orphan_lease: 0,
+            orphan_mono: 0,
             flight: Flight::None,
             standing: Standing::Held,
             stopping: false,
             commit_wanted: false,
             told_lost: false,
             late: false,
+            orphan: false,
         };
         h.point = h.give_up_point(mono_ms, claim.lease_until_ms);
         if claim.state != RecordState::Pending {
@@ -135,23 +149,27 @@ impl Hold {
     }
 
     fn renewal(&self, now_ms: u64) -> Renewal {
-        Renewal {
-            version: self.version.saturating_add(1),
-            lease_until_ms: now_ms.saturating_add(self.lease_ms).max(self.lease_until_ms),
-            expected: self.version,
+        let mut lease_until_ms = now_ms.saturating_add(self.lease_ms).max(self.lease_until_ms);
+        if self.orphan {
+            // Never the very record of the renewal still unanswered: a read back must tell the two apart.
+            lease_until_ms = lease_until_ms.max(self.orphan_lease.saturating_add(1));
         }
+        Renewal { version: self.version.saturating_add(1), lease_until_ms, expected: self.version }
     }
 
     fn sent(&self) -> Renewal {
         Renewal {
-            version: self.version.saturating_add(1),
+            version: self.sent_expected.saturating_add(1),
             lease_until_ms: self.sent_lease_until,
-            expected: self.version,
+            expected: self.sent_expected,
         }
     }
 
     /// `r` (sent at `sent_mono`) landed: the claim is at its version now.
     fn landed(&mut self) {
+        if self.sent_expected != self.version {
+            return; // the claim moved since it was sent: it cannot have landed over it
+        }
         let r = self.sent();
         self.version = r.version;
         self.lease_until_ms = r.lease_until_ms;
@@ -164,6 +182,7 @@ impl Hold {
         self.flight = flight;
         self.sent_lease_until = r.lease_until_ms;
         self.sent_mono = mono_ms;
+        self.sent_expected = r.expected;
         // A renewal in flight stops holding the claim at the give-up point on the ledger's clock too (or, past
         // it already, at the lease's end), whether or not the store has answered.
         let by_ledger = self.lease_until_ms.saturating_sub(self.every);
@@ -177,7 +196,7 @@ impl Hold {
     /// [`Hold::tell`] what operators hear, if anything.
     pub fn step(&mut self, event: HoldEvent, now_ms: u64, mono_ms: u64) -> HoldStep {
         if self.stopping && self.flight == Flight::None {
-            return HoldStep::Done; // over: every later event only says so
+            return self.end(mono_ms); // over: every later event only says so
         }
         self.check_clock(mono_ms);
         match event {
@@ -191,10 +210,10 @@ impl Hold {
                     self.standing = Standing::Ended;
                 }
                 match self.flight {
-                    Flight::Renewing if mono_ms >= self.hung => self.read_back(),
+                    Flight::Renewing if mono_ms >= self.hung => self.read_back(mono_ms),
                     Flight::None | Flight::Committing => {
                         self.flight = Flight::None;
-                        HoldStep::Done
+                        self.end(mono_ms)
                     }
                     _ => HoldStep::Wait,
                 }
@@ -231,7 +250,7 @@ impl Hold {
                     if same {
                         self.landed();
                     }
-                    HoldStep::Done
+                    self.end(mono_ms)
                 }
                 Flight::ReadingCommit => {
                     self.flight = Flight::None;
@@ -249,12 +268,33 @@ impl Hold {
         }
     }
 
-    fn read_back(&mut self) -> HoldStep {
+    /// The run is stopping and nothing is in flight: done — after reading back the renewal a commit went on
+    /// over, if it is unanswered still (it may have landed).
+    fn end(&mut self, mono_ms: u64) -> HoldStep {
+        if self.orphan && self.orphan_expected == self.version {
+            self.orphan = false;
+            self.sent_lease_until = self.orphan_lease;
+            self.sent_mono = self.orphan_mono;
+            self.sent_expected = self.orphan_expected;
+            return self.read_back(mono_ms);
+        }
+        HoldStep::Done
+    }
+
+    /// Reads back the renewal sent last (the run is stopping): waited for a third of the lease at most, then the
+    /// run ends with the claim as last answered.
+    fn read_back(&mut self, mono_ms: u64) -> HoldStep {
         self.flight = Flight::ReadingRenewal;
+        self.hung = mono_ms.saturating_add(self.every);
         HoldStep::ReadBack(self.sent())
     }
 
     fn on_timer(&mut self, now_ms: u64, mono_ms: u64) -> HoldStep {
+        if self.flight == Flight::ReadingRenewal && mono_ms >= self.hung {
+            // The read back did not answer in time: finish with the claim as last answered.
+            self.flight = Flight::None;
+            return self.end(mono_ms);
+        }
         if self.flight == Flight::Renewing && mono_ms >= self.hung {
             // The renewal hung past the point where it may hold the claim: given up, answered or not.
             if self.standing == Standing::Ended {
@@ -262,12 +302,16 @@ impl Hold {
             }
             self.lose(LostReason::NotRenewed);
             if self.stopping {
-                return self.read_back();
+                return self.read_back(mono_ms);
             }
             if self.commit_wanted {
-                // The commit goes on over the claim as last answered (the renewal's answer is not heard any
-                // more): the store's version check decides.
+                // The commit goes on over the claim as last answered; the renewal's answer is still heard (an
+                // orphan), and the commit's record is never the renewal's: the store's version check decides.
                 self.commit_wanted = false;
+                self.orphan = true;
+                self.orphan_expected = self.version;
+                self.orphan_lease = self.sent_lease_until;
+                self.orphan_mono = self.sent_mono;
                 return HoldStep::Commit(self.send(Flight::Committing, now_ms, mono_ms));
             }
             // Lost; the renewal's answer is still heard (one that won moves the claim's version).
@@ -280,8 +324,27 @@ impl Hold {
     }
 
     fn on_renewed(&mut self, answer: HoldAnswer, now_ms: u64, mono_ms: u64) -> HoldStep {
-        if self.flight != Flight::Renewing {
-            return HoldStep::Wait; // none in flight (given up on): a stray answer
+        match self.flight {
+            Flight::Renewing => {}
+            // The renewal being read back answered first: its answer tells (a failure: the read back does).
+            Flight::ReadingRenewal if answer != HoldAnswer::Failed => {
+                if answer == HoldAnswer::Won {
+                    self.landed();
+                }
+                self.flight = Flight::None;
+                return self.end(mono_ms);
+            }
+            // The renewal a commit went on over: one that won moves the claim, if nothing moved it since.
+            _ if self.orphan => {
+                self.orphan = false;
+                if answer == HoldAnswer::Won && self.orphan_expected == self.version {
+                    self.version = self.orphan_expected.saturating_add(1);
+                    self.lease_until_ms = self.orphan_lease;
+                    self.point = self.give_up_point(self.orphan_mono, self.orphan_lease);
+                }
+                return HoldStep::Wait;
+            }
+            _ => return HoldStep::Wait, // none in flight: a stray answer
         }
         self.flight = Flight::None;
         let previous_lease = self.lease_until_ms;
@@ -310,7 +373,7 @@ impl Hold {
             });
         }
         if self.stopping {
-            return HoldStep::Done;
+            return self.end(mono_ms);
         }
         if self.commit_wanted {
             self.commit_wanted = false;
@@ -340,8 +403,11 @@ impl Hold {
         let renewing = self.flight == Flight::Renewing;
         let due = (held && self.flight == Flight::None && !self.stopping).then_some(self.due);
         let point = held.then_some(self.point);
-        // Once the claim is lost, a renewal in flight is only waited for — unless the run waits on it.
-        let hung = (renewing && (held || self.stopping || self.commit_wanted)).then_some(self.hung);
+        // Once the claim is lost, a renewal in flight is only waited for — unless the run waits on it; a read
+        // back is waited for until its own deadline.
+        let hung = ((renewing && (held || self.stopping || self.commit_wanted))
+            || self.flight == Flight::ReadingRenewal)
+            .then_some(self.hung);
         [due, point, hung].into_iter().flatten().min()
     }
 

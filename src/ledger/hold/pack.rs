@@ -15,7 +15,8 @@ impl Hold {
             | u64::from(self.stopping) << 5
             | u64::from(self.commit_wanted) << 6
             | u64::from(self.told_lost) << 7
-            | u64::from(self.late) << 8;
+            | u64::from(self.late) << 8
+            | u64::from(self.orphan) << 9;
         [
             self.fence,
             self.version,
@@ -28,16 +29,20 @@ impl Hold {
             self.due,
             self.sent_lease_until,
             self.sent_mono,
+            self.sent_expected,
             self.hung,
             self.late_left,
+            self.orphan_expected,
+            self.orphan_lease,
+            self.orphan_mono,
             flags,
         ]
     }
 
     /// The state [`Hold::pack`] gave, or `None` for numbers no hold packs (flags out of range, a period of 0).
     pub fn unpack(w: [u64; HOLD_WORDS]) -> Option<Hold> {
-        let flags = w[13];
-        if flags >> 9 != 0 || w[3] == 0 || w[3] > w[4].max(1) {
+        let flags = w[17];
+        if flags >> 10 != 0 || w[3] == 0 || w[3] > w[4].max(1) {
             return None;
         }
         let flight = *FLIGHTS.get((flags & 7) as usize)?;
@@ -54,14 +59,19 @@ impl Hold {
             due: w[8],
             sent_lease_until: w[9],
             sent_mono: w[10],
-            hung: w[11],
-            late_left: w[12],
+            sent_expected: w[11],
+            hung: w[12],
+            late_left: w[13],
+            orphan_expected: w[14],
+            orphan_lease: w[15],
+            orphan_mono: w[16],
             flight,
             standing,
             stopping: flags >> 5 & 1 == 1,
             commit_wanted: flags >> 6 & 1 == 1,
             told_lost: flags >> 7 & 1 == 1,
             late: flags >> 8 & 1 == 1,
+            orphan: flags >> 9 & 1 == 1,
         })
     }
 }
