@@ -92,6 +92,11 @@ slots! {
         TaskStatus = "taskStatus", Read::Code("TASK_STATUSES");
         /// The status driver's answer: its `RESOLVE_NEXTS` code.
         ResolveNext = "resolveNext", Read::Code("RESOLVE_NEXTS");
+        /// A call's end: what it says to do next, its `FINISH_NEXTS` code (the status and reason in `stop`,
+        /// `reason`).
+        FinishNext = "finishNext", Read::Code("FINISH_NEXTS");
+        /// A call's end: 1 when the call gave up (its end is not the tool's own answer), else 0.
+        GaveUp = "gaveUp", Read::Flag;
         /// A hedge refused: its `HEDGE_REFUSALS` code; `NaN`: admitted.
         Refusal = "refusal", Read::Code("HEDGE_REFUSALS");
         /// Hedges sent so far.
@@ -461,6 +466,10 @@ error_fields! {
     Hold = "hold",
     /// The monotonic clock's reading (`ledgerHold`).
     MonoMs = "monoMs",
+    /// A call's end as it stands (`callFinish`: `end.status`, `end.reason`).
+    End = "end",
+    /// What the face knows as a call ends (`callFinish`: `facts.keyed`, `facts.mayResolve`, `facts.cancelled`).
+    Facts = "facts",
 }
 
 /// How a policy value given in JS becomes the core's integer.

@@ -1,7 +1,7 @@
 //! The classification table, as data: one row per (revision, outcome), read like the spec.
 //!
 //! Columns: revision(s) · outcome · verdict · delivery · recover action · cause. `ALL` expands to one row per
-//! revision. Sources are beside each row in `src/retry/classify.rs` and in the README's proof table; the comments name the fact each block rests on.
+//! revision. Sources are beside each row in `src/retry/classify/mod.rs` and in the README's proof table; the comments name the fact each block rests on.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use mcp_retry_policy::retry::{

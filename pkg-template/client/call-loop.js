@@ -1,9 +1,10 @@
 // One call: the core's call driver says each step (admit → send → record → (wait, recover, gather input)* until
 // the engine stops, then the created task's looks, result or cancel); this carries them out, then assembles the
-// outcome, closes the unknown and settles the journal. Every decision, and their sequence, is the core's; this tells listeners.
+// outcome and carries out the core's call end (close the unknown, settle the journal). Every decision, and their
+// sequence, is the core's; this tells listeners.
 import {
-  ACTION_STOP, ATTEMPT_SUBREQUESTS, HAPPENED_CANCELLED, HAPPENED_SENT, HAPPENED_START, HAPPENED_WAITED, NEXT_DONE,
-  NEXT_GATHER_INPUT, NEXT_SEND, NEXT_WAIT, STATUS_PENDING, STATUS_TOOL_ANSWERED, STATUS_UNKNOWN,
+  ACTION_STOP, ATTEMPT_SUBREQUESTS, FINISHED_RESOLVED, FINISHED_SETTLED, FINISHED_START, FINISH_RESOLVE, FINISH_SETTLE,
+  HAPPENED_CANCELLED, HAPPENED_SENT, HAPPENED_START, HAPPENED_WAITED, NEXT_DONE, NEXT_GATHER_INPUT, NEXT_SEND, NEXT_WAIT,
 } from '../generated/names.js';
 import { assembleOutcome } from './outcome.js';
 import { runAttempt } from './run-attempt.js';
@@ -132,9 +133,10 @@ export async function attemptLoop(ctx, op, run, { say, tel, signal }) {
 }
 
 /**
- * After the loop: the CallOutcome from the engine's last decision; for a keyed write whose outcome is open,
- * the server's status tool asked within the call's deadline (`autoResolve`, on by default; it never sends the
- * write again to find out); the journal entry settled; a `give_up` event for an outcome that is not the tool's.
+ * After the loop: the CallOutcome from the engine's last decision, then the core's call end (`engine.finish`)
+ * says what is left — the server's status tool asked about an open keyed write within the call's deadline
+ * (`autoResolve`, on by default; it never sends the write again to find out), the journal entry settled — and
+ * whether the call gave up (a `give_up` event: an outcome that is not the tool's).
  */
 export async function finishCall(ctx, op, ended, { say, signal, deadlineMs }) {
   const { engine, now } = ctx;
@@ -149,19 +151,22 @@ export async function finishCall(ctx, op, ended, { say, signal, deadlineMs }) {
     operationIdArgument: ctx.idArg,
     breakerOpenForMs: engine.breakerState === 'open' ? engine.policy.breaker?.openMs : undefined,
   });
-  const open = outcome.status === STATUS_UNKNOWN || outcome.status === STATUS_PENDING;
-  if (op.operationId && open && ctx.options.autoResolve !== false) {
-    outcome = (await resolveOutcome({ ...ctx, emit: say }, outcome, { deadlineMs, signal, attempts: ended.attempts })) ?? outcome;
-  }
-  if (op.operationId) {
-    try {
-      await ctx.journal.settle(op.operationId, outcome.status, now());
-    } catch {
-      // The entry stays pending: pendingOperations() will list it.
+  const facts = { keyed: !!op.operationId, mayResolve: !!ctx.statusTool && ctx.options.autoResolve !== false, cancelled: !!signal?.aborted };
+  for (let happened = FINISHED_START; ;) {
+    const n = engine.finish(happened, { status: outcome.status, reason: outcome.reason }, facts);
+    if (n.next === FINISH_RESOLVE) {
+      outcome = (await resolveOutcome({ ...ctx, emit: say }, outcome, { deadlineMs, signal, attempts: ended.attempts })) ?? outcome;
+      happened = FINISHED_RESOLVED;
+    } else if (n.next === FINISH_SETTLE) {
+      try {
+        await ctx.journal.settle(op.operationId, n.status, now());
+      } catch {
+        // The entry stays pending: pendingOperations() will list it.
+      }
+      happened = FINISHED_SETTLED;
+    } else {
+      if (n.gaveUp) say({ type: 'give_up', tool: op.name, status: outcome.status, reason: outcome.reason, operationId: op.operationId });
+      return outcome;
     }
   }
-  if (!STATUS_TOOL_ANSWERED[outcome.status]) {
-    say({ type: 'give_up', tool: op.name, status: outcome.status, reason: outcome.reason, operationId: op.operationId });
-  }
-  return outcome;
 }

@@ -4,9 +4,11 @@
 import type {
   Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, BreakerStateName, Jitter, AttemptOutcome,
   UNKNOWN_REVISION, ACTION_RETRY, ACTION_STOP, OperationStatus, TaskStatus, HedgeRefusalName, Happening, StatusHeard,
+  FinishNext, Finishing,
 } from '../generated/names.js';
 export type {
   Revision, Safety, Delivery, Recover, FinalStatus, Reason, Cause, Verdict, ResultType, Sent, LedgerStatus, Jitter, AttemptOutcome, Action, OperationStatus, TaskStatus, DriveNext, Happening, StatusHeard,
+  FinishNext, Finishing,
 } from '../generated/names.js';
 
 /**
@@ -262,6 +264,23 @@ export type StatusNext =
   | { next: 'ask' | 'unchanged' }
   | { next: 'wait'; decision: Extract<Decision, { action: typeof ACTION_RETRY }> }
   | { next: 'done'; decision: Decision };
+/** What the face knows as a call ends (`RetryEngine.finish`); each absent is `false`. */
+export interface FinishFacts {
+  /** The call carries an operation id: it has a journal entry, and the status tool can be asked about it. */
+  keyed?: boolean;
+  /** The face may ask the server's status tool (one is named, `autoResolve` is on). */
+  mayResolve?: boolean;
+  /** The caller cancelled: nothing more is asked on its behalf. */
+  cancelled?: boolean;
+}
+/** A call's end's answer (`RetryEngine.finish`): ask the status tool about the open end (`resolve`), settle the
+ *  journal entry at `status` (`settle`), or answer (`end`: `gaveUp` when the end is not the tool's own answer). */
+export interface FinishStep {
+  next: FinishNext;
+  status: FinalStatus;
+  reason: Reason;
+  gaveUp: boolean;
+}
 /** A task as the server last showed it (`tasks/get`, or the created task). */
 export interface TaskView {
   /** Its status. */
@@ -473,6 +492,13 @@ export declare class RetryEngine {
      */
     subrequests?: number;
   }): StatusNext;
+  /**
+   * A call's end after its loop: `happened` `'start'` with the loop's decision as `end`, `'resolved'` with what
+   * the status look made of it (the same end when it learned nothing), `'settled'` once the journal was told
+   * (whatever it said). It asks the status tool only about an open (`unknown`, `pending`) keyed end, settles
+   * only a keyed call's entry, and never turns an open end into a success or a failure itself.
+   */
+  finish(happened: Finishing, end: { status: FinalStatus; reason: Reason }, facts?: FinishFacts): FinishStep;
   /** What a followed task's status means when no result was read: a stop, or a `poll_task` retry while it runs. */
   taskEnd(status: TaskStatus): Decision;
   /** What a followed task's result means when `record` would not stop on it (`cause`, `reason`: that step's

@@ -16,7 +16,7 @@ import { A, B, C, D, K, admission, breakerOf, decision, encode, out, safetyCode 
 import { safetyOf } from './engine-safety.js';
 import { driveStep, readHappened } from './engine-drive.js';
 import { statusStep } from './engine-resolve.js';
-import { statusAnswerOf, taskEndOf, taskResultEndOf } from './engine-ends.js';
+import { finishOf, statusAnswerOf, taskEndOf, taskResultEndOf } from './engine-ends.js';
 import { adopt, probeDueOf, snapshotOf } from './engine-shared.js';
 import { freshSeed, newOperationId } from './ids.js';
 import { hedgeCountsOf, hedgeEnd, hedgeStep, hedgingOf, setHedging } from './engine-hedge.js';
@@ -304,6 +304,16 @@ export class RetryEngine {
   taskResultEnd(cause, reason) {
     engineHandle(this);
     return taskResultEndOf(cause, reason);
+  }
+
+  /**
+   * A call's end after its loop (the core's): given what `happened` (`'start'` with the loop's decision as
+   * `end`, `'resolved'` with what the status look made of it, `'settled'`) and `facts` (`{ keyed, mayResolve,
+   * cancelled }`), `{ next: 'resolve' | 'settle' | 'end', status, reason, gaveUp }` (engine.d.ts).
+   */
+  finish(happened, end, facts) {
+    engineHandle(this);
+    return finishOf(happened, end, facts);
   }
 
   /** `record` under the name the design gives the step: classify the outcome, then decide. */

@@ -20,6 +20,8 @@ export declare const O_HELD: number;
 export declare const O_STEPPED: number;
 export declare const O_TASK_STATUS: number;
 export declare const O_RESOLVE_NEXT: number;
+export declare const O_FINISH_NEXT: number;
+export declare const O_GAVE_UP: number;
 export declare const O_REFUSAL: number;
 export declare const O_HEDGES_SENT: number;
 export declare const O_HEDGES_WON: number;

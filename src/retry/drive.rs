@@ -16,8 +16,8 @@
 //!
 //! A call that ended `pending` because the server created a task is followed on by the same driver when the
 //! face feeds it the created task ([`Happened::TaskCreated`]; `follow.rs`): look, wait, fetch the result,
-//! cancel on the caller's abort — never the call sent again. What follows (asking the status tool about an
-//! open keyed write, settling the journal) is the face's, from [`Next::Done`]'s decision.
+//! cancel on the caller's abort — never the call sent again. What follows [`Next::Done`] (asking the status
+//! tool about an open keyed write, settling the journal, answering) is the call's end, [`super::finish`].
 
 use super::classify::Recover;
 use super::decide::{CallState, Decision};

@@ -13,6 +13,7 @@ pub mod drive;
 pub mod drive_events;
 pub mod ends;
 pub mod engine;
+pub mod finish;
 mod follow;
 pub mod hedge;
 pub mod operation_id;
@@ -36,6 +37,7 @@ pub use decide::{
 pub use drive::{CallDriver, Happened, HappenedKind, Next, NextKind, TaskView};
 pub use ends::{decide_list_recovery, decide_status, decide_task_end, decide_task_result, OperationStatus, TaskStatus};
 pub use engine::{Admission, Engine, Step};
+pub use finish::{CallFinish, FinishFacts, FinishNext, FinishNextKind, Finished, FinishedKind};
 pub use follow::TASK_CANCEL_TIMEOUT_MS;
 pub use hedge::{
     copy_stands, HedgeAdmission, HedgeConfig, HedgeError, HedgeField, HedgeOptions, HedgeRefusal, HEDGE_SUBREQUESTS,

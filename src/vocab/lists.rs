@@ -236,6 +236,24 @@ pub(super) fn lists() -> Vec<List> {
             ),
         ),
         named(
+            "FINISH",
+            list(
+                "FINISH_NEXTS",
+                "FinishNext",
+                "What a call's end says to do next (`callFinish`: the `finishNext` slot).",
+                names(FinishNextKind::ALL, FinishNextKind::as_str),
+            ),
+        ),
+        named(
+            "FINISHED",
+            list(
+                "FINISHINGS",
+                "Finishing",
+                "What happened, fed to a call's end (`callFinish`).",
+                names(FinishedKind::ALL, FinishedKind::as_str),
+            ),
+        ),
+        named(
             "HEARD",
             list(
                 "STATUS_HEARD",

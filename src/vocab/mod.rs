@@ -20,9 +20,9 @@ use crate::ledger::{
     ReconcileVerdict, RecordState, ReleaseRefusal, Standing,
 };
 use crate::retry::{
-    BreakerState, Cause, Delivery, FinalStatus, HappenedKind, HedgeRefusal, Jitter, LedgerStatus, NextKind,
-    OperationStatus, Reason, Recover, ResultType, Revision, Safety, Sent, StatusHeard, StatusNextKind, TaskStatus,
-    Verdict,
+    BreakerState, Cause, Delivery, FinalStatus, FinishNextKind, FinishedKind, HappenedKind, HedgeRefusal, Jitter,
+    LedgerStatus, NextKind, OperationStatus, Reason, Recover, ResultType, Revision, Safety, Sent, StatusHeard,
+    StatusNextKind, TaskStatus, Verdict,
 };
 
 mod lists;

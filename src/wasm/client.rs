@@ -14,21 +14,18 @@ use core::cell::RefCell;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 pub use super::fail::error_detail;
+// The engine's exports that live beside this file, under the paths they always had.
+pub use super::ends::{call_finish, status_answer, task_end, task_result_end};
 use super::fail::{run, Fail};
-use super::out::put;
 use super::packed::{code, put_admission, put_classification, put_decision, put_step, unpack_outcome, unpack_safety};
+pub use super::policy::{engine_new, engine_policy};
+pub use super::shared::{engine_adopt, engine_probe_due, engine_snapshot};
 use crate::input::MAX_DURATION_MS;
-use crate::retry::policy::{BreakerOptions, BudgetOptions, PolicyErrorKind, PolicyField, Section};
-use crate::retry::{
-    decide_status, decide_task_end, decide_task_result, safety, CallDriver, CallOptions, CallState, Cause, Decision,
-    Engine, FinalStatus, Jitter, OperationStatus, Policy, PolicyError, PolicyOptions, Reason, Revision, SplitMix64,
-    StatusDriver, TaskStatus, ToolFacts,
-};
-use crate::seam::{Out, POLICY};
+use crate::retry::{safety, CallDriver, CallOptions, CallState, Engine, Revision, SplitMix64, StatusDriver, ToolFacts};
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
 use crate::vocab::{
-    POLICY_VALUES, TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT, TOOL_IDEMPOTENT_GIVEN,
-    TOOL_READ_ONLY, TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
+    TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT, TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY,
+    TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
 };
 
 /// A handle: the slot's index + 1 in the low 20 bits, its generation in the high 12 (a freed handle, or an
@@ -125,6 +122,11 @@ fn with_slab<T: 'static, R>(
 }
 
 /// Runs `f` on the engine `handle`.
+/// A new engine's slot: its handle.
+pub(super) fn engine_insert(slot: EngineSlot) -> Result<f64, Fail> {
+    with_slab(&ENGINES, Field::This, |s| s.insert(slot).map(f64::from))
+}
+
 pub(super) fn with_engine<R>(handle: f64, f: impl FnOnce(&mut EngineSlot) -> Result<R, Fail>) -> Result<R, Fail> {
     with_slab(&ENGINES, Field::This, |s| f(s.get(handle, Field::This)?))
 }
@@ -149,160 +151,6 @@ pub(super) fn with_call_slot<R>(
 
 pub(super) fn time(now_ms: f64) -> Result<u64, Fail> {
     Fail::number(Field::NowMs, now_ms, 0, 1 << 53, false)
-}
-
-fn section(mode: f64) -> Section<()> {
-    if mode == 0.0 {
-        Section::Off
-    } else if mode == 2.0 {
-        Section::On(())
-    } else {
-        Section::Default
-    }
-}
-
-/// How policy value `i` (a `BOUNDARY_FIELDS` index) is read from a JS number ([`POLICY`]'s unit): whether it
-/// must be whole, and its scale (tokens and the failure ratio are counted in thousandths, rounded; durations
-/// in whole ms, fractions dropped).
-fn policy_scale(i: usize) -> (bool, f64) {
-    POLICY.get(i).map_or((false, 1.0), |(_, unit, _)| (unit.whole(), unit.scale()))
-}
-
-/// Policy value `i` as the core's integer: NaN, ±∞, negative and fractional counts refused by name; a value
-/// too large for the field saturates and the core names it.
-#[inline(never)]
-fn policy_int(i: usize, v: f64) -> Result<u64, Fail> {
-    let fail = |kind| Fail { kind, field: i as u32, value: v, bound: 0.0 };
-    let (integer, scale) = policy_scale(i);
-    if !v.is_finite() {
-        return Err(fail(FailKind::NotFinite));
-    }
-    if v < 0.0 {
-        return Err(fail(FailKind::Negative));
-    }
-    if integer && v.fract() != 0.0 {
-        return Err(fail(FailKind::NotInteger));
-    }
-    let scaled = v * scale;
-    Ok(if scale == 1.0 { scaled as u64 } else { scaled.round() as u64 })
-}
-
-/// The core's policy error, named by its field's code, with the value as given and the bound in JS units.
-fn policy_fail(e: PolicyError, given: &[f64; POLICY_VALUES]) -> Fail {
-    use PolicyField as F;
-    let field = match e.field {
-        F::MaxAttempts => Field::MaxAttempts,
-        F::BaseDelayMs => Field::BaseDelayMs,
-        F::MaxDelayMs => Field::MaxDelayMs,
-        F::AttemptTimeoutMs => Field::AttemptTimeoutMs,
-        F::TotalTimeoutMs => Field::TotalTimeoutMs,
-        F::MaxRetryAfterMs => Field::MaxRetryAfterMs,
-        F::BudgetCapacity => Field::BudgetCapacity,
-        F::BudgetRetryCost => Field::BudgetRetryCost,
-        F::BudgetTimeoutCost => Field::BudgetTimeoutCost,
-        F::BudgetSuccessRefill => Field::BudgetSuccessRefill,
-        F::BudgetRefillPerSecond => Field::BudgetRefillPerSecond,
-        F::BreakerConsecutiveFailures => Field::BreakerConsecutiveFailures,
-        F::BreakerFailureRatio => Field::BreakerFailureRatio,
-        F::BreakerMinimumCalls => Field::BreakerMinimumCalls,
-        F::BreakerWindowMs => Field::BreakerWindowMs,
-        F::BreakerOpenMs => Field::BreakerOpenMs,
-    };
-    let i = field as usize;
-    let value = given.get(i).copied().unwrap_or(f64::NAN);
-    let scale = policy_scale(i).1;
-    let (kind, value, bound) = match e.kind {
-        PolicyErrorKind::TooSmall { min, .. } => (FailKind::TooSmall, value, min as f64 / scale),
-        PolicyErrorKind::TooLarge { max, .. } => (FailKind::TooLarge, value, max as f64 / scale),
-        PolicyErrorKind::BaseExceedsCap { base, cap } => (FailKind::BaseExceedsCap, base as f64, cap as f64),
-    };
-    Fail { kind, field: i as u32, value, bound }
-}
-
-/// A new engine from the policy values (`BOUNDARY_FIELDS` 0–16, each used when its bit in `present` is
-/// set; `jitter` as its code), the budget and breaker sections (`0` off, `1` defaults, `2` tuned), and the
-/// revision code (`REVISIONS`' index; their count for "unknown"). Returns the engine's handle.
-#[wasm_bindgen(js_name = engineNew)]
-#[allow(clippy::too_many_arguments)]
-pub fn engine_new(
-    present: f64,
-    budget: f64,
-    breaker: f64,
-    revision: f64,
-    v0: f64,
-    v1: f64,
-    v2: f64,
-    v3: f64,
-    v4: f64,
-    v5: f64,
-    v6: f64,
-    v7: f64,
-    v8: f64,
-    v9: f64,
-    v10: f64,
-    v11: f64,
-    v12: f64,
-    v13: f64,
-    v14: f64,
-    v15: f64,
-    v16: f64,
-) -> f64 {
-    run(|| {
-        let bits = if present.fract() == 0.0 && (0.0..131_072.0).contains(&present) { present as u32 } else { 0 };
-        let v = [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16];
-        let at = |i: usize| -> Option<f64> {
-            (i < POLICY_VALUES && bits & (1u32 << i) != 0).then(|| v.get(i).copied()).flatten()
-        };
-        let jitter = match at(3) {
-            Some(j) => Some(code(&Jitter::ALL, j, Field::None).map_err(|f| Fail { field: 3, ..f })?),
-            None => None,
-        };
-        // Every value read in one loop (one copy of the checks, not sixteen); `jitter` is a code, read above.
-        let mut ints = [None; POLICY_VALUES];
-        for (i, slot) in ints.iter_mut().enumerate() {
-            if i != 3 {
-                *slot = at(i).map(|x| policy_int(i, x)).transpose()?;
-            }
-        }
-        let int = |i: usize| -> Result<Option<u64>, Fail> { Ok(ints.get(i).copied().flatten()) };
-        let count =
-            |i: usize| -> Result<Option<u32>, Fail> { Ok(int(i)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX))) };
-        let options = PolicyOptions {
-            max_attempts: count(0)?,
-            base_delay_ms: int(1)?,
-            max_delay_ms: int(2)?,
-            jitter,
-            attempt_timeout_ms: int(4)?,
-            total_timeout_ms: int(5)?,
-            max_retry_after_ms: int(6)?,
-            budget: match section(budget) {
-                Section::On(()) => Section::On(BudgetOptions {
-                    capacity_milli: int(7)?,
-                    retry_cost_milli: int(8)?,
-                    timeout_cost_milli: int(9)?,
-                    success_refill_milli: int(10)?,
-                    refill_per_second_milli: int(11)?,
-                }),
-                Section::Off => Section::Off,
-                Section::Default => Section::Default,
-            },
-            breaker: match section(breaker) {
-                Section::On(()) => Section::On(BreakerOptions {
-                    consecutive_failures: count(12)?,
-                    failure_ratio_permille: count(13)?,
-                    minimum_calls: count(14)?,
-                    window_ms: int(15)?,
-                    open_ms: int(16)?,
-                }),
-                Section::Off => Section::Off,
-                Section::Default => Section::Default,
-            },
-        };
-        let policy = Policy::new(&options).map_err(|e| policy_fail(e, &v))?;
-        let revision = revision_setting(revision)?;
-        let slot = EngineSlot { engine: Engine::new(policy), rng: None, revision };
-        with_slab(&ENGINES, Field::This, |s| s.insert(slot).map(f64::from))
-    })
 }
 
 /// A revision setting from its code: `REVISIONS`' index, or their count for "unknown" (`None`).
@@ -369,44 +217,6 @@ pub fn revision_of_date(yyyymmdd: f64) -> f64 {
     run(|| {
         let n = Fail::number(Field::None, yyyymmdd, 0, 99_999_999, true)?;
         Ok(Revision::from_date(u32::try_from(n).unwrap_or(u32::MAX)) as u32 as f64)
-    })
-}
-
-/// The engine's policy, in one crossing: every value into its out slot ([`POLICY`]), in JS units (tokens and
-/// the failure ratio as numbers, `jitter` as its code), and whether the budget and the breaker are on
-/// (`budgetOn`, `breakerOn`; a section's values are its defaults when it is off).
-#[wasm_bindgen(js_name = enginePolicy)]
-pub fn engine_policy(engine: f64) -> f64 {
-    run(|| {
-        with_engine(engine, |e| {
-            let p = e.engine.policy();
-            let (b, k) = (p.budget.unwrap_or_default(), p.breaker.unwrap_or_default());
-            let values: [u64; POLICY_VALUES] = [
-                p.max_attempts.into(),
-                p.base_delay_ms,
-                p.max_delay_ms,
-                p.jitter as u64,
-                p.attempt_timeout_ms,
-                p.total_timeout_ms,
-                p.max_retry_after_ms,
-                b.capacity_milli,
-                b.retry_cost_milli,
-                b.timeout_cost_milli,
-                b.success_refill_milli,
-                b.refill_per_second_milli,
-                k.consecutive_failures.into(),
-                k.failure_ratio_permille.into(),
-                k.minimum_calls.into(),
-                k.window_ms,
-                k.open_ms,
-            ];
-            for ((_, unit, slot), v) in POLICY.iter().zip(values) {
-                put(*slot, v as f64 / unit.scale());
-            }
-            put(Out::BudgetOn, f64::from(u8::from(p.budget.is_some())));
-            put(Out::BreakerOn, f64::from(u8::from(p.breaker.is_some())));
-            Ok(0.0)
-        })
     })
 }
 
@@ -569,50 +379,6 @@ pub fn list_failed(engine: f64, kind: f64, a: f64, b: f64, c: f64, d: f64, now_m
     })
 }
 
-/// What the status tool's answer (`OPERATION_STATUSES` code; their count: no answer) makes of a call whose
-/// outcome was open: `before_status` and `before_reason` are the engine's stop (a `STATUSES` code and a
-/// `REASONS` code; the count of statuses: none). The decision into the out slots: a stop ([`decide_status`]).
-#[wasm_bindgen(js_name = statusAnswer)]
-pub fn status_answer(answer: f64, before_status: f64, before_reason: f64) -> f64 {
-    run(|| {
-        let none = OperationStatus::ALL.len() as f64;
-        let answer = if answer == none { None } else { Some(code(&OperationStatus::ALL, answer, Field::Answer)?) };
-        put_decision(&decide_status(answer, before_of(before_status, before_reason)?));
-        Ok(0.0)
-    })
-}
-
-/// A call's open end as JS passes it: a `STATUSES` code and a `REASONS` code; the count of statuses: none.
-pub(super) fn before_of(before_status: f64, before_reason: f64) -> Result<Option<(FinalStatus, Reason)>, Fail> {
-    if before_status == FinalStatus::ALL.len() as f64 {
-        return Ok(None);
-    }
-    Ok(Some((code(&FinalStatus::ALL, before_status, Field::Before)?, code(Reason::ALL, before_reason, Field::Before)?)))
-}
-
-/// What a followed task's status (`TASK_STATUSES` code) means for the call when no result was read: the
-/// decision into the out slots ([`decide_task_end`]: a stop, or a `poll_task` retry while it runs).
-#[wasm_bindgen(js_name = taskEnd)]
-pub fn task_end(status: f64) -> f64 {
-    run(|| {
-        put_decision(&decide_task_end(code(&TaskStatus::ALL, status, Field::TaskStatus)?));
-        Ok(0.0)
-    })
-}
-
-/// What a followed task's result means when the engine would not stop on it (its `record` was a retry, which
-/// a created task never is): [`decide_task_result`] of the result's cause (`CAUSES` code) and the retry's reason
-/// (`REASONS` code), into the out slots — an open end (`pending`, `unknown`), never the task's own `completed`.
-#[wasm_bindgen(js_name = taskResultEnd)]
-pub fn task_result_end(cause: f64, reason: f64) -> f64 {
-    run(|| {
-        let cause = code(Cause::ALL, cause, Field::TaskResultCause)?;
-        let reason = code(Reason::ALL, reason, Field::TaskResultReason)?;
-        put_decision(&decide_task_result(cause, Decision::Retry { delay_ms: 0, recover: None, reason }));
-        Ok(0.0)
-    })
-}
-
 /// Classifies an outcome under the engine's revision (changes nothing): the classification into the out slots.
 #[wasm_bindgen]
 pub fn classify(engine: f64, kind: f64, a: f64, b: f64, c: f64, d: f64) -> f64 {
@@ -641,98 +407,5 @@ pub fn safety_of(flags: f64, override_: f64) -> f64 {
         };
         let o = if override_ == 0.0 { None } else { Some(unpack_safety(override_ - 1.0)?) };
         Ok(safety(&facts, f & TOOL_TRUSTED != 0, o) as u32 as f64)
-    })
-}
-
-// ── A breaker and budget shared by every process calling one server (issue 20 §4) ─────────────────────────
-// The state is stored elsewhere (a Durable Object, `pkg-template/client/shared-breaker.js`); these exports hand
-// the engine's side of it out and take the newest in. Every decision stays the engine's.
-
-/// A shared state's code (`BREAKER_STATES`) + 1; 0 for none.
-fn shared_code(s: Option<crate::retry::SharedState>) -> f64 {
-    use crate::retry::SharedState;
-    match s {
-        None => 0.0,
-        Some(SharedState::Closed) => 1.0,
-        Some(SharedState::Open) => 2.0,
-        Some(SharedState::HalfOpen) => 3.0,
-    }
-}
-
-/// The breaker's and budget's shareable state, in one crossing, into the out slots: `state` (a
-/// `BREAKER_STATES` code), `sinceMs` and `failures` (in a row, while closed), each `NaN` without a breaker;
-/// `budgetTokens`, `NaN` without a budget.
-#[wasm_bindgen(js_name = engineSnapshot)]
-pub fn engine_snapshot(engine: f64) -> f64 {
-    run(|| {
-        with_engine(engine, |e| {
-            let s = e.engine.breaker_snapshot();
-            let code = shared_code(s.map(|s| s.state));
-            put(Out::State, if code == 0.0 { f64::NAN } else { code - 1.0 });
-            put(Out::SinceMs, s.map_or(f64::NAN, |s| s.since_ms as f64));
-            put(Out::Failures, s.map_or(f64::NAN, |_| f64::from(e.engine.breaker_failures())));
-            put(Out::BudgetTokens, e.engine.budget_milli().map_or(f64::NAN, |m| m as f64 / 1000.0));
-            Ok(0.0)
-        })
-    })
-}
-
-/// 1 when the next admission at `now_ms` would send the breaker's probe, else 0.
-#[wasm_bindgen(js_name = engineProbeDue)]
-pub fn engine_probe_due(engine: f64, now_ms: f64) -> f64 {
-    run(|| {
-        let now = time(now_ms)?;
-        with_engine(engine, |e| Ok(f64::from(u8::from(e.engine.breaker_probe_due(now)))))
-    })
-}
-
-/// Adopts what other processes shared: when `has_state` is 1, a breaker snapshot (`state`: a `BREAKER_STATES`
-/// code; `since_ms`); when `has_budget` is 1, the budget's shared tokens (`budget_tokens`, in tokens; rounded to
-/// thousandths); when `has_failures` is 1, the failures in a row the fleet counted; when `has_now` is 1, the
-/// snapshot is taken as of `now_ms` ([`BreakerSnapshot::no_later_than`]: a state from the future begins now).
-/// Returns the breaker's state code + 1 afterwards (0 without a breaker).
-#[wasm_bindgen(js_name = engineAdopt)]
-#[allow(clippy::too_many_arguments)]
-pub fn engine_adopt(
-    engine: f64,
-    has_state: f64,
-    state: f64,
-    since_ms: f64,
-    has_budget: f64,
-    budget_tokens: f64,
-    has_failures: f64,
-    failures: f64,
-    has_now: f64,
-    now_ms: f64,
-) -> f64 {
-    use crate::retry::{BreakerSnapshot, SharedState};
-    run(|| {
-        let now = if has_now == 1.0 { Some(time(now_ms)?) } else { None };
-        let snapshot = if has_state == 1.0 {
-            let state = code(&SharedState::ALL, state, Field::SnapshotState)?;
-            let since_ms = Fail::number(Field::SnapshotSinceMs, since_ms, 0, 1 << 53, true)?;
-            let s = BreakerSnapshot { state, since_ms };
-            Some(now.map_or(s, |n| s.no_later_than(n)))
-        } else {
-            None
-        };
-        let budget = if has_budget == 1.0 {
-            Fail::number(Field::SnapshotBudgetTokens, budget_tokens, 0, 1 << 43, false)?;
-            Some((budget_tokens * 1000.0).round() as u64)
-        } else {
-            None
-        };
-        let failures = if has_failures == 1.0 {
-            Some(Fail::number(Field::SnapshotFailures, failures, 0, u64::from(u32::MAX), true)? as u32)
-        } else {
-            None
-        };
-        with_engine(engine, |e| {
-            e.engine.adopt(snapshot, budget);
-            if let Some(n) = failures {
-                e.engine.adopt_failures(n);
-            }
-            Ok(shared_code(e.engine.breaker_snapshot().map(|s| s.state)))
-        })
     })
 }

@@ -4,7 +4,8 @@
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use super::client::{before_of, subrequest_room, time, with_call_slot, with_engine, FailKind, Field};
+use super::client::{subrequest_room, time, with_call_slot, with_engine, FailKind, Field};
+use super::ends::before_of;
 use super::fail::{run, Fail};
 use super::out::put;
 use super::packed::{code, put_classification, put_decision, transition_code, unpack_outcome, unpack_safety};

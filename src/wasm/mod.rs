@@ -21,6 +21,8 @@ static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
 pub mod client;
 #[cfg(feature = "client")]
 pub mod drive;
+#[cfg(feature = "client")]
+mod ends;
 #[cfg(feature = "server")]
 mod error;
 #[cfg(any(feature = "client", feature = "server"))]
@@ -38,6 +40,10 @@ mod ledger;
 pub mod out;
 #[cfg(feature = "client")]
 mod packed;
+#[cfg(feature = "client")]
+mod policy;
+#[cfg(feature = "client")]
+mod shared;
 
 #[cfg(feature = "server")]
 pub use hold::{ledger_hold, ledger_hold_slots, ledger_hold_start};

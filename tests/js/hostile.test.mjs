@@ -252,6 +252,9 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'taskEnd': (p) => engine.taskEnd(p()),
     'taskResultEnd': (p) => engine.taskResultEnd(p.rnd() < 0.3 ? 'ledger_in_progress' : p(), p.rnd() < 0.3 ? 'ledger_in_progress' : p()),
     'taskEnd (hostile this)': (p) => EP.taskEnd.call(p(), 'working'),
+    'finish': (p) => engine.finish(p.rnd() < 0.4 ? 'start' : p(), p.rnd() < 0.3 ? p() : { status: p.rnd() < 0.5 ? 'unknown' : p(), reason: p.rnd() < 0.5 ? 'max_attempts' : p() },
+      p.rnd() < 0.3 ? p() : { keyed: p.rnd() < 0.5 || p(), mayResolve: p(), cancelled: p.rnd() < 0.5 ? false : p() }),
+    'finish (hostile this)': (p) => EP.finish.call(p(), 'start', { status: 'unknown', reason: 'max_attempts' }, {}),
     'RetryEngine getters (hostile this)': (p) => engineGetters[Math.floor(p.rnd() * 4)].call(p.rnd() < 0.1 ? engine : p()),
     'RetryEngine free / dispose (hostile this)': (p) => {
       const v = p();
@@ -304,6 +307,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
     'raw statusAnswer': raw('statusAnswer', 3),
     'raw taskEnd': raw('taskEnd', 1),
     'raw taskResultEnd': raw('taskResultEnd', 2),
+    'raw callFinish': raw('callFinish', 6),
     'raw safetyOf': raw('safetyOf', 2),
     'raw errorDetail': raw('errorDetail', 1),
     'new RetryEngine({ hedgeAfterMs, maxHedges: hostile })': (p) => new RetryEngine({ [p.rnd() < 0.5 ? 'hedgeAfterMs' : 'maxHedges']: p() }),
@@ -334,7 +338,7 @@ test('client face: every entry point survives hostile calls, then works, with bo
   assert.ok(grown <= 1 << 20, `wasm memory grew by ${grown} bytes over ${N} calls per entry point`);
   // Every method and every raw export is covered above, so one added later is noticed here.
   assert.deepEqual(Object.getOwnPropertyNames(EP).sort(), ['admit', 'adoptShared', 'begin', 'breakerState', 'budgetTokens', 'classify', 'constructor',
-    'decide', 'free', 'hedge', 'hedgeCounts', 'hedgeEnded', 'hedging', 'inputUnanswered', 'listFailed', 'next', 'policy', 'poll', 'probeDue', 'record',
+    'decide', 'finish', 'free', 'hedge', 'hedgeCounts', 'hedgeEnded', 'hedging', 'inputUnanswered', 'listFailed', 'next', 'policy', 'poll', 'probeDue', 'record',
     'revision', 'safety', 'setProtocolVersion', 'sharedSnapshot', 'statusAnswer', 'statusNext', 'taskEnd', 'taskResultEnd']);
   assert.deepEqual(Object.getOwnPropertyNames(CP).sort(), ['attempts', 'constructor', 'deadlineMs', 'free', 'maybeDelivered', 'polls']);
   const exported = Object.keys(rawClient).filter((k) => !['default', 'initSync'].includes(k)).sort();

@@ -103,6 +103,8 @@ test('the attempt loop is the core\'s call driver: the loop, its input rounds an
   const status = code(readFileSync(join(root, 'client/status-resolution.js'), 'utf8'));
   assert.match(status, /\bengine\.statusNext\(/, 'status-resolution.js steps the status driver');
   assert.match(loop, /\bengine\.next\(/, 'call-loop.js steps the driver');
+  assert.match(loop, /\bengine\.finish\(/, 'call-loop.js steps the call\'s end');
+  assert.doesNotMatch(loop, /\bSTATUS_(?:TOOL_ANSWERED|UNKNOWN|PENDING)\b/, 'call-loop.js judges an end itself (open, given up): engine.finish says');
   for (const [file, src] of [['call-loop.js', loop], ['input-rounds.js', rounds], ['tasks.js', tasks], ['status-resolution.js', status]]) {
     const own = [...src.matchAll(/\b(?:engine|ctx\.engine)\.(admit|record|decide|inputUnanswered|poll|taskEnd|taskResultEnd)\(/g)].map((m) => m[1]);
     assert.deepEqual(own, [], `${file} sequences the engine's steps itself (${own})`);

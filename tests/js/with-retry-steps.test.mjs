@@ -204,6 +204,21 @@ test('finishCall: the outcome is the decision\'s; an open keyed outcome is asked
   assert.deepEqual((await journal.pending()).map((e) => e.operationId), ['op-2'], 'unknown stays pending in the journal');
   await finishCall(ctx, op, { decision: { action: 'stop', status: 'succeeded', reason: 'succeeded' }, result: { content: [] }, attempts: [] }, { say: () => {}, deadlineMs: 0 });
   assert.deepEqual(await journal.pending(), [], 'settled');
+  // autoResolve on (the default): an open keyed end is asked about once; not when the caller cancelled, not a
+  // settled end, not an unkeyed call. The status tool answering nothing leaves the end as it was.
+  const asking = (options) => baseCtx({ journal, options, statusTool: 'operation_status', toolInfo: async () => ({}), askStatus: async () => (asked++, undefined) });
+  const cases = [
+    [{}, op, 'unknown', undefined, 1],
+    [{}, op, 'unknown', AbortSignal.abort(), 0],
+    [{}, op, 'succeeded', undefined, 0],
+    [{}, { ...op, operationId: undefined, safety: 'unsafe' }, 'unknown', undefined, 0],
+  ];
+  for (const [options, o, status, signal, looks] of cases) {
+    asked = 0;
+    const decision = { action: 'stop', status, reason: status === 'unknown' ? 'unsafe_after_unknown' : 'succeeded' };
+    const got = await finishCall(asking(options), o, { decision, attempts: [] }, { say: () => {}, signal, deadlineMs: 60_000 });
+    assert.deepEqual([got.status, asked], [status, looks], `${status}, keyed ${!!o.operationId}, aborted ${!!signal}`);
+  }
 });
 
 test('toolResultOf: the tool\'s own result when it answered; otherwise an error result carrying the outcome', () => {

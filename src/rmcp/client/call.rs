@@ -398,22 +398,38 @@ impl<H: ClientHandler> RetryClient<H> {
             telemetry.task(&t.task_id, t.status.as_str(), None); // the status the call ended on
         }
         let task_id = following.map(|t| t.task_id);
-        let (mut status, mut reason) = match decision {
-            Decision::Stop { status, reason } => (status, reason),
-            // `decide` never ends a loop with a retry; read one as what it would mean if it did.
-            Decision::Retry { reason, .. } => (FinalStatus::Unknown, reason),
+        // The call's end is the core's: ask the server's status tool about an open keyed write (within the
+        // call's deadline; the write itself is never sent again to find out), settle the journal entry, answer.
+        let facts = FinishFacts {
+            keyed: op.operation_id.is_some(),
+            may_resolve: self.options.status_tool.is_some(),
+            cancelled: cancel.is_cancelled(),
         };
-        // A keyed write whose outcome is not known: ask the server's status tool, within the call's deadline,
-        // before answering. The write itself is never sent again to find out.
-        if let (Some(id), false) = (op.operation_id.as_deref(), cancel.is_cancelled()) {
-            if let Some((s, r, found)) =
-                self.resolve_status(&op.name, id, (status, reason), state.deadline_ms, cancel).await
-            {
-                // The status answer's result, or none when it could not be read: never the last attempt's
-                // answer (the ledger's in_progress / unknown) passed off as the write's.
-                (status, reason, result) = (s, r, found);
-            }
-        }
+        let mut finish = CallFinish::new(decision, facts);
+        let mut happened = Finished::Start;
+        let (status, reason) = loop {
+            happened = match (finish.next(happened), op.operation_id.as_deref()) {
+                (FinishNext::Resolve { status, reason }, Some(id)) => {
+                    let found = self.resolve_status(&op.name, id, (status, reason), state.deadline_ms, cancel).await;
+                    // The status answer's result, or none when it could not be read: never the last attempt's
+                    // answer (the ledger's in_progress / unknown) passed off as the write's.
+                    found.map(|(s, r, answer)| {
+                        result = answer;
+                        Decision::stop(s, r)
+                    })
+                }
+                .map_or(Finished::Resolved(None), |d| Finished::Resolved(Some(d))),
+                (FinishNext::Settle { status }, Some(id)) => {
+                    // A journal that fails here leaves the entry in flight: pending_operations() lists it.
+                    let _ = self.journal.settle(id, status, wall_ms());
+                    Finished::Settled
+                }
+                (FinishNext::End { status, reason, .. }, _) => break (status, reason),
+                // Only a keyed call is told to resolve or settle; without an id there is nothing to do either with.
+                (FinishNext::Resolve { .. }, None) => Finished::Resolved(None),
+                (FinishNext::Settle { .. }, None) => Finished::Settled,
+            };
+        };
         let breaker_open_for_ms = match lock(&self.engine).breaker_state() {
             Some(BreakerState::Open { .. }) => self.options.policy.breaker.map(|b| b.open_ms),
             _ => None,
@@ -441,10 +457,6 @@ impl<H: ClientHandler> RetryClient<H> {
             task_id,
             message,
         };
-        if let Some(id) = &outcome.operation_id {
-            // A journal that fails here leaves the entry in flight: pending_operations() lists it.
-            let _ = self.journal.settle(id, outcome.status, wall_ms());
-        }
         Ok(outcome)
     }
 }

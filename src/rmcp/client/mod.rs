@@ -27,9 +27,10 @@ use super::session::SessionId;
 use super::tasks::{created_task, task_look, TaskLook};
 use super::telemetry::{CallSpan, TraceContext};
 use crate::retry::{
-    operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallDriver, CallOptions, CallState, Cause,
-    Classification, Decision, Engine, FinalStatus, Happened, Next, OperationStatus, Policy, Reason, Recover, Revision,
-    Safety, Sent as Delivered, SplitMix64, StatusDriver, StatusHappened, StatusNext, TaskStatus, TaskView, ToolFacts,
+    operation_id::uuid_v4, safety, AttemptOutcome, BreakerState, CallDriver, CallFinish, CallOptions, CallState, Cause,
+    Classification, Decision, Engine, FinalStatus, FinishFacts, FinishNext, Finished, Happened, Next, OperationStatus,
+    Policy, Reason, Recover, Revision, Safety, Sent as Delivered, SplitMix64, StatusDriver, StatusHappened, StatusNext,
+    TaskStatus, TaskView, ToolFacts,
 };
 
 mod attempt;
