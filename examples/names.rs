@@ -1,6 +1,6 @@
 //! A developer tool of the repository, not an example for users: renders the boundary's names
 //! (`src/vocab/`) as `pkg-template/generated/names.js`, `names.d.ts` and `outcome.js`, and its seam
-//! (`src/seam.rs`: the out slots and their readers) as `seam.js` and `seam.d.ts` — the npm layer's generated
+//! (`src/seam/`: the out slots and their readers) as `seam.js` and `seam.d.ts` — the npm layer's generated
 //! files.
 //!
 //! `cargo run --example names` writes them; `cargo run --example names -- --check` only compares and fails,
@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         }
         if check {
             eprintln!(
-                "{} differs from what src/vocab/ and src/seam.rs render: run `cargo run --example names` (and do not edit it by hand)",
+                "{} differs from what src/vocab/ and src/seam/ render: run `cargo run --example names` (and do not edit it by hand)",
                 path.display()
             );
             ok = false;

@@ -1,6 +1,6 @@
 //! A bounded, deterministic fuzz of what reads untrusted input natively: the JSON parser, the RFC 8785
 //! canonicalizer and the fingerprint (src/ledger), and the number checks the wasm boundary reader relies on
-//! (src/retry/policy.rs). cargo-fuzz needs nightly; this is stable Rust with a seeded PRNG, so a failure
+//! (src/retry/policy/). cargo-fuzz needs nightly; this is stable Rust with a seeded PRNG, so a failure
 //! reproduces from its seed and case number.
 //!
 //! `cargo test --test fuzz_json` runs `FUZZ_CASES` cases per target (default 20 000: seconds in a debug

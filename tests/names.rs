@@ -1,5 +1,5 @@
 //! The generated JS tables, readers and TS types (`pkg-template/generated/`) are what `src/vocab/` and
-//! `src/seam.rs` render now: a Rust rename without `cargo run --example names`, or a hand edit of a generated
+//! `src/seam/` render now: a Rust rename without `cargo run --example names`, or a hand edit of a generated
 //! file, fails here. (A copy of the crate from crates.io has no npm layer: there is nothing to compare.)
 
 use mcp_retry_policy::vocab;

@@ -13,7 +13,7 @@ export type {
 
 /**
  * Retry policy options (`withRetry`'s `policy`, `new RetryEngine(policy)`); every field optional. An absent field
- * takes the core's default (the Rust policy, src/retry/policy.rs: `new RetryEngine().policy` lists them all; the
+ * takes the core's default (the Rust policy, src/retry/policy/: `new RetryEngine().policy` lists them all; the
  * README says why each is what it is). Durations are milliseconds (a fraction of one is dropped), counts whole
  * numbers, token amounts are kept to a thousandth. A bad value is a `TypeError`/`RangeError` with `code` and
  * `field` (e.g. `field: 'breaker.failureRatio'`), before anything is sent.

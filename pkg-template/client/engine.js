@@ -2,7 +2,7 @@
 // numbers and write their answers into the module's out slots. Here: the handle's lifecycle and the methods,
 // each reading its arguments (engine-read.js), crossing the boundary once, and reading the answer through the
 // generated readers (engine-codec.js, ../generated/seam.js); there: every range check and every decision. The
-// names, codes and slots are generated from the Rust definitions (src/vocab.rs, src/seam.rs). The client wasm imports nothing, so no JS runs inside a call into
+// names, codes and slots are generated from the Rust definitions (src/vocab/, src/seam/). The client wasm imports nothing, so no JS runs inside a call into
 // it: nothing can unwind through its frames or re-enter it.
 import * as w from '../mcp_retry_policy_client.js';
 import { typeError } from '../errors.js';

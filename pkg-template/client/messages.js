@@ -1,6 +1,6 @@
 // What the model is told when a call did not simply succeed: what happened, whether it may have run, and
 // what to do next. `unknown` is always said as unknown. The words are Rust's (each `Reason` and `Cause`
-// carries its own: src/retry/decide.rs, src/retry/classify/mod.rs), rendered into ../generated/names.js; this file
+// carries its own: src/retry/decide/status.rs, src/retry/classify/cause.rs), rendered into ../generated/names.js; this file
 // only puts them together with the call's own values.
 import {
   CAUSES, CAUSE_NEXT_FAILED, CAUSE_NEXT_UNKNOWN, CAUSE_WORDS, REASONS, REASON_BREAKER_OPEN, REASON_MAX_ATTEMPTS,

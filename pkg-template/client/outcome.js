@@ -12,7 +12,7 @@ export function assembleOutcome({ name, safety, operationId, attempts, result, l
   const { status, reason } = decision;
   // Built field by field, in this order (the spreads of conditional objects were measured on the hot path).
   const outcome = { status, tool: name };
-  // What the outcome carries is the core's rule, by status (src/retry/decide.rs: carries_result, tool_answered).
+  // What the outcome carries is the core's rule, by status (src/retry/decide/status.rs: carries_result, tool_answered).
   if (result !== undefined && STATUS_CARRIES_RESULT[status]) outcome.result = result;
   if (lastError !== undefined && !STATUS_TOOL_ANSWERED[status]) outcome.error = describeError(lastError);
   if (operationId) outcome.operationId = operationId;

@@ -13,7 +13,7 @@
 //     out" and fail fast, so N processes send one probe into the outage, not N.
 // The state is only stored here. Each process's own engine decides every attempt (`RetryEngine.adoptShared`:
 // the newer state wins; a closed breaker takes an open one only if its own last attempt failed or it has seen
-// none; the rules are the core's, src/retry/breaker.rs). The object keeps what it is told by one rule of storage,
+// none; the rules are the core's, src/retry/breaker/). The object keeps what it is told by one rule of storage,
 // the newest report wins, and holds the probe lease like a lock. The retry budget stays each process's own: taking
 // the lowest count reported within 10 s across processes (the engine can, `adoptShared({ budgetTokens })`) was
 // measured in the storm simulator: the calls answered in the long brownout 83 % → 76 %, nothing gained in the full

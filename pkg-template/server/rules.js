@@ -1,10 +1,10 @@
 // LedgerRules: the ledger's transitions, decided by the server wasm's numbers-only rule exports
-// (src/wasm/ledger.rs, over the core's src/ledger/record.rs). Here: the JS-shaped reading (the options
+// (src/wasm/ledger.rs, over the core's src/ledger/record/). Here: the JS-shaped reading (the options
 // object, a record's fields and their types, state names → codes) and the typed errors; there: every range
 // check and every decision. A record crosses as its state code and four numbers; its fingerprint stays in JS
 // (the rules are told only whether two are equal, and a new record carries the fingerprint it was made for).
 // A rule's answer is its return and the server's out slots, read in place through the readers generated
-// from src/seam.rs (../generated/seam.js): one crossing a rule.
+// from src/seam/ (../generated/seam.js): one crossing a rule.
 // The rule exports import nothing, so no JS runs inside them.
 import {
   errorDetail, initSync, isValidOperationId as rawIsValidOperationId, ledgerAdmit, ledgerClaim, ledgerConfig, ledgerDefault,
@@ -28,7 +28,7 @@ export const STACK = stackGuard(() => initSync()); // initialized by then: initS
 
 const STATE_CODES = new Map(RECORD_STATES.map((s, i) => [s, i]));
 const FINISHED = new Set(['succeeded', 'failed', 'unknown']);
-const TIMES = RECORD_NUMBERS; // a record's numbers, in the order the rules take them (src/seam.rs)
+const TIMES = RECORD_NUMBERS; // a record's numbers, in the order the rules take them (src/seam/)
 
 let O = new Float64Array(0);
 /** The server module's out slots, read in place (a new view after its memory grew and detached the old one). */

@@ -7,7 +7,7 @@
 //! when the committed files differ from what these definitions render. A rename here without regenerating,
 //! or a hand edit of a generated file, goes red.
 //!
-//! The codes of an enum are its declaration order (each enum's `ALL`, checked in `decide.rs`'s tests).
+//! The codes of an enum are its declaration order (each enum's `ALL`, checked in `decide/`'s tests).
 
 use core::fmt::Write as _;
 

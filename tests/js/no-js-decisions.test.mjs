@@ -93,7 +93,7 @@ test('no JS file of the package writes a status or a reason of its own: they com
   const all = files(root);
   assert.ok(all.length > 40 && all.some((f) => f.endsWith('client/with-retry.js')), 'the package was read');
   const offences = all.flatMap((f) => decisionsIn(readFileSync(f, 'utf8')).map((d) => `${relative(root, f)}:${d.line}: ${d.text}`));
-  assert.deepEqual(offences, [], 'a JS file decides a status or a reason: ask the engine (src/retry/ends.rs, decide.rs) instead');
+  assert.deepEqual(offences, [], 'a JS file decides a status or a reason: ask the engine (src/retry/ends.rs, decide/) instead');
 });
 
 test('the attempt loop is the core\'s call driver: the loop, its input rounds and task following ask engine.next, the status look engine.statusNext, never admit, record or poll themselves', () => {

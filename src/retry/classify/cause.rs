@@ -202,7 +202,7 @@ impl Cause {
 
 impl Cause {
     /// Whether this row's answer can come from a replica other than the one that ran the request, once a proxy
-    /// re-sent it there ([`Classification::behind_retrying_proxy`]): the lost-session rows (a replica that never
+    /// re-sent it there ([`Classification::behind_retrying_proxy`](super::Classification::behind_retrying_proxy)): the lost-session rows (a replica that never
     /// saw the session), a plain 400 or 404 (a replica that refuses a request meant for another), and the
     /// `Retry-After` refusals (the last replica's load, not the first's). The rows a replica gives every copy of
     /// the same request alike (a parse error, 401/403/405/413, a failed connect from this client) stand.
@@ -218,7 +218,7 @@ impl Cause {
         )
     }
 
-    /// The recovery step this row of the table asks for, if any. ([`classify`] builds its classifications
+    /// The recovery step this row of the table asks for, if any. ([`classify`](super::classify) builds its classifications
     /// from it, so the two cannot disagree; the wasm hot path uses it to name the step without sending it.)
     pub const fn recover(self) -> Option<Recover> {
         match self {

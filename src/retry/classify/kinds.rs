@@ -6,7 +6,7 @@ use super::Cause;
 /// Whether the server acted on the request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Delivery {
-    /// Provably not acted on: each row of [`classify`] that says so cites its proof (a failed connect,
+    /// Provably not acted on: each row of [`classify`](super::classify) that says so cites its proof (a failed connect,
     /// a 429/503 with `Retry-After`, 401, an expired session, a header or version mismatch the server rejects
     /// before dispatch, …).
     NotProcessed,
