@@ -370,8 +370,10 @@ export declare class RetryEngine {
   sharedSnapshot(): SharedSnapshot;
   /** Whether the next `admit` at `nowMs` would send the breaker's probe. */
   probeDue(nowMs: number): boolean;
-  /** Adopts a shared snapshot (the newer breaker state wins; the budget only goes down). Returns the breaker's state.
-   * `nowMs`: the engine's now; a snapshot whose state began later is taken as begun at `nowMs`. */
+  /** Adopts a shared snapshot (the newer breaker state wins, but a closed breaker takes a shedding one only after a
+   * failure of its own; the fleet's `failures` in a row count toward the next trip; the budget only goes down).
+   * Returns the breaker's state. `nowMs`: the engine's now; a snapshot whose state began later is taken as begun
+   * at `nowMs`. */
   adoptShared(snapshot: SharedSnapshot, nowMs?: number): BreakerStateName | undefined;
   /** `{ hedgeAfterMs, maxHedges }` when hedged reads are on, else `undefined`. */
   readonly hedging: { hedgeAfterMs: number; maxHedges: number } | undefined;

@@ -276,41 +276,23 @@ export class RetryEngine {
     return decision(out());
   }
 
-  /**
-   * What the server's status tool answered about an operation (`answer`: one of `OPERATION_STATUSES`, or
-   * `undefined` for no usable answer) makes of a call whose outcome was open (`before`: the engine's stop
-   * `{ status, reason }`; `undefined` when there is none, as in `resolve`). Returns the stop.
-   */
+  // The ends the core decides outside an attempt's step (engine-ends.js; each documented in engine.d.ts): the
+  // status tool's answer, a followed task's status and result, and a call's end after its loop.
   statusAnswer(answer, before) {
     engineHandle(this);
     return statusAnswerOf(answer, before);
   }
 
-  /**
-   * What a followed task's `status` (one of `TASK_STATUSES`) means for the call when no result was read:
-   * a stop (`completed` → succeeded, `failed` → tool_error, `cancelled` → unknown), or `{ action: 'retry',
-   * recover: 'poll_task', reason: 'still_running' }` while it runs (`poll` says when to look again).
-   */
   taskEnd(status) {
     engineHandle(this);
     return taskEndOf(status);
   }
 
-  /**
-   * What a followed task's result means when `record` would not stop on it (a retry, which a created task never
-   * is): `cause` and `reason` are that step's `classification.cause` and `decision.reason`. An open end —
-   * `pending` (the server ledger's `in_progress`), `unknown` — never the task's own `completed`.
-   */
   taskResultEnd(cause, reason) {
     engineHandle(this);
     return taskResultEndOf(cause, reason);
   }
 
-  /**
-   * A call's end after its loop (the core's): given what `happened` (`'start'` with the loop's decision as
-   * `end`, `'resolved'` with what the status look made of it, `'settled'`) and `facts` (`{ keyed, mayResolve,
-   * cancelled }`), `{ next: 'resolve' | 'settle' | 'end', status, reason, gaveUp }` (engine.d.ts).
-   */
   finish(happened, end, facts) {
     engineHandle(this);
     return finishOf(happened, end, facts);
@@ -369,53 +351,34 @@ export class RetryEngine {
     return r === 0 ? undefined : BREAKER_STATES[r - 1];
   }
 
-  // ── Shared state (issue 20 §4; client/shared-breaker.js): handed out and taken in, decided here ──────────
-
-  /**
-   * The breaker's and budget's state to share: `{ state, sinceMs, failures, budgetTokens }` (each absent when
-   * off; `failures`: in a row, while closed).
-   */
+  // A breaker and budget shared across processes (engine-shared.js, client/shared-breaker.js), and hedged reads
+  // (engine-hedge.js): each documented in engine.d.ts; every decision stays the engine's.
   sharedSnapshot() {
     return snapshotOf(engineHandle(this));
   }
 
-  /** Whether the next `admit` at `nowMs` would send the breaker's probe (ask for the shared probe lease first). */
   probeDue(nowMs) {
     return probeDueOf(engineHandle(this), nowMs);
   }
 
-  /**
-   * Adopts a snapshot another process shared (`{ state, sinceMs, failures, budgetTokens }`, each optional but
-   * `state` and `sinceMs` together): the newer breaker state wins (a closed breaker takes a shedding one only after
-   * a failure of its own), the fleet's `failures` in a row count toward the next trip, the budget only goes down.
-   * Returns the breaker's state.
-   */
   adoptShared(snapshot, nowMs) {
     return adopt(engineHandle(this), snapshot, nowMs);
   }
 
-  /**
-   * Hedged reads: asks to send a concurrent copy of `call`'s attempt in flight at `nowMs` — `{ admitted:
-   * true, timeoutMs }` or `{ admitted: false, refusal }` (`off`, `safety`, `max_hedges`, `budget`, `subrequest_budget`, …);
-   * `options.subrequests`: the invocation's room now, as for `admit`.
-   */
   hedge(call, safety, nowMs, options) {
     const h = engineHandle(this);
     const c = callHandle(call, 'call');
     return hedgeStep(h, c, safety, nowMs, roomOf(options));
   }
 
-  /** One hedge of `call` ended: `won` when its answer is the call's, else it lost or was cancelled. */
   hedgeEnded(call, won) {
     hedgeEnd(engineHandle(this), callHandle(call, 'call'), won);
   }
 
-  /** `{ hedgeAfterMs, maxHedges }` when hedged reads are on, else `undefined`. */
   get hedging() {
     return hedgingOf(engineHandle(this));
   }
 
-  /** Hedges sent and won so far, and the requests and hedges in flight. */
   get hedgeCounts() {
     return hedgeCountsOf(engineHandle(this));
   }

@@ -2,14 +2,15 @@
 // workerd entries do not. The package never imports `pg`: the pool you pass is all this store uses.
 import { rangeError, typeError } from '../errors.js';
 import {
-  CommitUnknown, checkNowMs, filterArgs, foldCounts, fromRow, insertArgs, keyArgs, keyError, ledgerSql, resultError, unresolvedRow, updateArgs,
+  CommitUnknown, checkNowMs, filterArgs, foldCounts, fromRow, insertArgs, keyArgs, keyError, resultError, unresolvedRow, updateArgs,
 } from './stores.js';
+// The table and statements are the core's (src/ledger/sql.rs), the same the Rust face's store runs.
+import { POSTGRES_SETUP_LOCK, POSTGRES_SQL as SQL } from '../generated/sql.js';
 
-const SQL = ledgerSql((i) => `$${i}`, 'BIGINT', 'PRIMARY KEY');
 // One implicit transaction (a multi-statement query without BEGIN: on an error it rolls back and leaves the
 // pooled connection clean). The advisory lock serializes creators: two sessions running CREATE TABLE IF NOT
 // EXISTS at once can otherwise fail with a unique violation in the catalog.
-const SETUP = `SELECT pg_advisory_xact_lock(hashtext('mcp_operation_ledger'));\n${SQL.create};\n${SQL.index};\n${SQL.unresolvedIndex}`;
+const SETUP = `${POSTGRES_SETUP_LOCK};\n${SQL.create};\n${SQL.index};\n${SQL.unresolvedIndex}`;
 // Named statements: each pooled connection parses and plans them once.
 const statement = (name, text) => (values) => ({ name: `mcp_ledger_${name}`, text, values });
 const GET = statement('get', SQL.select);

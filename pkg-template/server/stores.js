@@ -30,7 +30,7 @@ import { SQL, filterArgs, fromRow, insertArgs, keyArgs, unresolvedRow, updateArg
 export { CommitUnknown, checkNowMs, foldCounts, keyError, resultError } from './store-common.js';
 export { DurableObjectLedgerStore } from './durable-object-store.js';
 export { SqliteLedgerStore } from './sqlite-store.js';
-export { filterArgs, fromRow, insertArgs, keyArgs, ledgerSql, unresolvedRow, updateArgs } from './sql-rows.js';
+export { filterArgs, fromRow, insertArgs, keyArgs, unresolvedRow, updateArgs } from './sql-rows.js';
 
 /** In memory: for tests and single-process servers. A Map makes each operation atomic. */
 export class MemoryLedgerStore {

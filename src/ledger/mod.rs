@@ -16,6 +16,7 @@ pub mod json;
 pub mod look;
 pub mod record;
 pub mod reply;
+pub mod sql;
 pub mod status_tool;
 
 pub use fingerprint::{fingerprint, fingerprint_of_canonical, fingerprint_of_js_json};

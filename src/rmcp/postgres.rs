@@ -1,6 +1,6 @@
 //! The Postgres ledger store (feature `postgres`): the npm package's `PostgresLedgerStore` table and statements
-//! (`pkg-template/server/postgres.js`: SQLite's schema with BIGINT milliseconds and the key as the primary key),
-//! so a JS ledger and a Rust ledger can share one table. `INSERT … ON CONFLICT DO NOTHING` makes a claim atomic
+//! (`crate::ledger::sql`, which the JS store runs too: SQLite's schema with BIGINT milliseconds, the key as the
+//! primary key), so a JS ledger and a Rust ledger can share one table. `INSERT … ON CONFLICT DO NOTHING` makes a claim atomic
 //! across processes and machines, `UPDATE … WHERE version = $n` every update (under READ COMMITTED a concurrent
 //! update of the same version waits, then finds the version changed: one wins). Durability is the server's.
 //!
@@ -20,30 +20,17 @@ use super::ledger::{sql_int as int, sql_uint as uint, LedgerKey, LedgerStore, St
 use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 use super::transaction::{Transact, TxFailure, TxFuture, TxPlan};
 use crate::ledger::record::{Record, RecordState};
+use crate::ledger::sql::{self, LedgerSql, POSTGRES_SETUP_LOCK};
 
-// Run in one implicit transaction; the advisory lock serializes creators (two sessions running CREATE TABLE IF
-// NOT EXISTS at once can otherwise fail with a unique violation in the catalog), as the JS store does.
-const SETUP: &str = "SELECT pg_advisory_xact_lock(hashtext('mcp_operation_ledger'));
-CREATE TABLE IF NOT EXISTS mcp_operation_ledger (
-  tenant TEXT NOT NULL, action TEXT NOT NULL, operation_id TEXT NOT NULL,
-  state TEXT NOT NULL, fingerprint TEXT NOT NULL,
-  lease_until_ms BIGINT NOT NULL, created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL,
-  version BIGINT NOT NULL, result TEXT,
-  PRIMARY KEY (tenant, action, operation_id)
-);
-CREATE INDEX IF NOT EXISTS mcp_operation_ledger_expiry ON mcp_operation_ledger (expires_ms) WHERE state IN ('succeeded', 'failed');
-CREATE INDEX IF NOT EXISTS mcp_operation_ledger_unresolved ON mcp_operation_ledger (tenant, action, created_ms) WHERE state IN ('pending', 'unknown');";
-const INSERT: &str = "INSERT INTO mcp_operation_ledger (tenant, action, operation_id, state, fingerprint, lease_until_ms, created_ms, expires_ms, version)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (tenant, action, operation_id) DO NOTHING";
-const UPDATE: &str = "UPDATE mcp_operation_ledger SET state = $1, fingerprint = $2, lease_until_ms = $3, created_ms = $4, expires_ms = $5,
-  version = $6, result = $7 WHERE tenant = $8 AND action = $9 AND operation_id = $10 AND version = $11";
-const SELECT: &str = "SELECT state, fingerprint, lease_until_ms, created_ms, expires_ms, version, result FROM mcp_operation_ledger WHERE tenant = $1 AND action = $2 AND operation_id = $3";
-const PURGE: &str = "DELETE FROM mcp_operation_ledger WHERE state IN ('succeeded', 'failed') AND expires_ms <= $1";
-// The JS `ledgerSql`'s listings: an optional tenant and action (each given twice: NULL for any).
-const UNRESOLVED: &str = "SELECT tenant, action, operation_id, state, fingerprint, lease_until_ms, created_ms, expires_ms, version FROM mcp_operation_ledger WHERE state IN ('pending', 'unknown') AND (CAST($1 AS TEXT) IS NULL OR tenant = $2) AND (CAST($3 AS TEXT) IS NULL OR action = $4)
-  ORDER BY created_ms, tenant, action, operation_id LIMIT $5";
-const COUNT_UNRESOLVED: &str = "SELECT tenant, action, state, COUNT(*) AS n FROM mcp_operation_ledger WHERE state IN ('pending', 'unknown') AND (CAST($1 AS TEXT) IS NULL OR tenant = $2) AND (CAST($3 AS TEXT) IS NULL OR action = $4)
-  GROUP BY tenant, action, state ORDER BY tenant, action, state";
+// The table and statements are the core's (`crate::ledger::sql`), the same the JS stores run.
+const SQL: LedgerSql = sql::POSTGRES;
+
+/// The table and its indexes, in one implicit transaction: the advisory lock serializes creators (two sessions
+/// running `CREATE TABLE IF NOT EXISTS` at once can otherwise fail with a unique violation in the catalog), as
+/// the JS store does.
+fn setup() -> String {
+    format!("{POSTGRES_SETUP_LOCK};\n{};\n{};\n{};", SQL.create, SQL.index, SQL.unresolved_index)
+}
 
 /// How many idle transaction connections the store keeps.
 const IDLE_CONNECTIONS: usize = 4;
@@ -119,7 +106,7 @@ impl PostgresLedgerStore {
     /// # Ok(()) }
     /// ```
     pub async fn new(client: Client) -> Result<Self, StoreError> {
-        client.batch_execute(SETUP).await.map_err(err)?;
+        client.batch_execute(&setup()).await.map_err(err)?;
         Ok(PostgresLedgerStore { client, config: None, idle: Mutex::new(Vec::new()) })
     }
 
@@ -230,7 +217,7 @@ async fn insert_on(c: &impl GenericClient, key: &LedgerKey, r: &Record) -> Resul
         (int(r.lease_until_ms), int(r.created_ms), int(r.expires_ms), int(r.version));
     let n = c
         .execute(
-            INSERT,
+            SQL.insert,
             &[
                 &key.tenant,
                 &key.action,
@@ -258,7 +245,7 @@ async fn update_on(
         (int(r.lease_until_ms), int(r.created_ms), int(r.expires_ms), int(r.version), int(expected));
     let n = c
         .execute(
-            UPDATE,
+            SQL.update,
             &[
                 &r.state.as_str(),
                 &r.fingerprint,
@@ -391,7 +378,7 @@ impl LedgerStore for PostgresLedgerStore {
         Box::pin(async move {
             storable(&[&key.tenant, &key.action, &key.operation_id])?;
             let row =
-                self.client.query_opt(SELECT, &[&key.tenant, &key.action, &key.operation_id]).await.map_err(err)?;
+                self.client.query_opt(SQL.select, &[&key.tenant, &key.action, &key.operation_id]).await.map_err(err)?;
             let Some(row) = row else { return Ok(None) };
             Ok(Some(StoredRecord { record: record_at(&row, 0)?, result: row.try_get(6).map_err(err)? }))
         })
@@ -420,7 +407,7 @@ impl LedgerStore for PostgresLedgerStore {
     fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64> {
         Box::pin(async move {
             let now = int(now_ms);
-            self.client.execute(PURGE, &[&now]).await.map_err(err)
+            self.client.execute(SQL.purge, &[&now]).await.map_err(err)
         })
     }
 
@@ -429,7 +416,7 @@ impl LedgerStore for PostgresLedgerStore {
             let limit = i64::from(f.limit);
             let rows = self
                 .client
-                .query(UNRESOLVED, &[&f.tenant, &f.tenant, &f.action, &f.action, &limit])
+                .query(SQL.unresolved, &[&f.tenant, &f.tenant, &f.action, &f.action, &limit])
                 .await
                 .map_err(err)?;
             let mut out = Vec::with_capacity(rows.len());
@@ -449,7 +436,7 @@ impl LedgerStore for PostgresLedgerStore {
         Box::pin(async move {
             let rows = self
                 .client
-                .query(COUNT_UNRESOLVED, &[&f.tenant, &f.tenant, &f.action, &f.action])
+                .query(SQL.count_unresolved, &[&f.tenant, &f.tenant, &f.action, &f.action])
                 .await
                 .map_err(err)?;
             let mut out = Vec::with_capacity(rows.len());

@@ -1,5 +1,5 @@
 //! The SQLite ledger store (feature `sqlite`): the npm package's `SqliteLedgerStore` table and statements
-//! (`pkg-template/server/stores.js`, `ledgerSql`), so a JS ledger and a Rust ledger can share one file. The
+//! (`crate::ledger::sql`, which the JS stores run too), so a JS ledger and a Rust ledger can share one file. The
 //! UNIQUE (tenant, action, operation_id) constraint makes a claim atomic across processes; the version column
 //! makes every update a compare-and-set. WAL mode, `synchronous=FULL` (every committed claim and finish
 //! survives a power cut), as the JS store's default durability.
@@ -20,30 +20,10 @@ use super::ledger::{
 use super::operators::{fold_counts, UnresolvedCount, UnresolvedFilter, UnresolvedRecord};
 use super::transaction::{Transact, TxFailure, TxFuture, TxPlan};
 use crate::ledger::record::{Record, RecordState};
+use crate::ledger::sql::{self, LedgerSql};
 
-const CREATE: &str = "CREATE TABLE IF NOT EXISTS mcp_operation_ledger (
-  tenant TEXT NOT NULL, action TEXT NOT NULL, operation_id TEXT NOT NULL,
-  state TEXT NOT NULL, fingerprint TEXT NOT NULL,
-  lease_until_ms INTEGER NOT NULL, created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL,
-  version INTEGER NOT NULL, result TEXT,
-  UNIQUE (tenant, action, operation_id)
-)";
-const INDEX: &str = "CREATE INDEX IF NOT EXISTS mcp_operation_ledger_expiry ON mcp_operation_ledger (expires_ms) WHERE state IN ('succeeded', 'failed')";
-const UNRESOLVED_INDEX: &str = "CREATE INDEX IF NOT EXISTS mcp_operation_ledger_unresolved ON mcp_operation_ledger (tenant, action, created_ms) WHERE state IN ('pending', 'unknown')";
-const INSERT: &str = "INSERT INTO mcp_operation_ledger (tenant, action, operation_id, state, fingerprint, lease_until_ms, created_ms, expires_ms, version)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, action, operation_id) DO NOTHING";
-const UPDATE: &str =
-    "UPDATE mcp_operation_ledger SET state = ?, fingerprint = ?, lease_until_ms = ?, created_ms = ?, expires_ms = ?,
-  version = ?, result = ? WHERE tenant = ? AND action = ? AND operation_id = ? AND version = ?";
-const SELECT: &str = "SELECT state, fingerprint, lease_until_ms, created_ms, expires_ms, version, result FROM mcp_operation_ledger WHERE tenant = ? AND action = ? AND operation_id = ?";
-const PURGE: &str = "DELETE FROM mcp_operation_ledger WHERE state IN ('succeeded', 'failed') AND expires_ms <= ?";
-// The JS `ledgerSql`'s listings: an optional tenant and action (each given twice: NULL for any).
-const FILTER: &str = "(CAST(? AS TEXT) IS NULL OR tenant = ?) AND (CAST(? AS TEXT) IS NULL OR action = ?)";
-const UNRESOLVED: &str = "SELECT tenant, action, operation_id, state, fingerprint, lease_until_ms, created_ms, expires_ms, version FROM mcp_operation_ledger WHERE state IN ('pending', 'unknown') AND ";
-const UNRESOLVED_ORDER: &str = " ORDER BY created_ms, tenant, action, operation_id LIMIT ?";
-const COUNT_UNRESOLVED: &str =
-    "SELECT tenant, action, state, COUNT(*) AS n FROM mcp_operation_ledger WHERE state IN ('pending', 'unknown') AND ";
-const COUNT_ORDER: &str = " GROUP BY tenant, action, state ORDER BY tenant, action, state";
+// The table and statements are the core's (`crate::ledger::sql`), the same the JS stores run.
+const SQL: LedgerSql = sql::SQLITE;
 
 /// The SQLite ledger store.
 ///
@@ -100,7 +80,7 @@ impl SqliteLedgerStore {
         let _mode: String = db.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(err)?;
         db.execute_batch("PRAGMA synchronous = FULL").map_err(err)?;
         db.busy_timeout(std::time::Duration::from_secs(10)).map_err(err)?;
-        db.execute_batch(&format!("{CREATE};\n{INDEX};\n{UNRESOLVED_INDEX};")).map_err(err)?;
+        db.execute_batch(&format!("{};\n{};\n{};", SQL.create, SQL.index, SQL.unresolved_index)).map_err(err)?;
         Ok(SqliteLedgerStore { db: Mutex::new(db) })
     }
 
@@ -133,7 +113,7 @@ fn record_of(
 
 fn insert_on(db: &Connection, key: &LedgerKey, r: &Record) -> Result<bool, rusqlite::Error> {
     let n = db.execute(
-        INSERT,
+        SQL.insert,
         params![
             key.tenant,
             key.action,
@@ -157,7 +137,7 @@ fn update_on(
     result: Option<&str>,
 ) -> Result<bool, rusqlite::Error> {
     let n = db.execute(
-        UPDATE,
+        SQL.update,
         params![
             r.state.as_str(),
             r.fingerprint,
@@ -186,7 +166,7 @@ impl SqliteLedgerStore {
     fn get_now(&self, key: &LedgerKey) -> Result<Option<StoredRecord>, StoreError> {
         let db = self.db();
         let row = db
-            .query_row(SELECT, params![key.tenant, key.action, key.operation_id], |r| {
+            .query_row(SQL.select, params![key.tenant, key.action, key.operation_id], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, String>(1)?,
@@ -205,13 +185,13 @@ impl SqliteLedgerStore {
 
     fn purge_now(&self, now_ms: u64) -> Result<u64, StoreError> {
         // The SQL says what `ledger::purgeable` says: resolved and expired, never unresolved or released.
-        let n = self.db().execute(PURGE, params![int(now_ms)]).map_err(err)?;
+        let n = self.db().execute(SQL.purge, params![int(now_ms)]).map_err(err)?;
         Ok(u64::try_from(n).unwrap_or(u64::MAX))
     }
 
     fn unresolved_now(&self, f: &UnresolvedFilter) -> Result<Vec<UnresolvedRecord>, StoreError> {
         let db = self.db();
-        let mut st = db.prepare_cached(&format!("{UNRESOLVED}{FILTER}{UNRESOLVED_ORDER}")).map_err(err)?;
+        let mut st = db.prepare_cached(SQL.unresolved).map_err(err)?;
         let rows = st
             .query_map(params![f.tenant, f.tenant, f.action, f.action, i64::from(f.limit)], |r| {
                 Ok((
@@ -232,7 +212,7 @@ impl SqliteLedgerStore {
 
     fn count_unresolved_now(&self, f: &UnresolvedFilter) -> Result<Vec<UnresolvedCount>, StoreError> {
         let db = self.db();
-        let mut st = db.prepare_cached(&format!("{COUNT_UNRESOLVED}{FILTER}{COUNT_ORDER}")).map_err(err)?;
+        let mut st = db.prepare_cached(SQL.count_unresolved).map_err(err)?;
         let rows = st
             .query_map(params![f.tenant, f.tenant, f.action, f.action], |r| {
                 Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?))

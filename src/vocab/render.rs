@@ -331,12 +331,13 @@ pub fn render_outcome_js() -> String {
 
 /// Every file `cargo run --example names` writes into `pkg-template/generated/`, with what it should hold: the
 /// names ([`render_js`], [`render_dts`]), the outcome encoder ([`render_outcome_js`]) and the seam ([`crate::seam::render_js`], [`crate::seam::render_dts`]).
-pub fn generated_files() -> [(&'static str, String); 5] {
+pub fn generated_files() -> [(&'static str, String); 6] {
     [
         ("names.js", render_js()),
         ("outcome.js", render_outcome_js()),
         ("names.d.ts", render_dts()),
         ("seam.js", crate::seam::render_js()),
         ("seam.d.ts", crate::seam::render_dts()),
+        ("sql.js", crate::ledger::sql::render_js()),
     ]
 }
