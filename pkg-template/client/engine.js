@@ -2,8 +2,8 @@
 // numbers and write their answers into the module's out slots. Here: the handle's lifecycle and the methods,
 // each reading its arguments (engine-read.js), crossing the boundary once, and reading the answer through the
 // generated readers (engine-codec.js, ../generated/seam.js); there: every range check and every decision. The
-// names, codes and slots are generated from the Rust definitions (src/vocab/, src/seam/). The client wasm imports nothing, so no JS runs inside a call into
-// it: nothing can unwind through its frames or re-enter it.
+// names, codes and slots are generated from the Rust definitions (src/vocab/, src/seam/). The client wasm imports
+// nothing, so no JS runs inside a call into it: nothing can unwind through its frames or re-enter it.
 import * as w from '../mcp_retry_policy_client.js';
 import { typeError } from '../errors.js';
 import { BREAKER_STATES, BREAKER_TRANSITIONS, CAUSES, CAUSE_RECOVERS, DELIVERIES, REASONS, RECOVERS, REVISIONS, STATUSES, VERDICTS } from '../generated/names.js';
@@ -25,8 +25,7 @@ import { RetryCall, callHandle, callRelease, newCall, newOwnedCall } from './ret
 export { RetryCall, newOperationId };
 export { revisionFor } from './engine-read.js';
 
-// Frees what the program dropped without free(). The handle is all it needs.
-const finalizeEngines = new FinalizationRegistry((h) => w.engineFree(h));
+const finalizeEngines = new FinalizationRegistry((h) => w.engineFree(h)); // what the program dropped without free()
 
 let engineHandle;
 
@@ -60,20 +59,14 @@ export class RetryEngine {
     stagePolicy(read, revision); // no caller code runs from here to the engine's creation
     const h = ok(w.engineNew(...ARGS));
     const set = proxy ? w.engineSetBehindRetryingProxy(h, 1) : 0;
-    const refused = setHedging(h) ?? (set < 0 ? failure(set) : undefined);
+    const seeded = seed === undefined ? 0 : w.engineSeed(h, seed);
+    // The first refusal, in the order the options are read: hedging, the proxy setting, the seed.
+    const refused = setHedging(h) ?? (set < 0 ? failure(set) : seeded < 0 ? failure(seeded) : undefined);
     if (refused) {
       w.engineFree(h);
       throw refused;
     }
-    if (seed !== undefined) {
-      const r = w.engineSeed(h, seed);
-      if (r < 0) {
-        const e = failure(r);
-        w.engineFree(h);
-        throw e;
-      }
-      this.#seeded = true;
-    }
+    this.#seeded = seed !== undefined;
     this.#h = h;
     finalizeEngines.register(this, h, this);
   }
@@ -139,11 +132,7 @@ export class RetryEngine {
     return newCall(ok(w.callBegin(h, nowMs, answers)));
   }
 
-  /**
-   * Asks to send the next attempt of `call` at `nowMs`. `options.subrequests`: the outgoing requests the call
-   * may still make (a Worker invocation's, `SubrequestBudget#room`); an attempt it cannot pay for is not
-   * admitted (`subrequest_budget`). Without it, requests are not counted.
-   */
+  /** Asks to send the next attempt of `call` at `nowMs` (`options.subrequests`: the invocation's room; engine.d.ts). */
   admit(call, nowMs, options) {
     const h = engineHandle(this);
     const c = callHandle(call, 'call');

@@ -7,21 +7,21 @@
 // from src/seam/ (../generated/seam.js): one crossing a rule.
 // The rule exports import nothing, so no JS runs inside them.
 import {
-  errorDetail, initSync, isValidOperationId as rawIsValidOperationId, ledgerAdmit, ledgerClaim, ledgerConfig, ledgerDefault,
+  initSync, isValidOperationId as rawIsValidOperationId, ledgerAdmit, ledgerClaim, ledgerConfig, ledgerDefault,
   ledgerFinish, ledgerGiveUpAt, ledgerKeepAlive, ledgerLook, ledgerLookup, ledgerRelease, ledgerRenew,
-  ledgerHold, ledgerHoldSlots, ledgerHoldStart, ledgerSlots,
+  ledgerHold, ledgerHoldStart,
 } from '../mcp_retry_policy_server.js';
+import { ok, out } from './rules-slots.js';
+import { TA_LENGTH, TA_SET, TA_TAG, holdReading, holdSlots } from './hold-slots.js';
 import { guardFunction, stackGuard } from '../guard.js';
 import { rangeError, typeError, typeName } from '../errors.js';
-import { wasmFailure } from '../wasm-failure.js';
 import {
   ADMISSIONS, LOOKUPS, LOOK_ENDS, LOOK_END_IN_PROGRESS, LOOK_END_REPLAY, LOOK_EVENTS, LOOK_EVENT_RECONCILED, LOOK_MODES,
   LOOK_STARTS, LOOK_STEPS, LOOK_STEP_DONE, LOOK_STEP_WRITE_CLAIM, LOOK_STEP_WRITE_RECONCILED, LOOK_VERDICTS, RECORD_STATES,
-  RELEASE_REFUSALS, HOLD_EVENTS, HOLD_ANSWERS, HOLD_STEPS, CLAIM_STANDINGS, HOLD_TELLS, HOLD_EVENT_READ_BACK,
+  RELEASE_REFUSALS, HOLD_EVENTS, HOLD_ANSWERS, HOLD_EVENT_READ_BACK,
 } from '../generated/names.js';
 import {
-  HOLD_WORDS, L_CLAIM_LEASE_UNTIL_MS, L_CLAIM_VERSION, L_CODE, L_END, L_EXPECTED, L_LEASE_UNTIL_MS, L_LEFT_MS, L_LOOK,
-  L_RETRY_AFTER_MS, L_SLOTS, L_STANDING, L_STATE, L_TELL, L_TIMEOUT, L_VERSION, RECORD_NUMBERS, readMade,
+  HOLD_WORDS, L_CODE, L_END, L_EXPECTED, L_LOOK, L_RETRY_AFTER_MS, L_STATE, RECORD_NUMBERS, readMade,
 } from '../generated/seam.js';
 
 export const STACK = stackGuard(() => initSync()); // initialized by then: initSync() returns the exports
@@ -29,56 +29,6 @@ export const STACK = stackGuard(() => initSync()); // initialized by then: initS
 const STATE_CODES = new Map(RECORD_STATES.map((s, i) => [s, i]));
 const FINISHED = new Set(['succeeded', 'failed', 'unknown']);
 const TIMES = RECORD_NUMBERS; // a record's numbers, in the order the rules take them (src/seam/)
-
-let O = new Float64Array(0);
-/** The server module's out slots, read in place (a new view after its memory grew and detached the old one). */
-function out() {
-  if (O.length === 0) O = new Float64Array(initSync().memory.buffer, ledgerSlots(), L_SLOTS);
-  return O;
-}
-
-// The intrinsic typed-array accessors: a caller's state is read through them, never through its own
-// (possibly tampered) prototype chain, so no caller code runs.
-const TA = Object.getPrototypeOf(Uint8Array.prototype);
-const TA_TAG = Object.getOwnPropertyDescriptor(TA, Symbol.toStringTag).get;
-const TA_LENGTH = Object.getOwnPropertyDescriptor(TA, 'length').get;
-const TA_SET = TA.set;
-
-let H = new Float64Array(0);
-/** The hold slots: where a hold's state crosses (a new view after the memory grew). */
-function holdSlots() {
-  if (H.length === 0) H = new Float64Array(initSync().memory.buffer, ledgerHoldSlots(), HOLD_WORDS);
-  return H;
-}
-
-/** A hold's reading after the step whose answer is `r` (its state copied back into `state`). */
-function holdReading(r, state) {
-  const step = HOLD_STEPS[ok(r)];
-  TA_SET.call(state, holdSlots());
-  const o = out();
-  const t = o[L_TIMEOUT];
-  const tell = o[L_TELL];
-  const reading = {
-    step,
-    standing: CLAIM_STANDINGS[o[L_STANDING]],
-    timeout: t === t ? t : undefined,
-    claimVersion: o[L_CLAIM_VERSION],
-    claimLeaseUntilMs: o[L_CLAIM_LEASE_UNTIL_MS],
-  };
-  if (tell === tell) {
-    reading.tell = HOLD_TELLS[tell];
-    reading.leftMs = o[L_LEFT_MS];
-  }
-  const v = o[L_VERSION];
-  if (v === v) reading.write = { version: v, leaseUntilMs: o[L_LEASE_UNTIL_MS], expected: o[L_EXPECTED] };
-  return reading;
-}
-
-/** `r`, or the typed error it encodes. */
-function ok(r) {
-  if (r < 0) throw wasmFailure(r, errorDetail, 'LedgerRules');
-  return r;
-}
 
 // The last error this module threw from inside `readable` (compared by identity: a thrown Proxy runs no trap).
 let own;

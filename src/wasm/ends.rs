@@ -5,7 +5,7 @@
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use super::client::{FailKind, Field};
+use super::client::Field;
 use super::fail::{run, Fail};
 use super::out::put;
 use super::packed::{code, put_decision};
@@ -59,14 +59,6 @@ pub fn task_result_end(cause: f64, reason: f64) -> f64 {
     })
 }
 
-fn flag(v: f64, field: Field) -> Result<bool, Fail> {
-    match v {
-        0.0 => Ok(false),
-        1.0 => Ok(true),
-        _ => Err(Fail::new(FailKind::InvalidValue, field, v)),
-    }
-}
-
 /// One step of a call's end: what happened (`happened`, a `FINISHINGS` code), the end as it stands (`status`,
 /// `reason`: the loop's decision at `start`; after `resolved`, what the status look made of it — the same end
 /// when it learned nothing; at `settled`, the settled end) and the facts (`keyed`, `may_resolve`, `cancelled`:
@@ -77,11 +69,8 @@ pub fn call_finish(happened: f64, status: f64, reason: f64, keyed: f64, may_reso
         let kind = code(FinishedKind::ALL, happened, Field::Happened)?;
         let status = code(&FinalStatus::ALL, status, Field::End)?;
         let reason = code(Reason::ALL, reason, Field::End)?;
-        let facts = FinishFacts {
-            keyed: flag(keyed, Field::Facts)?,
-            may_resolve: flag(may_resolve, Field::Facts)?,
-            cancelled: flag(cancelled, Field::Facts)?,
-        };
+        let flag = |v| Fail::number(Field::Facts, v, 0, 1, true).map(|v| v == 1);
+        let facts = FinishFacts { keyed: flag(keyed)?, may_resolve: flag(may_resolve)?, cancelled: flag(cancelled)? };
         let stop = Decision::stop(status, reason);
         let happened = match kind {
             FinishedKind::Start => Finished::Start,
