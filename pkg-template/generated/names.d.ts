@@ -294,6 +294,87 @@ export type LedgerHoldTell = 'lost' | 'late';
 export declare const HOLD_TELLS: readonly LedgerHoldTell[];
 export declare const HOLD_TELL_LOST: 'lost';
 export declare const HOLD_TELL_LATE: 'late';
+/** What happened, fed back to a ledger write. */
+export type LedgerWriteEvent = 'operation_id' | 'tenant' | 'authorized' | 'principal' | 'validated' | 'fingerprinted' | 'begun' | 'ran' | 'recorded' | 'status';
+export declare const WRITE_EVENTS: readonly LedgerWriteEvent[];
+export declare const WRITE_EVENT_OPERATION_ID: 'operation_id';
+export declare const WRITE_EVENT_TENANT: 'tenant';
+export declare const WRITE_EVENT_AUTHORIZED: 'authorized';
+export declare const WRITE_EVENT_PRINCIPAL: 'principal';
+export declare const WRITE_EVENT_VALIDATED: 'validated';
+export declare const WRITE_EVENT_FINGERPRINTED: 'fingerprinted';
+export declare const WRITE_EVENT_BEGUN: 'begun';
+export declare const WRITE_EVENT_RAN: 'ran';
+export declare const WRITE_EVENT_RECORDED: 'recorded';
+export declare const WRITE_EVENT_STATUS: 'status';
+/** What a ledger write asks the face to do next. */
+export type LedgerWriteStep = 'read_operation_id' | 'ask_tenant' | 'ask_authorize' | 'ask_principal' | 'validate' | 'fingerprint' | 'begin' | 'run_transaction' | 'run' | 'record' | 'ask_status' | 'answer';
+export declare const WRITE_STEPS: readonly LedgerWriteStep[];
+export declare const WRITE_STEP_READ_OPERATION_ID: 'read_operation_id';
+export declare const WRITE_STEP_ASK_TENANT: 'ask_tenant';
+export declare const WRITE_STEP_ASK_AUTHORIZE: 'ask_authorize';
+export declare const WRITE_STEP_ASK_PRINCIPAL: 'ask_principal';
+export declare const WRITE_STEP_VALIDATE: 'validate';
+export declare const WRITE_STEP_FINGERPRINT: 'fingerprint';
+export declare const WRITE_STEP_BEGIN: 'begin';
+export declare const WRITE_STEP_RUN_TRANSACTION: 'run_transaction';
+export declare const WRITE_STEP_RUN: 'run';
+export declare const WRITE_STEP_RECORD: 'record';
+export declare const WRITE_STEP_ASK_STATUS: 'ask_status';
+export declare const WRITE_STEP_ANSWER: 'answer';
+/** What the app's validator said, to a ledger write. */
+export type LedgerWriteValidation = 'ok' | 'problem' | 'threw';
+export declare const WRITE_VALIDATIONS: readonly LedgerWriteValidation[];
+export declare const WRITE_VALIDATION_OK: 'ok';
+export declare const WRITE_VALIDATION_PROBLEM: 'problem';
+export declare const WRITE_VALIDATION_THREW: 'threw';
+/** What the ledger made of a write: its begin, its transaction, or its status. */
+export type LedgerWriteBegun = 'execute' | 'replay' | 'conflict' | 'in_progress' | 'unknown' | 'store_down' | 'rolled_back' | 'commit_unknown';
+export declare const WRITE_BEGUNS: readonly LedgerWriteBegun[];
+export declare const WRITE_BEGUN_EXECUTE: 'execute';
+export declare const WRITE_BEGUN_REPLAY: 'replay';
+export declare const WRITE_BEGUN_CONFLICT: 'conflict';
+export declare const WRITE_BEGUN_IN_PROGRESS: 'in_progress';
+export declare const WRITE_BEGUN_UNKNOWN: 'unknown';
+export declare const WRITE_BEGUN_STORE_DOWN: 'store_down';
+export declare const WRITE_BEGUN_ROLLED_BACK: 'rolled_back';
+export declare const WRITE_BEGUN_COMMIT_UNKNOWN: 'commit_unknown';
+/** How a write's handler ended. */
+export type LedgerWriteRan = 'succeeded' | 'failed' | 'outcome_unknown' | 'threw' | 'commit_refused';
+export declare const WRITE_RANS: readonly LedgerWriteRan[];
+export declare const WRITE_RAN_SUCCEEDED: 'succeeded';
+export declare const WRITE_RAN_FAILED: 'failed';
+export declare const WRITE_RAN_OUTCOME_UNKNOWN: 'outcome_unknown';
+export declare const WRITE_RAN_THREW: 'threw';
+export declare const WRITE_RAN_COMMIT_REFUSED: 'commit_refused';
+/** What a ledger write answers. */
+export type LedgerWriteAnswer = 'result' | 'replay' | 'reply';
+export declare const WRITE_ANSWERS: readonly LedgerWriteAnswer[];
+export declare const WRITE_ANSWER_RESULT: 'result';
+export declare const WRITE_ANSWER_REPLAY: 'replay';
+export declare const WRITE_ANSWER_REPLY: 'reply';
+/** How a ledger answer is counted (the `mcp_retry_policy.ledger.answer` attribute). */
+export type LedgerAnswerKind = 'execute' | 'replay' | 'conflict' | 'in_progress' | 'unknown' | 'rejected' | 'rolled_back';
+export declare const LEDGER_ANSWER_KINDS: readonly LedgerAnswerKind[];
+/** The ledger's own replies, by code. */
+export type LedgerReplyName = 'invalid_operation_id' | 'unauthenticated' | 'unauthenticated_principal' | 'unauthorized' | 'validation_failed' | 'invalid_input' | 'unfingerprintable' | 'rolled_back' | 'conflict' | 'conflict_principal' | 'in_progress' | 'unknown' | 'store_down' | 'status_invalid_action' | 'status_invalid_operation_id' | 'status_unauthenticated';
+export declare const LEDGER_REPLY_NAMES: readonly LedgerReplyName[];
+export declare const REPLY_INVALID_OPERATION_ID: 'invalid_operation_id';
+export declare const REPLY_UNAUTHENTICATED: 'unauthenticated';
+export declare const REPLY_UNAUTHENTICATED_PRINCIPAL: 'unauthenticated_principal';
+export declare const REPLY_UNAUTHORIZED: 'unauthorized';
+export declare const REPLY_VALIDATION_FAILED: 'validation_failed';
+export declare const REPLY_INVALID_INPUT: 'invalid_input';
+export declare const REPLY_UNFINGERPRINTABLE: 'unfingerprintable';
+export declare const REPLY_ROLLED_BACK: 'rolled_back';
+export declare const REPLY_CONFLICT: 'conflict';
+export declare const REPLY_CONFLICT_PRINCIPAL: 'conflict_principal';
+export declare const REPLY_IN_PROGRESS: 'in_progress';
+export declare const REPLY_UNKNOWN: 'unknown';
+export declare const REPLY_STORE_DOWN: 'store_down';
+export declare const REPLY_STATUS_INVALID_ACTION: 'status_invalid_action';
+export declare const REPLY_STATUS_INVALID_OPERATION_ID: 'status_invalid_operation_id';
+export declare const REPLY_STATUS_UNAUTHENTICATED: 'status_unauthenticated';
 /** Why the ledger's rules refuse a release. */
 export type LedgerReleaseRefusalCode = 'resolved' | 'lease_live' | 'already_released';
 export declare const RELEASE_REFUSALS: readonly LedgerReleaseRefusalCode[];
@@ -330,7 +411,7 @@ export declare const JITTERS: readonly Jitter[];
 export type BoundaryErrorKind = 'not_finite' | 'negative' | 'not_integer' | 'too_small' | 'too_large' | 'base_exceeds_cap' | 'invalid_value' | 'freed' | 'too_many';
 export declare const ERROR_KINDS: readonly BoundaryErrorKind[];
 /** A field a numbers-only export's error names. */
-export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges' | 'look' | 'event' | 'happened' | 'options.deadlineMs' | 'hold' | 'monoMs' | 'end' | 'facts';
+export type BoundaryField = 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'attemptTimeoutMs' | 'totalTimeoutMs' | 'maxRetryAfterMs' | 'budget.capacity' | 'budget.retryCost' | 'budget.timeoutCost' | 'budget.successRefill' | 'budget.refillPerSecond' | 'breaker.consecutiveFailures' | 'breaker.failureRatio' | 'breaker.minimumCalls' | 'breaker.windowMs' | 'breaker.openMs' | 'budget' | 'breaker' | '' | 'this' | 'call' | 'nowMs' | 'kind' | 'safety' | 'outcome.code' | 'outcome.status' | 'outcome.retryAfterMs' | 'outcome.retryMs' | 'outcome.jsonrpcCode' | 'options.seed' | 'options.behindRetryingProxy' | 'options.hintMs' | 'record.state' | 'record.leaseUntilMs' | 'record.createdMs' | 'record.expiresMs' | 'record.version' | 'ttlMs' | 'leaseMs' | 'state' | 'answer' | 'before' | 'task.status' | 'step.classification.cause' | 'step.decision.reason' | 'options.subrequests' | 'snapshot.state' | 'snapshot.sinceMs' | 'snapshot.budgetTokens' | 'snapshot.failures' | 'hedgeAfterMs' | 'maxHedges' | 'look' | 'event' | 'happened' | 'options.deadlineMs' | 'hold' | 'monoMs' | 'end' | 'facts' | 'write' | 'checks';
 export declare const BOUNDARY_FIELDS: readonly BoundaryField[];
 /** What a decision does. */
 export type Action = 'retry' | 'stop';

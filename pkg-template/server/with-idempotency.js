@@ -9,9 +9,17 @@ import { fingerprint } from './fingerprint.js';
 import { COUNTERS, INTERNALS, LedgerStoreError, OperationLedger, OutcomeUnknown } from './ledger.js';
 import { HandlerClaim, LeaseLost } from './lease.js';
 import { ledgerReply } from './replies.js';
+import { writeStart, writeStep } from './write.js';
 import {
-  LEDGER_META_KEY, LEDGER_REJECTED, OPERATION_IN_PROGRESS, RECORD_FAILED, RECORD_SUCCEEDED, RECORD_UNKNOWN, TEL_LEDGER_ACTION,
-  TEL_LEDGER_ANSWER,
+  OPERATION_IN_PROGRESS, RECORD_FAILED, RECORD_SUCCEEDED, REPLY_IN_PROGRESS, TEL_LEDGER_ACTION, TEL_LEDGER_ANSWER,
+  WRITE_BEGUNS, WRITE_BEGUN_COMMIT_UNKNOWN, WRITE_BEGUN_EXECUTE, WRITE_BEGUN_IN_PROGRESS, WRITE_BEGUN_REPLAY,
+  WRITE_BEGUN_ROLLED_BACK, WRITE_BEGUN_STORE_DOWN, WRITE_BEGUN_UNKNOWN, WRITE_EVENT_AUTHORIZED, WRITE_EVENT_BEGUN,
+  WRITE_EVENT_FINGERPRINTED, WRITE_EVENT_OPERATION_ID, WRITE_EVENT_PRINCIPAL, WRITE_EVENT_RAN, WRITE_EVENT_RECORDED,
+  WRITE_EVENT_STATUS, WRITE_EVENT_TENANT, WRITE_EVENT_VALIDATED, WRITE_RAN_COMMIT_REFUSED, WRITE_RAN_FAILED,
+  WRITE_RAN_OUTCOME_UNKNOWN, WRITE_RAN_SUCCEEDED, WRITE_RAN_THREW, WRITE_STEP_ASK_AUTHORIZE, WRITE_STEP_ASK_PRINCIPAL,
+  WRITE_STEP_ASK_STATUS, WRITE_STEP_ASK_TENANT, WRITE_STEP_BEGIN, WRITE_STEP_FINGERPRINT, WRITE_STEP_RECORD,
+  WRITE_STEP_RUN, WRITE_STEP_RUN_TRANSACTION, WRITE_STEP_VALIDATE, WRITE_VALIDATION_OK, WRITE_VALIDATION_PROBLEM,
+  WRITE_VALIDATION_THREW,
 } from '../generated/names.js';
 
 // Each handler call's claim, for `claimOf(extra)`: on the call's own context object under a symbol (a
@@ -37,14 +45,15 @@ export function claimOf(extra) {
   return Object.hasOwn(extra, CLAIM) ? extra[CLAIM] : CLAIMS.get(extra);
 }
 
-/** `unknown`: it may or may not have taken effect. Only an `OutcomeUnknown`'s own message is shown. */
-function unknownReply(operationId, arg, cause, extra) {
-  const why = cause instanceof OutcomeUnknown ? cause.message : '';
-  return ledgerReply('unknown', operationId, { arg, why }, extra);
+/** A string that is not empty, or undefined (a hook that threw reads as none). */
+async function named(read, extra) {
+  try {
+    const v = await read(extra);
+    return typeof v === 'string' && v ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
-
-/** The ledger's store failed before this call ran anything: unknown (an earlier call with the id may have). */
-const storeDown = (operationId, arg) => ledgerReply('store_down', operationId, { arg });
 
 /**
  * Wraps a tool handler for `McpServer.registerTool` so that a replayed write returns its first outcome.
@@ -67,111 +76,72 @@ export function withIdempotency(ledger, handler, options = {}) {
   if (principal !== undefined && typeof principal !== 'function') throw optError('principal', 'a function of the request context');
   const { emit, addAction } = INTERNALS.get(ledger);
   addAction(action); // the status tool finds this action's records by tool name too (OperationLedger.locate)
-
-  // With OpenTelemetry: each answer counted by kind (the ledger's own answers carry it in `_meta`; a replayed
-  // result is marked here; anything else is the handler's own result: an execution).
+  const start = writeStart(authorize !== undefined, principal !== undefined, validate !== undefined, transaction);
+  // With OpenTelemetry: each answer counted by the kind the driver gave it.
   const counter = COUNTERS.get(ledger)?.answers;
-  const replays = new WeakSet();
 
-  if (!counter) return respond;
+  /**
+   * One call: the core's write driver, performed. `c` is what the face holds while it runs — the key, the
+   * fingerprint, the handler's (or the replayed) result, the cause an answer may show, an in-progress wait.
+   */
   return async function idempotentHandler(args, extra) {
-    const result = await respond(args, extra);
-    const meta = result?._meta?.[LEDGER_META_KEY];
-    const kind = meta?.status === LEDGER_REJECTED && meta.reason === 'rolled_back' ? 'rolled_back'
-      : meta?.status && meta.status !== 'result_not_stored' ? meta.status
-        : replays.has(result) ? 'replay' : 'execute';
-    counter.add(1, { [TEL_LEDGER_ANSWER]: kind, [TEL_LEDGER_ACTION]: action });
-    return result;
-  };
-
-  async function respond(args, extra) {
     const operationId = args?.[operationIdArgument];
-    // Rejected before any claim: nothing attempted, nothing stored.
-    if (!isValidOperationId(operationId)) {
-      return ledgerReply('invalid_operation_id', undefined, { arg: operationIdArgument });
-    }
-    let who;
-    try {
-      who = await tenant(extra);
-    } catch {
-      who = undefined;
-    }
-    if (typeof who !== 'string' || !who) {
-      return ledgerReply('unauthenticated', operationId);
-    }
-    const key = { tenant: who, action, operationId };
-    // Asked on every call, a replay included, before the ledger is read: a caller the write would refuse
-    // learns nothing of a recorded result, nor whether the id was used.
-    if (authorize && !(await allowed({ tenant: who, action, operationId, args, extra }, key))) {
-      return ledgerReply('unauthorized', operationId);
-    }
-    let bound;
-    if (principal) {
-      try {
-        bound = await principal(extra);
-      } catch {
-        bound = undefined;
+    const valid = isValidOperationId(operationId);
+    const c = { args, extra, key: undefined, bound: undefined, fingerprint: undefined, problem: undefined, why: '', result: undefined, retryAfterMs: 0, claim: undefined, hold: undefined };
+    let s = writeStep(start, WRITE_EVENT_OPERATION_ID, valid);
+    for (;;) {
+      const w = s.write;
+      switch (s.step) {
+        case WRITE_STEP_ASK_TENANT: {
+          const who = await named(tenant, extra);
+          if (who !== undefined) c.key = { tenant: who, action, operationId };
+          s = writeStep(w, WRITE_EVENT_TENANT, who !== undefined);
+          break;
+        }
+        case WRITE_STEP_ASK_AUTHORIZE:
+          s = writeStep(w, WRITE_EVENT_AUTHORIZED, await allowed({ ...c.key, args, extra }, c.key));
+          break;
+        case WRITE_STEP_ASK_PRINCIPAL:
+          c.bound = await named(principal, extra);
+          s = writeStep(w, WRITE_EVENT_PRINCIPAL, c.bound !== undefined);
+          break;
+        case WRITE_STEP_VALIDATE:
+          s = writeStep(w, WRITE_EVENT_VALIDATED, await validated(c));
+          break;
+        case WRITE_STEP_FINGERPRINT:
+          s = writeStep(w, WRITE_EVENT_FINGERPRINTED, fingerprinted(c));
+          break;
+        case WRITE_STEP_BEGIN:
+          s = writeStep(w, WRITE_EVENT_BEGUN, await begin(c));
+          break;
+        case WRITE_STEP_RUN_TRANSACTION:
+          s = writeStep(w, WRITE_EVENT_BEGUN, await atomically(c));
+          break;
+        case WRITE_STEP_RUN:
+          s = writeStep(w, WRITE_EVENT_RAN, await run(c));
+          break;
+        case WRITE_STEP_RECORD:
+          try {
+            const claim = await c.hold.stop();
+            await ledger.finish(c.key, claim, s.state, c.result);
+          } catch {
+            // The record stays pending (told to onEvent): after its lease it is reconciled. The caller still gets the truth now.
+          }
+          s = writeStep(w, WRITE_EVENT_RECORDED);
+          break;
+        case WRITE_STEP_ASK_STATUS:
+          s = writeStep(w, WRITE_EVENT_STATUS, await statusNow(c));
+          break;
+        default: {
+          const { answer, reply, why, kind } = s.answer;
+          counter?.add(1, { [TEL_LEDGER_ANSWER]: kind, [TEL_LEDGER_ACTION]: action });
+          if (reply === undefined) return c.result;
+          const fill = { arg: operationIdArgument, why: why ? c.why : '', problem: String(c.problem) };
+          return ledgerReply(reply, valid ? operationId : undefined, fill, reply === REPLY_IN_PROGRESS ? { retryAfterMs: c.retryAfterMs } : undefined);
+        }
       }
-      if (typeof bound !== 'string' || !bound) {
-        return ledgerReply('unauthenticated_principal', operationId);
-      }
     }
-    if (validate) {
-      let problem;
-      try {
-        problem = await validate(args, extra);
-      } catch (error) {
-        // The validator itself failed: still before any claim, so nothing was done.
-        emit({ type: 'handler_error', during: 'validate', key, error });
-        return ledgerReply('validation_failed', operationId, { arg: operationIdArgument });
-      }
-      if (problem) return ledgerReply('invalid_input', operationId, { problem: String(problem) });
-    }
-    const { [operationIdArgument]: _, ...input } = args;
-    let inputFingerprint;
-    try {
-      // With `principal`, the caller is part of what the id stands for: another principal's call with the
-      // same id and input is a different request (a conflict), never answered with this one's result.
-      inputFingerprint = fingerprint(bound === undefined ? input : { principal: bound, input });
-    } catch (e) {
-      // Input the fingerprint refuses (too large, not JSON): refused before any claim.
-      return ledgerReply('unfingerprintable', operationId, { why: e?.message ?? String(e) });
-    }
-    if (transaction) return atomically(key, inputFingerprint, args, extra);
-    let admission;
-    try {
-      admission = await ledger.begin(key, inputFingerprint);
-    } catch (e) {
-      if (e instanceof LedgerStoreError) return storeDown(operationId, operationIdArgument);
-      throw e;
-    }
-    const answer = answerAdmission(admission, operationId);
-    if (answer) return answer;
-    const hold = ledger.hold(key, admission.claim);
-    const context = extra !== null && typeof extra === 'object' ? extra : {};
-    setClaim(context, new HandlerClaim(key, hold));
-    let result;
-    let state;
-    try {
-      result = await handler(args, context);
-      state = result?.isError ? RECORD_FAILED : RECORD_SUCCEEDED;
-    } catch (error) {
-      // Its fenced transaction was refused (another run took the record over): none of its writes stand,
-      // and the record is the other run's. This caller hears what every caller hears now.
-      if (error instanceof LeaseLost && error.committed === false) return afterRefusedCommit(key, hold);
-      // OutcomeUnknown says so; any other exception after the claim cannot say whether it committed either.
-      if (!(error instanceof OutcomeUnknown)) emit({ type: 'handler_error', during: 'handler', key, error });
-      state = RECORD_UNKNOWN;
-      result = unknownReply(operationId, operationIdArgument, error);
-    }
-    try {
-      const claim = await hold.stop();
-      await ledger.finish(key, claim, state, state === RECORD_UNKNOWN ? undefined : result);
-    } catch {
-      // The record stays pending (told to onEvent): after its lease it is reconciled. The caller still gets the truth now.
-    }
-    return result;
-  }
+  };
 
   /** `authorize`'s answer: anything but `true` — a throw included (told to onEvent) — refuses. */
   async function allowed(ctx, key) {
@@ -183,72 +153,121 @@ export function withIdempotency(ledger, handler, options = {}) {
     }
   }
 
+  /** The validator's answer; one that throws is told to onEvent (still before any claim: nothing was done). */
+  async function validated(c) {
+    try {
+      c.problem = await validate(c.args, c.extra);
+      return c.problem ? WRITE_VALIDATION_PROBLEM : WRITE_VALIDATION_OK;
+    } catch (error) {
+      emit({ type: 'handler_error', during: 'validate', key: c.key, error });
+      return WRITE_VALIDATION_THREW;
+    }
+  }
+
   /**
-   * After `claim.transaction` was refused: this run committed nothing and the record changed hands. Answers
-   * what the ledger says now — the other run's result (the replay every caller gets), in progress, or unknown.
+   * The input's fingerprint, without the operation id. With `principal`, the caller is part of what the id
+   * stands for: another principal's call with the same id and input is a different request (a conflict).
+   * Input the fingerprint refuses (too large, not JSON) keeps its reason for the answer.
    */
-  async function afterRefusedCommit(key, hold) {
-    const { operationId } = key;
-    await hold.stop();
+  function fingerprinted(c) {
+    const { [operationIdArgument]: _, ...input } = c.args;
+    try {
+      c.fingerprint = fingerprint(c.bound === undefined ? input : { principal: c.bound, input });
+      return true;
+    } catch (e) {
+      c.why = e?.message ?? String(e);
+      return false;
+    }
+  }
+
+  /** What the ledger's admission is, for the driver (its claim, result or wait kept in `c`). */
+  function admitted(c, admission) {
+    const { action: a } = admission;
+    if (a === WRITE_BEGUN_EXECUTE) c.claim = admission.claim;
+    else if (a === WRITE_BEGUN_REPLAY) c.result = admission.result;
+    else if (a === WRITE_BEGUN_IN_PROGRESS) c.retryAfterMs = admission.retryAfterMs;
+    return WRITE_BEGUNS.includes(a) ? a : WRITE_BEGUN_UNKNOWN;
+  }
+
+  async function begin(c) {
+    try {
+      return admitted(c, await ledger.begin(c.key, c.fingerprint));
+    } catch (e) {
+      if (e instanceof LedgerStoreError) return WRITE_BEGUN_STORE_DOWN;
+      throw e;
+    }
+  }
+
+  /** The handler, under its claim's hold; how it ended. */
+  async function run(c) {
+    c.hold = ledger.hold(c.key, c.claim);
+    const context = c.extra !== null && typeof c.extra === 'object' ? c.extra : {};
+    setClaim(context, new HandlerClaim(c.key, c.hold));
+    try {
+      c.result = await handler(c.args, context);
+      return c.result?.isError ? WRITE_RAN_FAILED : WRITE_RAN_SUCCEEDED;
+    } catch (error) {
+      // Its fenced transaction was refused (another run took the record over): none of its writes stand.
+      if (error instanceof LeaseLost && error.committed === false) return WRITE_RAN_COMMIT_REFUSED;
+      // OutcomeUnknown says so (its message is written for the model); any other exception after the claim
+      // cannot say whether it committed either (told to onEvent, never shown).
+      if (error instanceof OutcomeUnknown) {
+        c.why = error.message;
+        return WRITE_RAN_OUTCOME_UNKNOWN;
+      }
+      emit({ type: 'handler_error', during: 'handler', key: c.key, error });
+      return WRITE_RAN_THREW;
+    }
+  }
+
+  /** After a refused commit: the record changed hands; what the ledger says of it now. */
+  async function statusNow(c) {
+    await c.hold.stop();
     let now;
     try {
-      now = await ledger.status(key);
+      now = await ledger.status(c.key);
     } catch {
       now = undefined;
     }
     if (now?.status === RECORD_SUCCEEDED || now?.status === RECORD_FAILED) {
-      if (counter && now.result !== null && typeof now.result === 'object') replays.add(now.result);
-      return now.result;
+      c.result = now.result;
+      return WRITE_BEGUN_REPLAY;
     }
-    if (now?.status === OPERATION_IN_PROGRESS) return answerAdmission({ action: 'in_progress', retryAfterMs: now.retryAfterMs }, operationId);
-    return unknownReply(operationId, operationIdArgument);
+    if (now?.status === OPERATION_IN_PROGRESS) {
+      c.retryAfterMs = now.retryAfterMs;
+      return WRITE_BEGUN_IN_PROGRESS;
+    }
+    return WRITE_BEGUN_UNKNOWN;
   }
 
   /** The transaction option: the handler's writes and the record commit together (`executeAtomically`). */
-  async function atomically(key, inputFingerprint, args, extra) {
-    const { operationId } = key;
-    const context = extra !== null && typeof extra === 'object' ? extra : {};
+  async function atomically(c) {
+    const context = c.extra !== null && typeof c.extra === 'object' ? c.extra : {};
     let done;
     try {
       // (A signal that never aborts: the transaction holds no lease. Made here: workerd refuses one at module scope.)
-      done = await ledger.executeAtomically(key, inputFingerprint, (tx, claim) => {
-        setClaim(context, Object.freeze({ ...key, fence: claim.version, signal: new AbortController().signal }));
-        return handler(args, context, tx);
+      done = await ledger.executeAtomically(c.key, c.fingerprint, (tx, claim) => {
+        setClaim(context, Object.freeze({ ...c.key, fence: claim.version, signal: new AbortController().signal }));
+        return handler(c.args, context, tx);
       });
     } catch (e) {
-      if (e instanceof LedgerStoreError) return storeDown(operationId, operationIdArgument);
+      if (e instanceof LedgerStoreError) return WRITE_BEGUN_STORE_DOWN;
       throw e;
     }
     switch (done.action) {
       case 'executed':
-        return done.result;
+        c.result = done.result;
+        return WRITE_BEGUN_EXECUTE;
       case 'rolled_back':
         // The handler ran and failed; the store rolled back its writes with the claim. Its database writes did
         // not take effect — anything it did outside the transaction may have.
-        emit({ type: 'handler_error', during: 'transaction', key, error: done.error });
-        return ledgerReply('rolled_back', operationId, { arg: operationIdArgument });
+        emit({ type: 'handler_error', during: 'transaction', key: c.key, error: done.error });
+        return WRITE_BEGUN_ROLLED_BACK;
       case 'commit_unknown':
-        emit({ type: 'store_error', during: 'commit', key, error: done.error });
-        return unknownReply(operationId, operationIdArgument);
+        emit({ type: 'store_error', during: 'commit', key: c.key, error: done.error });
+        return WRITE_BEGUN_COMMIT_UNKNOWN;
       default:
-        return answerAdmission(done, operationId) ?? unknownReply(operationId, operationIdArgument);
-    }
-  }
-
-  /** The answer for an admission that does not execute here (a replay, a conflict, …); undefined for `execute`. */
-  function answerAdmission(admission, operationId) {
-    switch (admission.action) {
-      case 'replay':
-        if (counter && admission.result !== null && typeof admission.result === 'object') replays.add(admission.result);
-        return admission.result;
-      case 'conflict':
-        return ledgerReply(principal ? 'conflict_principal' : 'conflict', operationId, { arg: operationIdArgument });
-      case 'in_progress':
-        return ledgerReply('in_progress', operationId, { arg: operationIdArgument }, { retryAfterMs: admission.retryAfterMs });
-      case 'execute':
-        return undefined;
-      default:
-        return unknownReply(operationId, operationIdArgument);
+        return admitted(c, done);
     }
   }
 }

@@ -18,6 +18,7 @@ pub mod record;
 pub mod reply;
 pub mod sql;
 pub mod status_tool;
+pub mod write;
 
 pub use fingerprint::{fingerprint, fingerprint_of_canonical, fingerprint_of_js_json};
 pub use hold::{Hold, HoldAnswer, HoldEvent, HoldStep, HoldTell, LostReason, Renewal, Standing, HOLD_WORDS};
@@ -27,3 +28,4 @@ pub use record::{
     admit, admit_matching, claim, finish, give_up_at_ms, keep_alive_ms, lookup, release, renew, valid_operation_id,
     Admission, LedgerConfig, LedgerConfigError, Lookup, Record, RecordState, ReleaseRefusal, OPERATION_STATUSES,
 };
+pub use write::{Answer, AnswerKind, Begun, Ran, Validation, Write, WriteAnswer, WriteChecks, WriteEvent, WriteStep};

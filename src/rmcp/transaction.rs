@@ -17,15 +17,12 @@ use std::future::Future;
 use std::pin::Pin;
 
 use ::rmcp::model::{CallToolResult, JsonObject};
-use serde_json::Map;
 
 use super::ledger::{
-    answer_begin, ledger_reply, prepared, unknown_reply, Begin, Halt, IdempotencyOptions, LedgerEvent, LedgerKey,
-    LedgerStore, OperationLedger, Seen, StoreError,
+    Begin, Halt, IdempotencyOptions, LedgerEvent, LedgerKey, LedgerStore, OperationLedger, Seen, StoreError,
 };
 use crate::ledger::look::{Look, LookEvent, LookMode, LookStep};
 use crate::ledger::record::{finish, Record, RecordState};
-use crate::ledger::reply::{Fill, Reply};
 
 /// One transaction to run: the key, the claim to write first (insert when [`TxPlan::expected_version`] is
 /// `None`, else replace that version; if that does not apply — another request got there first — roll back
@@ -406,43 +403,7 @@ pub async fn with_idempotency_atomic(
     arguments: &JsonObject,
     transact: impl Transact,
 ) -> CallToolResult {
-    let (result, replayed) = atomic(ledger, options, tenant, arguments, transact).await;
-    super::ledger::count_answer(&options.action, &result, replayed);
+    let (result, kind) = super::ledger::atomic(ledger, options, tenant, arguments, transact).await;
+    super::ledger::count_answer(&options.action, kind);
     result
-}
-
-/// [`with_idempotency_atomic`]'s answer, and whether it is a replay.
-async fn atomic(
-    ledger: &OperationLedger,
-    options: &IdempotencyOptions,
-    tenant: Option<&str>,
-    arguments: &JsonObject,
-    mut transact: impl Transact,
-) -> (CallToolResult, bool) {
-    let arg = options.operation_id_argument.as_str();
-    let (key, print) = match prepared(ledger, options, tenant, arguments) {
-        Ok(p) => p,
-        Err(refused) => return (refused, false),
-    };
-    let id = key.operation_id.as_str();
-    let answer = match ledger.execute_atomically(&key, &print, &mut transact).await {
-        // (Told as a store_error event in execute_atomically.)
-        Err(_) => super::ledger::store_down(id, arg),
-        Ok(Atomic::Executed(result)) => result,
-        Ok(Atomic::RolledBack(error)) => {
-            // The handler ran and failed; the store rolled back its writes with the claim. Its database writes did
-            // not take effect — anything it did outside the transaction may have.
-            ledger.emit(LedgerEvent::HandlerError { during: "transaction", key: key.clone(), error });
-            ledger_reply(Reply::RolledBack, Some(id), Fill { arg, ..Fill::default() }, Map::new())
-        }
-        Ok(Atomic::CommitUnknown(error)) => {
-            ledger.emit(LedgerEvent::StoreError { during: "commit", key: Some(key.clone()), error });
-            unknown_reply(id, arg, None)
-        }
-        Ok(Atomic::Answer(b)) => {
-            let replayed = matches!(b, Begin::Replay { .. });
-            return (answer_begin(b, id, arg).unwrap_or_else(|| unknown_reply(id, arg, None)), replayed);
-        }
-    };
-    (answer, false)
 }

@@ -142,6 +142,10 @@ error_fields! {
     End = "end",
     /// What the face knows as a call ends (`callFinish`: `facts.keyed`, `facts.mayResolve`, `facts.cancelled`).
     Facts = "facts",
+    /// A ledger write's code (`ledgerWrite`).
+    Write = "write",
+    /// A ledger write's checks (`ledgerWriteStart`: `authorize`, `principal`, `validate`, `transaction`).
+    WriteChecks = "checks",
 }
 
 /// How a policy value given in JS becomes the core's integer.

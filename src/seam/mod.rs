@@ -197,6 +197,16 @@ slots! {
         ClaimVersion = "claimVersion", Read::Number;
         /// A hold's claim as last written: its lease's end.
         ClaimLeaseUntilMs = "claimLeaseUntilMs", Read::Number;
+        /// A write's next code (`ledgerWrite`).
+        Write = "write", Read::Number;
+        /// What a write answers (its step `answer`): a `WRITE_ANSWERS` code.
+        Answer = "answer", Read::Code("WRITE_ANSWERS");
+        /// The reply of the ledger's own a write answers with (`NaN`: none, a result or a replay).
+        Reply = "reply", Read::Code("LEDGER_REPLY_NAMES");
+        /// Whether the reply shows the cause the face holds (`{why}`).
+        Why = "why", Read::Flag;
+        /// How a write's answer is counted: a `LEDGER_ANSWER_KINDS` code.
+        Kind = "kind", Read::Code("LEDGER_ANSWER_KINDS");
     }
 }
 
@@ -308,18 +318,30 @@ pub const CLIENT_SHAPES: &[Shape] = &[
 ];
 
 /// The server face's shapes.
-pub const LEDGER_SHAPES: &[Shape] = &[Shape {
-    name: "readMade",
-    doc: "The record a rule made, with the fingerprint it was made for.",
-    keys: &[
-        ("state", Key::Slot("state")),
-        ("fingerprint", Key::Given),
-        ("leaseUntilMs", Key::Slot("leaseUntilMs")),
-        ("createdMs", Key::Slot("createdMs")),
-        ("expiresMs", Key::Slot("expiresMs")),
-        ("version", Key::Slot("version")),
-    ],
-}];
+pub const LEDGER_SHAPES: &[Shape] = &[
+    Shape {
+        name: "readMade",
+        doc: "The record a rule made, with the fingerprint it was made for.",
+        keys: &[
+            ("state", Key::Slot("state")),
+            ("fingerprint", Key::Given),
+            ("leaseUntilMs", Key::Slot("leaseUntilMs")),
+            ("createdMs", Key::Slot("createdMs")),
+            ("expiresMs", Key::Slot("expiresMs")),
+            ("version", Key::Slot("version")),
+        ],
+    },
+    Shape {
+        name: "readWriteAnswer",
+        doc: "What a ledger write answers, and how it is counted.",
+        keys: &[
+            ("answer", Key::Slot("answer")),
+            ("reply", Key::Slot("reply")),
+            ("why", Key::Slot("why")),
+            ("kind", Key::Slot("kind")),
+        ],
+    },
+];
 
 /// The numbers a ledger record crosses in, after its state code, in the order of the rule exports'
 /// arguments (`src/wasm/ledger.rs`): each key of the JS record and the field a failure names. The fingerprint

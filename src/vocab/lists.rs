@@ -148,6 +148,62 @@ pub(super) fn lists() -> Vec<List> {
             "HOLD_TELL",
             list("HOLD_TELLS", "LedgerHoldTell", "What operators hear of a claim's hold.", HoldTell::NAMES.to_vec()),
         ),
+        named(
+            "WRITE_EVENT",
+            list(
+                "WRITE_EVENTS",
+                "LedgerWriteEvent",
+                "What happened, fed back to a ledger write.",
+                WriteEvent::NAMES.to_vec(),
+            ),
+        ),
+        named(
+            "WRITE_STEP",
+            list(
+                "WRITE_STEPS",
+                "LedgerWriteStep",
+                "What a ledger write asks the face to do next.",
+                WriteStep::NAMES.to_vec(),
+            ),
+        ),
+        named(
+            "WRITE_VALIDATION",
+            list(
+                "WRITE_VALIDATIONS",
+                "LedgerWriteValidation",
+                "What the app's validator said, to a ledger write.",
+                Validation::NAMES.to_vec(),
+            ),
+        ),
+        named(
+            "WRITE_BEGUN",
+            list(
+                "WRITE_BEGUNS",
+                "LedgerWriteBegun",
+                "What the ledger made of a write: its begin, its transaction, or its status.",
+                Begun::NAMES.to_vec(),
+            ),
+        ),
+        named("WRITE_RAN", list("WRITE_RANS", "LedgerWriteRan", "How a write's handler ended.", Ran::NAMES.to_vec())),
+        named(
+            "WRITE_ANSWER",
+            list("WRITE_ANSWERS", "LedgerWriteAnswer", "What a ledger write answers.", Answer::NAMES.to_vec()),
+        ),
+        list(
+            "LEDGER_ANSWER_KINDS",
+            "LedgerAnswerKind",
+            "How a ledger answer is counted (the `mcp_retry_policy.ledger.answer` attribute).",
+            AnswerKind::NAMES.to_vec(),
+        ),
+        named(
+            "REPLY",
+            list(
+                "LEDGER_REPLY_NAMES",
+                "LedgerReplyName",
+                "The ledger's own replies, by code.",
+                names(&Reply::ALL, Reply::as_str),
+            ),
+        ),
         list(
             "RELEASE_REFUSALS",
             "LedgerReleaseRefusalCode",

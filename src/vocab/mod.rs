@@ -16,8 +16,9 @@ pub use crate::seam::{ErrorField, BOUNDARY_FIELDS, POLICY_VALUES};
 use crate::ledger::reply::Reply;
 use crate::ledger::status_tool;
 use crate::ledger::{
-    Admission, HoldAnswer, HoldEvent, HoldStep, HoldTell, Look, LookEnd, LookEvent, LookMode, LookStep, Lookup,
-    ReconcileVerdict, RecordState, ReleaseRefusal, Standing,
+    Admission, Answer, AnswerKind, Begun, HoldAnswer, HoldEvent, HoldStep, HoldTell, Look, LookEnd, LookEvent,
+    LookMode, LookStep, Lookup, Ran, ReconcileVerdict, RecordState, ReleaseRefusal, Standing, Validation, WriteEvent,
+    WriteStep,
 };
 use crate::retry::{
     BreakerState, Cause, Delivery, FinalStatus, FinishNextKind, FinishedKind, HappenedKind, HedgeRefusal, Jitter,

@@ -44,6 +44,8 @@ mod packed;
 mod policy;
 #[cfg(feature = "client")]
 mod shared;
+#[cfg(feature = "server")]
+mod write;
 
 #[cfg(feature = "server")]
 pub use hold::{ledger_hold, ledger_hold_slots, ledger_hold_start};
@@ -53,6 +55,8 @@ pub use ledger::{
     ledger_default, ledger_finish, ledger_give_up_at, ledger_keep_alive, ledger_look, ledger_lookup, ledger_release,
     ledger_renew, max_fingerprint_bytes,
 };
+#[cfg(feature = "server")]
+pub use write::{ledger_write, ledger_write_start};
 
 /// The result of an exported function: a JS error value on failure.
 #[cfg(feature = "server")]

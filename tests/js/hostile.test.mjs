@@ -13,6 +13,7 @@ import { RetryEngine, RetryCall, revisionFor, newOperationId, LedgerRules, finge
 import * as rawClient from '../../pkg/mcp_retry_policy_client.js';
 import * as rawServer from '../../pkg/mcp_retry_policy_server.js';
 import { useNodeCrypto } from '../../pkg/server/fingerprint.js';
+import { writeStart, writeStep } from '../../pkg/server/write.js';
 
 const N = Number(process.env.HOSTILE_CALLS ?? 100_000);
 const clientWasm = rawClient.initSync(); // already initialized by pkg/node.js: returns the exports
@@ -423,6 +424,17 @@ test('server face: every entry point survives hostile calls, then works, with bo
     'raw ledgerHoldStart': raw('ledgerHoldStart', 9),
     'raw ledgerHold': raw('ledgerHold', 4),
     'raw ledgerHoldSlots': raw('ledgerHoldSlots', 1),
+    'raw ledgerWriteStart': raw('ledgerWriteStart', 4),
+    'raw ledgerWrite': raw('ledgerWrite', 3),
+    'writeStep': (p) => {
+      // A write writeStart made, stepped by events of the right names or anything at all.
+      const events = ['operation_id', 'tenant', 'authorized', 'principal', 'validated', 'fingerprinted', 'begun', 'ran', 'recorded', 'status'];
+      let w = p.rnd() < 0.8 ? writeStart(p.rnd() < 0.5, p.rnd() < 0.5, p.rnd() < 0.5, p.rnd() < 0.5) : p();
+      for (let i = 0; i < 4; i++) {
+        const arg = p.rnd() < 0.5 ? p.rnd() < 0.5 : p.rnd() < 0.5 ? ['ok', 'execute', 'succeeded', 'threw'][Math.floor(p.rnd() * 4)] : p();
+        w = writeStep(w, p.rnd() < 0.8 ? events[Math.floor(p.rnd() * events.length)] : p(), arg).write;
+      }
+    },
     'raw errorDetail': raw('errorDetail', 1),
     'raw maxFingerprintBytes': raw('maxFingerprintBytes', 1),
   };

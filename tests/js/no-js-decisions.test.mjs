@@ -5,6 +5,7 @@
 // constant (STATUS_UNKNOWN, REASON_TASK_CANCELLED, …) — anywhere but a comparison: `status: 'unknown'`,
 // `reason = REASON_X`, a table `[STATUS_X, REASON_Y]`. Comparing an engine answer with a name
 // (`decision.status === STATUS_PENDING`) is acting on it, and allowed.
+import * as LEDGER_NAMES from '../../pkg-template/generated/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -130,7 +131,8 @@ test('the ledger\'s replies come from the core: every ledgerReply names a LEDGER
   let calls = 0;
   for (const f of server) {
     const src = code(readFileSync(f, 'utf8'));
-    for (const m of src.matchAll(/\bledgerReply\(\s*(?!kind\b)([^,)]+)/g)) {
+    // (withIdempotency answers the reply its write driver named: `s.answer.reply`, tested below.)
+    for (const m of src.matchAll(/\bledgerReply\(\s*(?!kind\b|reply\b)([^,)]+)/g)) {
       const kinds = [...m[1].matchAll(/'([a-z_]+)'/g)].map((k) => k[1]);
       assert.ok(kinds.length > 0, `${relative(root, f)}: ledgerReply with a kind that is not a literal name: ${m[1]}`);
       for (const k of kinds) assert.ok(Object.hasOwn(LEDGER_REPLIES, k), `${relative(root, f)}: no reply ${k}`);
@@ -143,7 +145,23 @@ test('the ledger\'s replies come from the core: every ledgerReply names a LEDGER
     }
     assert.doesNotMatch(src, /nothing was done/, `${relative(root, f)} writes a refusal of its own`);
   }
-  assert.ok(calls >= 14, `the server's replies were read (${calls})`);
+  assert.ok(calls >= 3, `the server's replies were read (${calls})`);
+});
+
+test('withIdempotency is the core\'s write driver: it steps writeStep and answers what the driver says, never a reply, record state or answer kind of its own', () => {
+  const src = code(readFileSync(join(root, 'server/with-idempotency.js'), 'utf8'));
+  assert.match(src, /writeStep\(/);
+  // Its one reply is the driver's (`reply` from the step's answer), and so is the counted kind.
+  assert.deepEqual([...src.matchAll(/\bledgerReply\(\s*([^,)]+)/g)].map((m) => m[1].trim()), ['reply']);
+  assert.match(src, /const \{ answer, reply, why, kind \} = s\.answer/);
+  // No reply name, record state, answer kind or `_meta` reading spelled here (but in a comparison with what
+  // the ledger's own calls answered: `case 'rolled_back':`).
+  const { LEDGER_REPLY_NAMES, LEDGER_ANSWER_KINDS, RECORD_STATES } = LEDGER_NAMES;
+  const spelled = src.replace(/case '[a-z_]+':/g, '');
+  for (const name of [...LEDGER_REPLY_NAMES, ...LEDGER_ANSWER_KINDS, ...RECORD_STATES]) {
+    assert.doesNotMatch(spelled, new RegExp(`'${name}'`), `with-idempotency.js spells '${name}'`);
+  }
+  assert.doesNotMatch(src, /_meta|LEDGER_META_KEY|RECORD_UNKNOWN/);
 });
 
 test('a reply is filled in one pass, as the core fills it (the same cases as src/ledger/reply.rs)', async () => {

@@ -90,12 +90,6 @@ pub(crate) fn reply(
     r
 }
 
-fn one(k: &str, v: Value) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert(k.into(), v);
-    m
-}
-
 /// The ledger's reply `kind` (the core's status, reason and words, `crate::ledger::reply`) for `operation_id`,
 /// its words filled from `fill`, with `extra` under the ledger's `_meta` key beside them.
 pub(crate) fn ledger_reply(
@@ -122,7 +116,7 @@ pub(crate) fn store_down(operation_id: &str, arg: &str) -> CallToolResult {
     ledger_reply(Reply::StoreDown, Some(operation_id), Fill { arg, ..Fill::default() }, Map::new())
 }
 
-fn replayed(text: Option<&str>, state: RecordState, operation_id: &str) -> CallToolResult {
+pub(super) fn replayed(text: Option<&str>, state: RecordState, operation_id: &str) -> CallToolResult {
     let parsed = text.and_then(|t| serde_json::from_str::<CallToolResult>(t).ok());
     parsed.unwrap_or_else(|| unstored_result(state, operation_id, "the stored text is not a result"))
 }
@@ -208,55 +202,6 @@ pub fn unstored_result(state: RecordState, operation_id: &str, why: &str) -> Cal
     r
 }
 
-/// The checks before any claim (operation id, tenant, fingerprint): the key and the input's fingerprint, or
-/// the `rejected` answer.
-pub(crate) fn prepared(
-    ledger: &OperationLedger,
-    options: &IdempotencyOptions,
-    tenant: Option<&str>,
-    arguments: &JsonObject,
-) -> Result<(LedgerKey, String), CallToolResult> {
-    let arg = options.operation_id_argument.as_str();
-    ledger.add_action(&options.action);
-    let Some(operation_id) = arguments.get(arg).and_then(Value::as_str).filter(|id| valid_operation_id(id)) else {
-        return Err(ledger_reply(Reply::InvalidOperationId, None, Fill { arg, ..Fill::default() }, Map::new()));
-    };
-    let Some(tenant) = tenant.filter(|t| !t.is_empty()) else {
-        return Err(ledger_reply(Reply::Unauthenticated, Some(operation_id), Fill::default(), Map::new()));
-    };
-    let key = LedgerKey { tenant: tenant.into(), action: options.action.clone(), operation_id: operation_id.into() };
-    let mut input = arguments.clone();
-    input.remove(arg);
-    match serde_json::to_string(&input)
-        .map_err(|e| e.to_string())
-        .and_then(|t| fingerprint(&t).map_err(|e| e.to_string()))
-    {
-        Ok(p) => Ok((key, p)),
-        Err(why) => {
-            let fill = Fill { why: &why, ..Fill::default() };
-            Err(ledger_reply(Reply::Unfingerprintable, Some(operation_id), fill, Map::new()))
-        }
-    }
-}
-
-/// The answer for an admission that does not execute here (a replay, a conflict, …); `None` for `Execute`.
-pub(crate) fn answer_begin(begin: Begin, operation_id: &str, arg: &str) -> Option<CallToolResult> {
-    Some(match begin {
-        Begin::Execute(_) => return None,
-        Begin::Replay { state, result } => replayed(result.as_deref(), state, operation_id),
-        Begin::Conflict => {
-            ledger_reply(Reply::Conflict, Some(operation_id), Fill { arg, ..Fill::default() }, Map::new())
-        }
-        Begin::InProgress { retry_after_ms } => ledger_reply(
-            Reply::InProgress,
-            Some(operation_id),
-            Fill { arg, ..Fill::default() },
-            one("retryAfterMs", json!(retry_after_ms)),
-        ),
-        Begin::Unknown => unknown_reply(operation_id, arg, None),
-    })
-}
-
 /// Runs `handler` behind `ledger` for one `tools/call`: a replayed write (same tenant, action, operation id and
 /// input) returns its first outcome instead of running again. `tenant` is the authenticated principal (from
 /// the request's authentication, never the arguments); `arguments` the call's. The checks before any claim
@@ -339,79 +284,9 @@ where
     F: FnOnce(HandlerClaim) -> Fut,
     Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
 {
-    let (result, replayed) = idempotent(ledger, options, tenant, arguments, handler).await;
-    count_answer(&options.action, &result, replayed);
+    let (result, kind) = super::write::idempotent(ledger, options, tenant, arguments, handler).await;
+    super::write::count_answer(&options.action, kind);
     result
-}
-
-/// [`with_idempotency`]'s answer, and whether it is a replay.
-async fn idempotent<F, Fut>(
-    ledger: &OperationLedger,
-    options: &IdempotencyOptions,
-    tenant: Option<&str>,
-    arguments: &JsonObject,
-    handler: F,
-) -> (CallToolResult, bool)
-where
-    F: FnOnce(HandlerClaim) -> Fut,
-    Fut: Future<Output = Result<CallToolResult, OutcomeUnknown>>,
-{
-    let arg = options.operation_id_argument.as_str();
-    let (key, print) = match prepared(ledger, options, tenant, arguments) {
-        Ok(p) => p,
-        Err(refused) => return (refused, false),
-    };
-    let operation_id = key.operation_id.as_str();
-    let claimed = match ledger.begin(&key, &print).await {
-        Err(e) => {
-            ledger.emit(LedgerEvent::StoreError { during: "begin", key: Some(key.clone()), error: e.to_string() });
-            return (store_down(operation_id, arg), false);
-        }
-        Ok(Begin::Execute(claimed)) => claimed,
-        Ok(other) => {
-            let replayed = matches!(other, Begin::Replay { .. });
-            let answer =
-                answer_begin(other, operation_id, arg).unwrap_or_else(|| unknown_reply(operation_id, arg, None));
-            return (answer, replayed);
-        }
-    };
-    let fence = claimed.version;
-    let (ran, claimed) =
-        ledger.hold_with(&key, claimed, |standing| handler(HandlerClaim::new(key.clone(), fence, standing))).await;
-    let (state, result) = match ran {
-        Ok(r) => (if r.is_error == Some(true) { RecordState::Failed } else { RecordState::Succeeded }, r),
-        Err(OutcomeUnknown(why)) => (RecordState::Unknown, unknown_reply(operation_id, arg, Some(&why))),
-    };
-    let text = if state == RecordState::Unknown { None } else { Some(ledger.result_text(&key, state, &result)) };
-    // A failed or lost finish leaves the record pending: after its lease it is reconciled (or answered
-    // unknown). The caller still gets the truth now.
-    if let Err(e) = ledger.finish_text(&key, &claimed, state, text).await {
-        ledger.emit(LedgerEvent::StoreError { during: "finish", key: Some(key.clone()), error: e.to_string() });
-    }
-    (result, false)
-}
-
-/// Counts one answer of the ledger through [`tracing`] (the JS `mcp_retry_policy.ledger.answers` counter): an
-/// event `mcp_retry_policy.ledger.answer` whose `monotonic_counter.mcp_retry_policy.ledger.answers` field
-/// `tracing-opentelemetry`'s `MetricsLayer` turns into that counter, with the answer kind (`execute`, `replay`,
-/// `conflict`, `in_progress`, `unknown`, `rejected`, `rolled_back`) and the action — not the tenant.
-pub(crate) fn count_answer(action: &str, result: &CallToolResult, replayed: bool) {
-    let meta = result.meta.as_ref().and_then(|m| m.get(LEDGER_META_KEY));
-    let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str);
-    let kind = match field("status") {
-        Some(s) if s == LedgerStatus::Rejected.as_str() && field("reason") == Some("rolled_back") => "rolled_back",
-        Some(s) if s != RESULT_NOT_STORED => s,
-        _ if replayed => "replay",
-        _ => "execute",
-    };
-    tracing::event!(
-        name: "mcp_retry_policy.ledger.answer",
-        target: TARGET,
-        tracing::Level::INFO,
-        monotonic_counter.mcp_retry_policy.ledger.answers = 1_u64,
-        mcp_retry_policy.ledger.answer = kind,
-        mcp_retry_policy.ledger.action = action,
-    );
 }
 
 /// The status tool's default name (the same as the JS `registerStatusTool`'s).

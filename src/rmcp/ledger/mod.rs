@@ -36,7 +36,6 @@ use crate::ledger::record::{
     finish, keep_alive_ms, valid_operation_id, LedgerConfig, Lookup, Record, RecordState, IN_PROGRESS_POLL_MS,
 };
 use crate::ledger::reply::{Fill, Reply};
-use crate::retry::LedgerStatus;
 use crate::vocab::LEDGER_META_KEY;
 
 mod builder;
@@ -44,12 +43,13 @@ mod events;
 mod idempotency;
 mod looks;
 mod store;
+mod write;
 
 use builder::checked_max_result_bytes;
 pub use builder::OperationLedgerBuilder;
 pub use events::{LedgerEvent, Reconcile, ReconcileFuture, ReconcileRequest, Reconciled};
 use idempotency::MAX_RESULT_BYTES_LIMIT;
-pub(crate) use idempotency::{answer_begin, count_answer, ledger_reply, prepared, store_down, unknown_reply};
+pub(crate) use idempotency::{ledger_reply, store_down, unknown_reply};
 pub use idempotency::{
     unstored_result, with_idempotency, with_idempotency_claimed, IdempotencyOptions, MaxResultBytesError,
     OutcomeUnknown, DEFAULT_MAX_RESULT_BYTES, RESULT_NOT_STORED, STATUS_TOOL_NAME,
@@ -59,6 +59,7 @@ pub(crate) use store::lock;
 pub use store::{purgeable, ready, LedgerKey, LedgerStore, MemoryLedgerStore, StoreError, StoreFuture, StoredRecord};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use store::{sql_int, sql_uint};
+pub(crate) use write::{atomic, count_answer};
 
 type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
