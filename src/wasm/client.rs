@@ -20,6 +20,7 @@ use super::fail::{run, Fail};
 use super::packed::{code, put_admission, put_classification, put_decision, put_step, unpack_outcome, unpack_safety};
 pub use super::policy::{engine_new, engine_policy};
 pub use super::shared::{engine_adopt, engine_probe_due, engine_snapshot};
+use super::slab::{with_slab, Slab};
 use crate::input::MAX_DURATION_MS;
 use crate::retry::{safety, CallDriver, CallOptions, CallState, Engine, Revision, SplitMix64, StatusDriver, ToolFacts};
 pub use crate::vocab::{ErrorField as Field, ErrorKind as FailKind};
@@ -27,69 +28,6 @@ use crate::vocab::{
     TOOL_DECLARES_ID, TOOL_DESTRUCTIVE, TOOL_DESTRUCTIVE_GIVEN, TOOL_IDEMPOTENT, TOOL_IDEMPOTENT_GIVEN, TOOL_READ_ONLY,
     TOOL_READ_ONLY_GIVEN, TOOL_TRUSTED,
 };
-
-/// A handle: the slot's index + 1 in the low 20 bits, its generation in the high 12 (a freed handle, or an
-/// old handle whose slot was reused, is refused as `freed`).
-const INDEX_BITS: u32 = 20;
-const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
-
-struct Slot<T> {
-    generation: u32,
-    value: Option<T>,
-}
-
-/// Live values by handle, with a free list.
-struct Slab<T> {
-    slots: Vec<Slot<T>>,
-    free: Vec<u32>,
-}
-
-impl<T> Slab<T> {
-    const fn new() -> Self {
-        Slab { slots: Vec::new(), free: Vec::new() }
-    }
-
-    fn insert(&mut self, value: T) -> Result<u32, Fail> {
-        let index = match self.free.pop() {
-            Some(i) => i,
-            None => {
-                let i = u32::try_from(self.slots.len()).unwrap_or(u32::MAX);
-                if i >= INDEX_MASK {
-                    return Err(Fail::new(FailKind::TooMany, Field::None, f64::from(i)));
-                }
-                self.slots.push(Slot { generation: 0, value: None });
-                i
-            }
-        };
-        let slot = self.slots.get_mut(index as usize).ok_or(Fail::new(FailKind::TooMany, Field::None, 0.0))?;
-        slot.generation = slot.generation.wrapping_add(1) & (u32::MAX >> INDEX_BITS);
-        slot.value = Some(value);
-        Ok((slot.generation << INDEX_BITS) | index.saturating_add(1))
-    }
-
-    // Not inlined: one copy per slab type rather than one in every export.
-    #[inline(never)]
-    fn slot(&mut self, handle: f64) -> Option<(u32, &mut Slot<T>)> {
-        if !(handle >= 1.0 && handle <= f64::from(u32::MAX) && handle.fract() == 0.0) {
-            return None;
-        }
-        let h = handle as u32;
-        let index = (h & INDEX_MASK).checked_sub(1)?;
-        let slot = self.slots.get_mut(index as usize)?;
-        (slot.value.is_some() && slot.generation == h >> INDEX_BITS).then_some((index, slot))
-    }
-
-    fn get(&mut self, handle: f64, field: Field) -> Result<&mut T, Fail> {
-        self.slot(handle).and_then(|(_, s)| s.value.as_mut()).ok_or(Fail::new(FailKind::Freed, field, handle))
-    }
-
-    fn remove(&mut self, handle: f64, field: Field) -> Result<(), Fail> {
-        let (index, slot) = self.slot(handle).ok_or(Fail::new(FailKind::Freed, field, handle))?;
-        slot.value = None;
-        self.free.push(index);
-        Ok(())
-    }
-}
 
 pub(super) struct EngineSlot {
     pub(super) engine: Engine,
@@ -110,23 +48,12 @@ thread_local! {
     static CALLS: RefCell<Slab<CallSlot>> = const { RefCell::new(Slab::new()) };
 }
 
-/// Runs `f` on a slab. No JS runs inside an export, so the borrow cannot be contended; `try_with` and
-/// `try_borrow_mut` keep even that impossible case a failure, not a panic.
-fn with_slab<T: 'static, R>(
-    slab: &'static std::thread::LocalKey<RefCell<Slab<T>>>,
-    field: Field,
-    f: impl FnOnce(&mut Slab<T>) -> Result<R, Fail>,
-) -> Result<R, Fail> {
-    let busy = Fail::new(FailKind::InvalidValue, field, 0.0);
-    slab.try_with(|s| s.try_borrow_mut().map_err(|_| busy).and_then(|mut s| f(&mut s))).unwrap_or(Err(busy))
-}
-
-/// Runs `f` on the engine `handle`.
 /// A new engine's slot: its handle.
 pub(super) fn engine_insert(slot: EngineSlot) -> Result<f64, Fail> {
     with_slab(&ENGINES, Field::This, |s| s.insert(slot).map(f64::from))
 }
 
+/// Runs `f` on the engine `handle`.
 pub(super) fn with_engine<R>(handle: f64, f: impl FnOnce(&mut EngineSlot) -> Result<R, Fail>) -> Result<R, Fail> {
     with_slab(&ENGINES, Field::This, |s| f(s.get(handle, Field::This)?))
 }

@@ -1,4 +1,4 @@
-//! The ledger's rules for JS, numbers only, and the fingerprint (`fingerprintJson`). Stores, handlers and
+//! The ledger's rules for JS, numbers only (the fingerprint and the operation-id form: `strings.rs`). Stores, handlers and
 //! I/O live in the JS layer (`pkg-template/server/`); `server/rules.js` reads a record's fields and hands
 //! them in as numbers (its state as a `RECORD_STATES` code; the fingerprints stay in JS, which tells the
 //! rules only whether two are equal).
@@ -10,15 +10,13 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::error::{range_error, type_error};
 use super::fail::{run, Fail, FailKind, Field};
 use super::out::put_ledger as put;
-use super::JsResult;
 use crate::input::MAX_DURATION_MS;
 use crate::ledger::{
-    admit_matching, claim, fingerprint_of_canonical, fingerprint_of_js_json, finish, give_up_at_ms, keep_alive_ms,
-    lookup, release, renew, valid_operation_id, Admission, LedgerConfig, LedgerConfigError, Look, LookEnd, LookEvent,
-    LookStep, Lookup, ReconcileVerdict, Record, RecordState, ReleaseRefusal, MAX_TEXT_BYTES,
+    admit_matching, claim, finish, give_up_at_ms, keep_alive_ms, lookup, release, renew, Admission, LedgerConfig,
+    LedgerConfigError, Look, LookEnd, LookEvent, LookStep, Lookup, ReconcileVerdict, Record, RecordState,
+    ReleaseRefusal,
 };
 use crate::seam::{LedgerOut, RECORD_NUMBERS};
 
@@ -367,63 +365,4 @@ pub fn ledger_release(
             }
         })
     })
-}
-
-/// The fingerprint (RFC 8785 + SHA-256, hex) of the output of `JSON.stringify`. Use `fingerprint(value)`
-/// from the package, which serializes for you and rejects NaN, ±Infinity and cycles.
-#[wasm_bindgen(js_name = fingerprintJson)]
-pub fn fingerprint_json(text: JsValue) -> JsResult<String> {
-    // Measured before it is copied: a UTF-16 code unit is at least one UTF-8 byte.
-    let len =
-        string_len(&text).ok_or_else(|| type_error("invalid_type", "value", "fingerprintJson needs the JSON text"))?;
-    if usize::try_from(len).map_or(true, |len| len > MAX_TEXT_BYTES) {
-        return Err(too_large(len));
-    }
-    let text = text.as_string().unwrap_or_default();
-    fingerprint_of_js_json(&text)
-        .map_err(|e| range_error(e.code(), "value", &format!("cannot fingerprint this value: {e}")))
-}
-
-/// SHA-256 (hex) of the UTF-8 bytes of a text that is already canonical JSON (RFC 8785): what
-/// `fingerprint(value)` calls after writing the canonical form in JS. Nothing is parsed; a lone surrogate
-/// would be hashed as U+FFFD (the package's writer refuses them first). Longer than `MAX_FINGERPRINT_BYTES`
-/// bytes: `RangeError` `too_large`, measured before the text is copied.
-#[wasm_bindgen(js_name = fingerprintCanonical)]
-pub fn fingerprint_canonical(text: JsValue) -> JsResult<String> {
-    let len = string_len(&text)
-        .ok_or_else(|| type_error("invalid_type", "value", "fingerprintCanonical needs the canonical JSON text"))?;
-    if usize::try_from(len).map_or(true, |len| len > MAX_TEXT_BYTES) {
-        return Err(too_large(len));
-    }
-    let text = text.as_string().unwrap_or_default();
-    fingerprint_of_canonical(&text)
-        .map_err(|e| range_error(e.code(), "value", &format!("cannot fingerprint this value: {e}")))
-}
-
-/// Whether an operation id has the accepted form: 8–128 characters of `A–Z a–z 0–9 - _ . :`.
-#[wasm_bindgen(js_name = isValidOperationId)]
-pub fn is_valid_operation_id(id: JsValue) -> bool {
-    // Measured first: a long string is not an id and is not copied.
-    string_len(&id).is_some_and(|len| len <= 128) && id.as_string().is_some_and(|s| valid_operation_id(&s))
-}
-
-/// The length of a string primitive in UTF-16 code units (`None` for anything else). Reading `length` of
-/// a string primitive cannot throw and copies nothing.
-fn string_len(value: &JsValue) -> Option<u32> {
-    value.is_string().then(|| value.unchecked_ref::<js_sys::JsString>().length())
-}
-
-fn too_large(len: impl core::fmt::Display) -> JsValue {
-    range_error(
-        "too_large",
-        "value",
-        &format!("cannot fingerprint this value: its JSON text ({len}) is longer than {MAX_TEXT_BYTES} bytes"),
-    )
-}
-
-/// The most canonical JSON text a fingerprint takes, in UTF-8 bytes (16 MiB); the package exports it as
-/// `MAX_FINGERPRINT_BYTES`.
-#[wasm_bindgen(js_name = maxFingerprintBytes)]
-pub fn max_fingerprint_bytes() -> f64 {
-    MAX_TEXT_BYTES as f64
 }

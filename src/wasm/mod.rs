@@ -44,6 +44,10 @@ mod packed;
 mod policy;
 #[cfg(feature = "client")]
 mod shared;
+#[cfg(feature = "client")]
+mod slab;
+#[cfg(feature = "server")]
+mod strings;
 #[cfg(feature = "server")]
 mod write;
 
@@ -51,10 +55,11 @@ mod write;
 pub use hold::{ledger_hold, ledger_hold_slots, ledger_hold_start};
 #[cfg(feature = "server")]
 pub use ledger::{
-    fingerprint_canonical, fingerprint_json, is_valid_operation_id, ledger_admit, ledger_claim, ledger_config,
-    ledger_default, ledger_finish, ledger_give_up_at, ledger_keep_alive, ledger_look, ledger_lookup, ledger_release,
-    ledger_renew, max_fingerprint_bytes,
+    ledger_admit, ledger_claim, ledger_config, ledger_default, ledger_finish, ledger_give_up_at, ledger_keep_alive,
+    ledger_look, ledger_lookup, ledger_release, ledger_renew,
 };
+#[cfg(feature = "server")]
+pub use strings::{fingerprint_canonical, fingerprint_json, is_valid_operation_id, max_fingerprint_bytes};
 #[cfg(feature = "server")]
 pub use write::{ledger_write, ledger_write_start};
 

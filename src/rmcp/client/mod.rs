@@ -36,6 +36,8 @@ use crate::retry::{
 mod attempt;
 mod build;
 mod call;
+mod end;
+use end::Ended;
 mod options;
 mod outcome;
 mod resolve;
